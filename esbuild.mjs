@@ -1,0 +1,60 @@
+// Builds every bundle: the extension, the CLI, the sandbox worker and the webview script.
+// lancedb and apache-arrow stay external so both share one arrow instance (see shared notes, LanceDB pitfall 3).
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const nodeCommon = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  external: ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+  // ESM-only dependencies read import.meta.url; give them the bundle's own URL.
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+};
+
+const builds = [
+  { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js' },
+  // The shebang comes from main.ts itself; esbuild keeps it on the first line.
+  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
+  { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
+  { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
+    entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
+].filter((options) => {
+  const present = fs.existsSync(options.entryPoints[0]);
+  if (!present) {
+    console.warn(`esbuild: skipping ${options.entryPoints[0]} (not written yet)`);
+  }
+  return present;
+});
+
+function copyAssets() {
+  fs.mkdirSync('dist', { recursive: true });
+  // The QuickJS variant loads its wasm from the bundle's folder at run time.
+  fs.copyFileSync('node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', 'dist/emscripten-module.wasm');
+  // pdf.js standard fonts, so text extraction of PDFs using the 14 base fonts needs no network.
+  const fonts = path.join('node_modules', 'pdfjs-dist', 'standard_fonts');
+  if (fs.existsSync(fonts)) {
+    fs.cpSync(fonts, 'dist/standard_fonts', { recursive: true });
+  }
+  if (fs.existsSync('dist/cli.js')) {
+    fs.chmodSync('dist/cli.js', 0o755);
+  }
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
+  await Promise.all(contexts.map((context) => context.watch()));
+  copyAssets();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+  copyAssets();
+}

@@ -1,0 +1,92 @@
+/**
+ * Every limit and default in one place. Settings (`haiku.*` in VS Code, flags in the CLI) override the
+ * ones users need; the rest are fixed here so a reader finds each number once.
+ */
+
+// --- Conversion ---
+/** Files larger than this are refused before reading (bytes). */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** A file whose first bytes hold a NUL within this window is treated as binary. */
+export const BINARY_SNIFF_BYTES = 8192;
+/** A PDF page whose conversion takes longer than this is abandoned (ms). */
+export const PDF_PAGE_TIMEOUT_MS = 20_000;
+/** A whole conversion that takes longer than this is abandoned (ms). */
+export const CONVERSION_TIMEOUT_MS = 120_000;
+
+// --- Chunking ---
+/** Maximum tokens per chunk (gpt-tokenizer, o200k_base encoding). */
+export const CHUNK_MAX_TOKENS = 256;
+/** Bumped whenever the chunker's output changes, so stored indexes know to rebuild. */
+export const CHUNKER_VERSION = 1;
+
+// --- Index ---
+/** Bumped whenever the table layout changes. */
+export const SCHEMA_VERSION = 1;
+/** Default database folder, relative to the current folder (CLI). */
+export const DEFAULT_DATABASE_FOLDER = '.haiku';
+/** Files converted at once while indexing. */
+export const INDEX_CONCURRENCY = 2;
+/** Debounce of `optimize()` after a burst of incremental writes (ms). */
+export const OPTIMIZE_DEBOUNCE_MS = 2_000;
+/** Glob patterns indexed by default. */
+export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst}'];
+/** Glob patterns never indexed (in addition to `.gitignore`). */
+export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'];
+
+// --- Embeddings ---
+/** Texts sent per embeddings request. */
+export const EMBEDDING_BATCH_SIZE = 64;
+/** Attempts per embeddings request before giving up. */
+export const EMBEDDING_MAX_ATTEMPTS = 3;
+/** First retry delay; doubles per attempt (ms). */
+export const EMBEDDING_RETRY_BASE_MS = 250;
+/** One embeddings request may take this long (ms). */
+export const EMBEDDING_TIMEOUT_MS = 60_000;
+
+// --- Search ---
+/** Results returned when no limit is given. */
+export const SEARCH_DEFAULT_LIMIT = 5;
+/** Reciprocal rank fusion constant (1-based ranks: rank 1 in both lists scores 2/61). */
+export const RRF_K = 60;
+/** With a reranker, candidates fetched per requested result. */
+export const RERANK_POOL_FACTOR = 10;
+/** Budget of one expanded search result (characters). */
+export const MAX_CONTEXT_CHARS = 5000;
+/** Sections under this share of the budget grow across section boundaries. */
+export const SMALL_SECTION_RATIO = 0.2;
+/** One rerank request may take this long (ms). */
+export const RERANK_TIMEOUT_MS = 30_000;
+
+// --- Question answering ---
+/** Search units per question (up to three searches in one model response share a unit). */
+export const QA_MAX_SEARCHES = 5;
+/** Searches in one model response that share one budget unit. */
+export const SEARCHES_PER_UNIT = 3;
+/** `execute_code` calls per question. */
+export const QA_MAX_EXECUTIONS = 15;
+/** Model requests per question before `rag_search` is withdrawn (null disables). */
+export const QA_REQUEST_LIMIT = 20;
+/** Requests calling a rag tool that keep `rag_cite` available after the request limit. */
+export const CITE_GRACE_REQUESTS = 2;
+/** Sampling temperature of the answering model. */
+export const QA_TEMPERATURE = 0.3;
+/** Default OpenAI-compatible endpoint (Ollama's local server). */
+export const DEFAULT_MODEL_BASE_URL = 'http://127.0.0.1:11434/v1';
+/** One model request may take this long (ms). */
+export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
+/** Tool results from earlier turns longer than this are replaced by a marker (characters). */
+export const OLD_TOOL_RESULT_MARKER_THRESHOLD = 500;
+/** Similarity above which a near-miss chunk id is repaired to a retrieved one. */
+export const CITE_REPAIR_SIMILARITY = 0.75;
+
+// --- Sandbox ---
+/** Wall-clock seconds one `execute_code` call has. */
+export const SANDBOX_CODE_TIMEOUT_SECONDS = 60;
+/** Characters of output kept per `execute_code` call; the rest is cut with a marker. */
+export const SANDBOX_MAX_OUTPUT_CHARS = 50_000;
+/** Memory one sandbox runtime may allocate (bytes). */
+export const SANDBOX_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */
+export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
+/** Default `limit` of `search()` inside the sandbox. */
+export const SANDBOX_SEARCH_DEFAULT_LIMIT = 10;

@@ -1,0 +1,92 @@
+/** The structured document model every converter produces and every later stage consumes. */
+
+/** What an item is. Mirrors Docling's labels so the specification's rules apply unchanged. */
+export type ItemLabel =
+  | 'title'
+  | 'section_header'
+  | 'paragraph'
+  | 'list_item'
+  | 'table'
+  | 'code'
+  | 'picture'
+  | 'caption'
+  | 'formula'
+  | 'footnote'
+  | 'page_header'
+  | 'page_footer'
+  | 'document_index';
+
+/** Labels that are furniture, not content: skipped by context expansion and chunk-coverage checks. */
+export const NOISE_LABELS: ReadonlySet<ItemLabel> = new Set<ItemLabel>(['footnote', 'page_header', 'page_footer', 'document_index']);
+
+/** The file formats Haiku converts. */
+export type DocumentFormat = 'markdown' | 'html' | 'pdf' | 'docx' | 'text';
+
+/**
+ * Where an item came from, so the editor can jump to it.
+ * Text formats: 0-based lines and columns as VS Code's `Range` uses them; the end is exclusive.
+ * PDF: `page` (1-based) only. DOCX has neither (the editor opens a rendering of the converted document).
+ */
+export interface SourceRange {
+  startLine?: number;
+  startColumn?: number;
+  endLine?: number;
+  endColumn?: number;
+  page?: number;
+}
+
+export interface DocumentItem {
+  /** Index in reading order, 0..n-1 and contiguous. */
+  position: number;
+  /** Stable JSON-pointer-like reference (`#/texts/3`, `#/tables/0`, `#/pictures/1`), unique within the document. */
+  selfRef: string;
+  label: ItemLabel;
+  /** The item's own text; tables rendered as Markdown tables, code without fences. */
+  text: string;
+  /** 1..6 for `section_header`, 0 for everything else (a `title` is 0 too). */
+  headingLevel: number;
+  /** Sorted distinct 1-based page numbers (PDF); empty for formats without pages. */
+  pageNumbers: number[];
+  /** Nesting depth (list items inside lists); 0 at the top. */
+  treeDepth: number;
+  sourceRange?: SourceRange;
+  /** Code blocks: the fence's language, when known. */
+  language?: string;
+}
+
+/** What a converter returns: the document minus its identity. */
+export interface ConvertedDocument {
+  format: DocumentFormat;
+  title: string;
+  items: DocumentItem[];
+  /** A Markdown rendering of the whole document (the sandbox's `content.txt`). */
+  content: string;
+  /** PDF page count. */
+  pageCount?: number;
+  /** Non-fatal problems found while converting (e.g. "no text layer on page 3"). */
+  warnings: string[];
+}
+
+export interface HaikuDocument extends ConvertedDocument {
+  /** Stable for the file's workspace-relative path (see `documentIdForPath`). */
+  id: string;
+  /** `file://` URI (or any URI the store was given). */
+  uri: string;
+  /** Path relative to the indexed root, with forward slashes. */
+  relativePath: string;
+  /** sha256 hex of the file's bytes. */
+  contentHash: string;
+}
+
+/** A node of a document's section tree, built from `section_header` items. */
+export interface SectionNode {
+  selfRef: string;
+  level: number;
+  title: string;
+  pageNumbers: number[];
+  /** [start, end) positions of the items in this section, header included. */
+  itemRange: [number, number];
+  /** Chunk ids under this section (filled once chunks exist). */
+  chunkIds: string[];
+  children: SectionNode[];
+}

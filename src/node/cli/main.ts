@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import type { CliCommand, CommandIo } from './command';
+import { errorMessage, isHaikuError } from '../../core/errors';
+import { convertCommand } from './commands/convert';
+
+/** Every command, in the order `haiku help` lists them. */
+const commands: CliCommand[] = [convertCommand];
+
+function helpText(): string {
+  const width = Math.max(...commands.map((command) => command.usage.length));
+  return ['Usage: haiku <command> [options]', '', ...commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`)].join('\n') + '\n';
+}
+
+/** Runs one CLI invocation; returns the exit code instead of exiting, so tests can call it in-process. */
+export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSignal = new AbortController().signal): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout(helpText());
+    return name ? 0 : 1;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.stderr(`haiku: unknown command '${name}'. Run 'haiku help' for the list.\n`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.stderr(`haiku ${name}: ${errorMessage(error)}\nUsage: haiku ${command.usage}\n`);
+    return 2;
+  }
+  try {
+    return await command.run({ positionals: parsed.positionals, flags: parsed.values, io, abortSignal });
+  } catch (error) {
+    io.stderr(`haiku ${name}: ${errorMessage(error)}\n`);
+    return isHaikuError(error, 'cancelled') ? 130 : 1;
+  }
+}
+
+if (require.main === module) {
+  process.env.LANCEDB_LOG ??= 'error';
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const io: CommandIo = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+  runCli(process.argv.slice(2), io, controller.signal).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`haiku: ${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
