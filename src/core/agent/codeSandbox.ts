@@ -1,0 +1,29 @@
+import type { SearchResult, DocumentSummary } from '../model/search';
+
+/** What the guest code can reach on the host: everything is scoped by the run's document filter. */
+export interface SandboxHost {
+  search(query: string, limit: number): Promise<SearchResult[]>;
+  listDocuments(): Promise<DocumentSummary[]>;
+  /** Registers citations; returns a short report for the guest (accepted and unknown ids). */
+  cite(chunkIds: string[]): Promise<{ accepted: string[]; unknown: string[] }>;
+  /** Reads a VFS file (`/documents/{id}/metadata.json` …); rejects with an ENOENT-style error for unknown paths. */
+  readFile(path: string): Promise<string>;
+  /** Lists the entries of a VFS folder (`/documents`, `/documents/{id}`). */
+  listDir(path: string): Promise<string[]>;
+}
+
+export interface CodeExecutionResult {
+  code: string;
+  stdout: string;
+  stderr: string;
+  success: boolean;
+  durationMs: number;
+  /** True when the session was reset (timeout, crash): variables from earlier calls are gone. */
+  sessionReset: boolean;
+}
+
+/** One question's sandbox: variables persist between `execute` calls until `dispose`. */
+export interface CodeSandbox {
+  execute(code: string, options?: { abortSignal?: AbortSignal }): Promise<CodeExecutionResult>;
+  dispose(): Promise<void>;
+}
