@@ -1,0 +1,100 @@
+// A scripted tool-calling model for Haiku's tests in a real VS Code; the README has the script.
+const vscode = require('vscode');
+
+const requests = (globalThis.__fakeLmRequests = globalThis.__fakeLmRequests || []);
+
+function partsText(message) {
+  return message.content
+    .map((part) => {
+      if (part instanceof vscode.LanguageModelTextPart) { return part.value; }
+      if (part instanceof vscode.LanguageModelToolResultPart) {
+        return part.content.map((inner) => (inner instanceof vscode.LanguageModelTextPart ? inner.value : typeof inner.value === 'string' ? inner.value : '')).join('');
+      }
+      return '';
+    })
+    .join('');
+}
+
+/** The tool call a message answers, by call id, looked up in earlier assistant messages. */
+function toolNameOfResult(messages, resultPart) {
+  for (const message of messages) {
+    for (const part of message.content) {
+      if (part instanceof vscode.LanguageModelToolCallPart && part.callId === resultPart.callId) { return part.name; }
+    }
+  }
+  return undefined;
+}
+
+function lastUserText(messages) {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role === vscode.LanguageModelChatMessageRole.User && message.content.some((part) => part instanceof vscode.LanguageModelTextPart)) {
+      return partsText(message);
+    }
+  }
+  return '';
+}
+
+let callCounter = 0;
+function toolCall(name, input) {
+  callCounter += 1;
+  return new vscode.LanguageModelToolCallPart(`fake-call-${callCounter}`, name, input);
+}
+
+function decide(messages, toolNames) {
+  const last = messages[messages.length - 1];
+  const results = last ? last.content.filter((part) => part instanceof vscode.LanguageModelToolResultPart) : [];
+  if (results.length > 0) {
+    const resultPart = results[results.length - 1];
+    const name = toolNameOfResult(messages, resultPart) || '';
+    const text = partsText({ content: [resultPart] });
+    if (name === 'rag_search' || name === 'search') {
+      const chunkId = (/\[([A-Za-z0-9_-]{6,})\]/.exec(text) || [])[1];
+      const citeTool = toolNames.includes('rag_cite') ? 'rag_cite' : toolNames.includes('cite') ? 'cite' : undefined;
+      if (chunkId && citeTool) { return [toolCall(citeTool, { chunk_ids: [chunkId] })]; }
+      return [new vscode.LanguageModelTextPart('No evidence found.')];
+    }
+    if (name === 'execute_code') {
+      return [new vscode.LanguageModelTextPart(`Analysis done. ${text.split('\n')[0]}`)];
+    }
+    if (name === 'rag_cite' || name === 'cite') {
+      const evidence = messages.map(partsText).join('\n').replace(/\s+/g, ' ');
+      const content = (/Content:\s*(.{1,80})/.exec(evidence) || [])[1] || 'the cited source';
+      return [new vscode.LanguageModelTextPart(`According to the documents, ${content} [1]`)];
+    }
+    return [new vscode.LanguageModelTextPart(`Tool ${name} answered.`)];
+  }
+  const userText = lastUserText(messages);
+  const forced = /#tool:([A-Za-z_]+)\((.*)\)\s*$/.exec(userText);
+  if (forced && toolNames.includes(forced[1])) { return [toolCall(forced[1], JSON.parse(forced[2] || '{}'))]; }
+  if (toolNames.includes('rag_search')) { return [toolCall('rag_search', { query: userText.slice(0, 200) })]; }
+  if (toolNames.includes('execute_code')) {
+    const query = JSON.stringify(userText.slice(0, 100));
+    const code = `const hits = await search(${query}, 3);\nconsole.log("hits:", hits.length);\nif (hits.length) { await cite([hits[0].chunk_id]); }`;
+    return [toolCall('execute_code', { code })];
+  }
+  return [new vscode.LanguageModelTextPart(`fake model echo: ${userText}`)];
+}
+
+exports.activate = function activate(context) {
+  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fake-lm', {
+    provideLanguageModelChatInformation() {
+      // toolCalling: true, or the Chat view (Agent mode) does not offer the model in its picker
+      return [{ id: 'fake-1', name: 'Fake One', family: 'fake', version: '1', maxInputTokens: 100000, maxOutputTokens: 4000, capabilities: { toolCalling: true } }];
+    },
+    async provideLanguageModelChatResponse(_model, messages, options, progress) {
+      const toolNames = (options.tools || []).map((tool) => tool.name);
+      requests.push({ toolNames, messages: messages.map((message) => ({ role: message.role, text: partsText(message) })) });
+      for (const part of decide(messages, toolNames)) {
+        if (part instanceof vscode.LanguageModelTextPart) {
+          for (const word of part.value.split(/(?<= )/)) { progress.report(new vscode.LanguageModelTextPart(word)); await new Promise((resolve) => setTimeout(resolve, 5)); }
+        } else {
+          progress.report(part);
+        }
+      }
+    },
+    async provideTokenCount(_model, text) { return typeof text === 'string' ? Math.ceil(text.length / 4) : 1; },
+  }));
+  // Asking once makes the workbench resolve this vendor, so the Chat view's model picker lists "Fake One".
+  return vscode.lm.selectChatModels({ vendor: 'fake-lm' });
+};
