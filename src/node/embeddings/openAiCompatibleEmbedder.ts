@@ -1,0 +1,247 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { APICallError } from '@ai-sdk/provider';
+import { embedMany, type EmbeddingModel } from 'ai';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { CancelledError, HaikuError, errorMessage, throwIfAborted } from '../../core/errors';
+import * as limits from '../../core/limits';
+
+export interface OpenAiCompatibleEmbedderOptions {
+  /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1` (posts to `{baseUrl}/embeddings`). */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Requested from the server (`dimensions` field) and checked on every response. */
+  dimensions?: number;
+  /**
+   * Dimension of the vectors already in the index: checked, never sent. Catches a model switch before
+   * mismatched vectors reach the table.
+   */
+  storedDimensions?: number;
+  /** Texts per request (default `EMBEDDING_BATCH_SIZE`). */
+  batchSize?: number;
+  /** Attempts per request (default `EMBEDDING_MAX_ATTEMPTS`). */
+  maxAttempts?: number;
+  /** First retry delay, doubled per attempt (default `EMBEDDING_RETRY_BASE_MS`). */
+  retryBaseMs?: number;
+  /** Time one request may take (default `EMBEDDING_TIMEOUT_MS`). */
+  timeoutMs?: number;
+  /** Prepended to query texts, for asymmetric models (e.g. `search_query: ` for nomic-embed-text). */
+  queryPrefix?: string;
+  /** Prepended to document texts (e.g. `search_document: `). */
+  documentPrefix?: string;
+}
+
+/** Why one request failed, and whether another attempt may help. */
+interface AttemptFailure {
+  error: HaikuError;
+  retryable: boolean;
+}
+
+/**
+ * Embeds through any OpenAI-compatible `/embeddings` endpoint (Ollama, vLLM, llama.cpp, LM Studio, OpenAI)
+ * via the AI SDK. Batching, retries and timeouts are ours so that each request is predictable and its
+ * failure message names the server and what to change.
+ */
+export class OpenAiCompatibleEmbedder implements Embedder {
+  readonly id: string;
+  private readonly model: EmbeddingModel;
+  private readonly baseUrl: string;
+  private readonly modelName: string;
+  private readonly requestedDimensions: number | undefined;
+  private readonly storedDimensions: number | undefined;
+  private readonly batchSize: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly timeoutMs: number;
+  private readonly queryPrefix: string;
+  private readonly documentPrefix: string;
+  private discoveredDimensions: number | undefined;
+
+  constructor(options: OpenAiCompatibleEmbedderOptions) {
+    if (!options.baseUrl.trim()) {
+      throw new HaikuError('invalid_settings', 'No embeddings server is configured. Set haiku.embeddings.baseUrl (e.g. http://127.0.0.1:11434/v1 for Ollama) or set haiku.embeddings.provider to "none".');
+    }
+    if (!options.model.trim()) {
+      throw new HaikuError('invalid_settings', `No embeddings model is configured for ${options.baseUrl}. Set haiku.embeddings.model (e.g. nomic-embed-text) or set haiku.embeddings.provider to "none".`);
+    }
+    for (const [name, value] of [['dimensions', options.dimensions], ['batchSize', options.batchSize], ['maxAttempts', options.maxAttempts]] as const) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+        throw new HaikuError('invalid_settings', `haiku.embeddings.${name} must be a positive whole number, not ${value}.`);
+      }
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.modelName = options.model;
+    this.id = `openai:${options.model}`;
+    this.requestedDimensions = options.dimensions;
+    this.storedDimensions = options.storedDimensions;
+    this.discoveredDimensions = options.dimensions ?? options.storedDimensions;
+    this.batchSize = options.batchSize ?? limits.EMBEDDING_BATCH_SIZE;
+    this.maxAttempts = options.maxAttempts ?? limits.EMBEDDING_MAX_ATTEMPTS;
+    this.retryBaseMs = options.retryBaseMs ?? limits.EMBEDDING_RETRY_BASE_MS;
+    this.timeoutMs = options.timeoutMs ?? limits.EMBEDDING_TIMEOUT_MS;
+    this.queryPrefix = options.queryPrefix ?? '';
+    this.documentPrefix = options.documentPrefix ?? '';
+    // Local servers need no key, but the SDK refuses to run without one.
+    this.model = createOpenAI({ baseURL: this.baseUrl, apiKey: options.apiKey || 'none' }).embedding(options.model);
+  }
+
+  /** Configured or stored dimension, else the one seen in the first response; 0 before any is known. */
+  get dimensions(): number {
+    return this.discoveredDimensions ?? 0;
+  }
+
+  async embed(texts: readonly string[], options: { kind: 'query' | 'document'; abortSignal?: AbortSignal }): Promise<Float32Array[]> {
+    const prefix = options.kind === 'query' ? this.queryPrefix : this.documentPrefix;
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      throwIfAborted(options.abortSignal, 'Embedding');
+      // Servers reject empty inputs; a single space embeds as "nothing" everywhere we tried.
+      const batch = texts.slice(start, start + this.batchSize).map((text) => prefix + (text.length > 0 ? text : ' '));
+      vectors.push(...(await this.embedBatchWithRetries(batch, options.abortSignal)));
+    }
+    return vectors;
+  }
+
+  private async embedBatchWithRetries(batch: string[], abortSignal: AbortSignal | undefined): Promise<Float32Array[]> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.embedBatchOnce(batch, attempt, abortSignal);
+      if (Array.isArray(outcome)) {
+        return outcome;
+      }
+      if (!outcome.retryable || attempt >= this.maxAttempts) {
+        throw outcome.error;
+      }
+      await sleep(this.retryBaseMs * 2 ** (attempt - 1), abortSignal);
+    }
+  }
+
+  private async embedBatchOnce(batch: string[], attempt: number, abortSignal: AbortSignal | undefined): Promise<Float32Array[] | AttemptFailure> {
+    const timeoutSignal = AbortSignal.timeout(this.timeoutMs);
+    const signal = abortSignal ? AbortSignal.any([abortSignal, timeoutSignal]) : timeoutSignal;
+    let embeddings: number[][];
+    try {
+      const result = await embedMany({
+        model: this.model,
+        values: batch,
+        maxRetries: 0,
+        abortSignal: signal,
+        providerOptions: this.requestedDimensions ? { openai: { dimensions: this.requestedDimensions } } : undefined,
+      });
+      embeddings = result.embeddings;
+    } catch (error) {
+      if (abortSignal?.aborted) {
+        throw new CancelledError('Embedding');
+      }
+      return this.describeFailure(error, attempt, timeoutSignal.aborted);
+    }
+    if (embeddings.length !== batch.length) {
+      return {
+        retryable: false,
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} returned ${embeddings.length} vectors for ${batch.length} texts (model "${this.modelName}"). The server is not OpenAI-compatible or is misbehaving; check haiku.embeddings.baseUrl.`),
+      };
+    }
+    return embeddings.map((embedding) => this.checkedUnitVector(embedding));
+  }
+
+  private describeFailure(error: unknown, attempt: number, timedOut: boolean): AttemptFailure {
+    const attempts = `(attempt ${attempt} of ${this.maxAttempts})`;
+    if (timedOut) {
+      return {
+        retryable: true,
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s ${attempts}. Check that it is running and not overloaded, or lower haiku.embeddings.batchSize.`, { cause: error }),
+      };
+    }
+    if (APICallError.isInstance(error)) {
+      const status = error.statusCode;
+      if (status === undefined) {
+        // No HTTP response at all: refused, reset, DNS.
+        const reason = errorMessage(error.cause ?? error).replace(/^Cannot connect to API: /, '');
+        return {
+          retryable: true,
+          error: new HaikuError('embedding_failed', `Cannot reach the embeddings server at ${this.baseUrl}: ${reason}. Start it or change haiku.embeddings.baseUrl.`, { cause: error }),
+        };
+      }
+      const detail = excerpt(error.responseBody ?? error.message);
+      if (status === 401 || status === 403) {
+        return {
+          retryable: false,
+          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} refused the request (HTTP ${status}: ${detail}). Set a valid haiku.embeddings.apiKey.`, { cause: error }),
+        };
+      }
+      if (status === 404) {
+        return {
+          retryable: false,
+          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP 404 for model "${this.modelName}" (${detail}). Check haiku.embeddings.model (is the model pulled or served?) and that haiku.embeddings.baseUrl ends with the API prefix, e.g. /v1.`, { cause: error }),
+        };
+      }
+      return {
+        retryable: status === 408 || status === 429 || status >= 500,
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP ${status} for model "${this.modelName}" ${attempts}: ${detail}. Check the server's log and haiku.embeddings.model.`, { cause: error }),
+      };
+    }
+    // The SDK's response validation failed, or something unexpected: not worth retrying.
+    return {
+      retryable: false,
+      error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} gave an unusable answer for model "${this.modelName}": ${excerpt(errorMessage(error))}. Check that haiku.embeddings.baseUrl points at an OpenAI-compatible /embeddings API.`, { cause: error }),
+    };
+  }
+
+  /** Checks the dimension against what was configured, stored or first seen, and scales to unit length. */
+  private checkedUnitVector(embedding: number[]): Float32Array {
+    const length = embedding.length;
+    if (this.requestedDimensions !== undefined && length !== this.requestedDimensions) {
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but haiku.embeddings.dimensions is ${this.requestedDimensions}. Set haiku.embeddings.dimensions to ${length} (or remove it), or use a model that supports ${this.requestedDimensions} dimensions.`);
+    }
+    if (this.storedDimensions !== undefined && length !== this.storedDimensions) {
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but the index holds ${this.storedDimensions}-dimensional ones. Switch back to the model the index was built with, or rebuild the index.`);
+    }
+    if (this.discoveredDimensions === undefined) {
+      if (length === 0) {
+        throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned empty vectors. Check haiku.embeddings.model.`);
+      }
+      this.discoveredDimensions = length;
+    } else if (length !== this.discoveredDimensions) {
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors after earlier ${this.discoveredDimensions}-dimensional ones. Did the model behind the server change? Restart the indexing.`);
+    }
+    const vector = Float32Array.from(embedding);
+    let sumOfSquares = 0;
+    for (let index = 0; index < vector.length; index++) {
+      sumOfSquares += vector[index] * vector[index];
+    }
+    if (!Number.isFinite(sumOfSquares)) {
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned a vector with non-numeric values. Check the server.`);
+    }
+    // A zero vector cannot be normalised; it stays zero and simply never matches.
+    if (sumOfSquares > 0) {
+      const scale = 1 / Math.sqrt(sumOfSquares);
+      for (let index = 0; index < vector.length; index++) {
+        vector[index] *= scale;
+      }
+    }
+    return vector;
+  }
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+/** Waits, unless the signal fires first (then throws `CancelledError`). */
+function sleep(ms: number, abortSignal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (abortSignal?.aborted) {
+      reject(new CancelledError('Embedding'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new CancelledError('Embedding'));
+    };
+    const timer = setTimeout(() => {
+      abortSignal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,122 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { stableHash } from '../../src/core/hash';
+
+/** What the server does with one request; consumed in order, then `normal` forever. */
+export type EmbeddingsBehaviour =
+  | 'normal'
+  /** HTTP 500 with an OpenAI-style error body. */
+  | 'error500'
+  /** HTTP 404 "model not found". */
+  | 'error404'
+  /** HTTP 401. */
+  | 'error401'
+  /** Vectors one dimension too long. */
+  | 'wrongDimension'
+  /** One vector fewer than inputs. */
+  | 'missingVector'
+  /** Never answers (until the client gives up or the server closes). */
+  | 'hang';
+
+export interface ScriptedEmbeddingsServer {
+  /** `http://127.0.0.1:<port>/v1` */
+  baseUrl: string;
+  /** Parsed JSON bodies of every request received, in order. */
+  requests: Array<{ model: string; input: string[]; dimensions?: number; headers: http.IncomingHttpHeaders }>;
+  /** Appends behaviours for the next requests. */
+  script(...behaviours: EmbeddingsBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A deterministic embedding: hashed bag of lowercase words, so texts sharing words are similar.
+ * Deliberately not unit length (counts add up), so clients must normalise.
+ */
+export function hashedBagOfWords(text: string, dimensions: number): number[] {
+  const vector = new Array<number>(dimensions).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const hash = stableHash(word);
+    const slot = parseInt(hash.slice(0, 8), 16) % dimensions;
+    const sign = parseInt(hash.slice(8, 9), 16) % 2 === 0 ? 1 : -1;
+    vector[slot] += sign;
+  }
+  return vector;
+}
+
+/** A fake OpenAI-compatible `/v1/embeddings` on 127.0.0.1 (random port). */
+export async function startScriptedEmbeddingsServer(options: { dimensions?: number } = {}): Promise<ScriptedEmbeddingsServer> {
+  const dimensions = options.dimensions ?? 64;
+  const queue: EmbeddingsBehaviour[] = [];
+  const requests: ScriptedEmbeddingsServer['requests'] = [];
+  const hanging = new Set<http.ServerResponse>();
+
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (part: string) => (body += part));
+    request.on('end', () => {
+      if (request.method !== 'POST' || request.url !== '/v1/embeddings') {
+        send(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+        return;
+      }
+      const parsed = JSON.parse(body) as { model: string; input: string[] | string; dimensions?: number };
+      const input = Array.isArray(parsed.input) ? parsed.input : [parsed.input];
+      requests.push({ model: parsed.model, input, dimensions: parsed.dimensions, headers: request.headers });
+      const behaviour = queue.shift() ?? 'normal';
+      switch (behaviour) {
+        case 'error500':
+          send(response, 500, { error: { message: 'scripted internal error', type: 'server_error' } });
+          return;
+        case 'error404':
+          send(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
+          return;
+        case 'error401':
+          send(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
+          return;
+        case 'hang':
+          hanging.add(response);
+          response.on('close', () => hanging.delete(response));
+          return;
+        default: {
+          const size = behaviour === 'wrongDimension' ? dimensions + 1 : parsed.dimensions ?? dimensions;
+          const texts = behaviour === 'missingVector' ? input.slice(1) : input;
+          send(response, 200, {
+            object: 'list',
+            model: parsed.model,
+            data: texts.map((text, index) => ({ object: 'embedding', index, embedding: hashedBagOfWords(text, size) })),
+            usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+          });
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (...behaviours) => queue.push(...behaviours),
+    close: async () => {
+      for (const response of hanging) {
+        response.destroy();
+      }
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function send(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+/** A 127.0.0.1 port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
