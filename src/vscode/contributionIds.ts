@@ -1,0 +1,39 @@
+/**
+ * Every id the extension registers, in one place without a `vscode` import, so a unit test can check them
+ * against package.json's `contributes` and the code registers them by these constants only.
+ */
+export const COMMANDS = {
+  rebuildIndex: 'haiku.rebuildIndex',
+  pauseIndexing: 'haiku.pauseIndexing',
+  resumeIndexing: 'haiku.resumeIndexing',
+  indexCurrentFile: 'haiku.indexCurrentFile',
+  showOutput: 'haiku.showOutput',
+  setApiKey: 'haiku.setApiKey',
+  insertCitation: 'haiku.insertCitation',
+  showRuns: 'haiku.showRuns',
+  openChunk: 'haiku.openChunk',
+  openSection: 'haiku.openSection',
+  askAboutSection: 'haiku.askAboutSection',
+  copyCitation: 'haiku.copyCitation',
+  reindexDocument: 'haiku.reindexDocument',
+} as const;
+
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
+
+export const PARTICIPANT_ID = 'haiku.participant';
+/** The participant's slash commands (`/ask`, `/analyze`, `/search`). */
+export const PARTICIPANT_COMMANDS = ['ask', 'analyze', 'search'] as const;
+export type ParticipantCommand = (typeof PARTICIPANT_COMMANDS)[number];
+
+export const TOOL_NAMES = {
+  search: 'haiku_search',
+  listDocuments: 'haiku_listDocuments',
+  readSection: 'haiku_readSection',
+} as const;
+
+export const SECTIONS_VIEW_ID = 'haiku.sections';
+export const MODEL_VENDOR = 'haiku';
+/** Scheme of the read-only Markdown renderings of PDF and DOCX documents. */
+export const DOCUMENT_SCHEME = 'haiku-doc';
+/** Context keys the `when` clauses of package.json read. */
+export const CONTEXT_KEYS = { indexState: 'haiku.indexState', workspaceUntrusted: 'haiku.workspaceUntrusted' } as const;

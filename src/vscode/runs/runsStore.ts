@@ -1,0 +1,60 @@
+import { RUNS_KEPT } from '../../core/limits';
+import type { RunView } from '../../shared/runsProtocol';
+
+/** Counts the webview reported after rendering a run (tests read them to check what was drawn). */
+export interface RenderReport {
+  runId: string;
+  executions: number;
+  searches: number;
+  hits: number;
+  citations: number;
+  highlightedBlocks: number;
+}
+
+/** The runs of this window, newest last, capped at `RUNS_KEPT`. Plain data plus listeners; no `vscode` import. */
+export class RunsStore {
+  private readonly runs: RunView[] = [];
+  private readonly listeners = new Set<(run: RunView) => void>();
+  readonly renderReports: RenderReport[] = [];
+
+  all(): RunView[] {
+    return [...this.runs];
+  }
+
+  get(runId: string): RunView | undefined {
+    return this.runs.find((run) => run.id === runId);
+  }
+
+  latest(): RunView | undefined {
+    return this.runs[this.runs.length - 1];
+  }
+
+  /** Adds or replaces a run (by id) and notifies listeners. */
+  put(run: RunView): void {
+    const index = this.runs.findIndex((existing) => existing.id === run.id);
+    if (index >= 0) {
+      this.runs[index] = run;
+    } else {
+      this.runs.push(run);
+      this.runs.splice(0, Math.max(0, this.runs.length - RUNS_KEPT));
+    }
+    for (const listener of this.listeners) {
+      listener(run);
+    }
+  }
+
+  onDidChange(listener: (run: RunView) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** True when the run shows this chunk (as a hit or a citation): the webview may only open those. */
+  showsChunk(runId: string, chunkId: string): boolean {
+    const run = this.get(runId);
+    if (!run) {
+      return false;
+    }
+    return run.citations.some((citation) => citation.chunkId === chunkId)
+      || run.steps.some((step) => step.kind === 'search' && step.hits.some((hit) => hit.chunkId === chunkId));
+  }
+}

@@ -1,0 +1,108 @@
+import type { SectionNode } from '../core/model/document';
+import type { StoredItem } from '../core/model/search';
+import { lastLine } from './citationFormat';
+
+/**
+ * Pure lookups between sections, stored items and editor lines (no `vscode` import, unit-tested): which section
+ * holds a line, where a section starts, and where a chunk sits in the Markdown rendering of a PDF or DOCX.
+ */
+
+export interface LineSpan {
+  startLine: number;
+  endLine: number;
+}
+
+/** Lines a section spans in its text source: from its header's first line to its last item's last line. */
+export function sectionLineSpan(section: SectionNode, items: readonly StoredItem[]): LineSpan | undefined {
+  const [start, end] = section.itemRange;
+  let span: LineSpan | undefined;
+  for (const item of items) {
+    const range = item.sourceRange;
+    if (item.position < start || item.position >= end || range?.startLine === undefined) {
+      continue;
+    }
+    const itemEnd = lastLine(range);
+    span = span ? { startLine: Math.min(span.startLine, range.startLine), endLine: Math.max(span.endLine, itemEnd) } : { startLine: range.startLine, endLine: itemEnd };
+  }
+  return span;
+}
+
+/** The innermost section whose lines hold `line`, with its ancestors (outermost first). */
+export function sectionPathAtLine(sections: readonly SectionNode[], items: readonly StoredItem[], line: number): SectionNode[] {
+  for (const section of sections) {
+    const span = sectionLineSpan(section, items);
+    if (span && line >= span.startLine && line <= span.endLine) {
+      return [section, ...sectionPathAtLine(section.children, items, line)];
+    }
+  }
+  return [];
+}
+
+/** The header item of a section. */
+export function headerItem(section: SectionNode, items: readonly StoredItem[]): StoredItem | undefined {
+  return items.find((item) => item.selfRef === section.selfRef);
+}
+
+/** 0-based line of the Markdown heading with this title (first match), or undefined. */
+export function findHeadingLine(markdown: string, title: string): number | undefined {
+  const wanted = normalize(title);
+  const lines = markdown.split('\n');
+  const index = lines.findIndex((line) => /^#{1,6}\s/.test(line) && normalize(line.replace(/^#{1,6}\s+/, '')) === wanted);
+  if (index >= 0) {
+    return index;
+  }
+  const loose = lines.findIndex((line) => /^#{1,6}\s/.test(line) && normalize(line).includes(wanted));
+  return loose >= 0 ? loose : undefined;
+}
+
+function normalize(text: string): string {
+  return text.replace(/[*_`#]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/**
+ * Where a chunk's content sits in a document's Markdown rendering: the line holding the start of its first
+ * non-empty line, through the line holding its last; falls back to the innermost heading.
+ */
+export function findChunkInRendering(markdown: string, chunkContent: string, headings: readonly string[]): LineSpan | undefined {
+  const lines = markdown.split('\n');
+  const normalizedLines = lines.map(normalize);
+  const contentLines = chunkContent.split('\n').map(normalize).filter((line) => line.length > 0);
+  const probe = (text: string | undefined): number => {
+    if (!text) {
+      return -1;
+    }
+    const needle = text.slice(0, 60);
+    return normalizedLines.findIndex((line) => line.includes(needle));
+  };
+  const start = probe(contentLines[0]);
+  if (start >= 0) {
+    const lastText = contentLines[contentLines.length - 1];
+    const lastNeedle = lastText.slice(0, 60);
+    let end = start;
+    for (let index = start; index < normalizedLines.length && index < start + 400; index++) {
+      if (normalizedLines[index].includes(lastNeedle)) {
+        end = index;
+        break;
+      }
+    }
+    return { startLine: start, endLine: end };
+  }
+  for (const heading of [...headings].reverse()) {
+    const line = findHeadingLine(markdown, heading);
+    if (line !== undefined) {
+      return { startLine: line, endLine: line };
+    }
+  }
+  return undefined;
+}
+
+/** The folder part of a relative path ('' for top-level files). */
+export function folderOf(relativePath: string): string {
+  const slash = relativePath.lastIndexOf('/');
+  return slash < 0 ? '' : relativePath.slice(0, slash);
+}
+
+/** Documents whose source has no lines (PDF, DOCX) open as a Markdown rendering. */
+export function opensAsRendering(format: string): boolean {
+  return format === 'pdf' || format === 'docx';
+}
