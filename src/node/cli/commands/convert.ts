@@ -1,13 +1,67 @@
+import * as path from 'node:path';
 import type { CliCommand } from '../command';
-import { HaikuError } from '../../../core/errors';
+import type { DocumentItem, SectionNode, SourceRange } from '../../../core/model/document';
+import { buildSectionTree } from '../../../core/toc';
+import { convertFile } from '../../convert/convertFile';
 
-/** Placeholder until the converters land (owned by the converters work). */
+/** `haiku convert <file> [--json]`: shows what the converter made of a file (outline, then every item). */
 export const convertCommand: CliCommand = {
   name: 'convert',
   usage: 'convert <file> [--json]',
-  summary: "Convert a file and print its items and section tree",
+  summary: 'Convert a file and print its items and section tree',
   options: { json: { type: 'boolean' } },
-  async run() {
-    throw new HaikuError('unsupported_format', 'convert is not implemented yet');
+  async run(context) {
+    const [file, ...extra] = context.positionals;
+    if (!file || extra.length > 0) {
+      context.io.stderr('haiku convert: give exactly one file.\nUsage: haiku convert <file> [--json]\n');
+      return 2;
+    }
+    const filePath = path.resolve(context.io.cwd, file);
+    const document = await convertFile(filePath, { abortSignal: context.abortSignal });
+    const toc = buildSectionTree(document.items);
+    if (context.flags.json === true) {
+      context.io.stdout(JSON.stringify({ title: document.title, format: document.format, items: document.items, toc }, null, 2) + '\n');
+      return 0;
+    }
+    context.io.stdout(renderReadable(document.title, document.format, document.items, toc, document.warnings, document.pageCount));
+    return 0;
   },
 };
+
+function renderReadable(title: string, format: string, items: readonly DocumentItem[], toc: readonly SectionNode[], warnings: readonly string[], pageCount?: number): string {
+  const lines: string[] = [`${title}  (${format}, ${items.length} items${pageCount !== undefined ? `, ${pageCount} pages` : ''})`, '', 'Sections:'];
+  const outline = (nodes: readonly SectionNode[], indent: string) => {
+    for (const node of nodes) {
+      const pages = node.pageNumbers.length > 0 ? `  p.${node.pageNumbers.join(',')}` : '';
+      lines.push(`${indent}${'#'.repeat(node.level)} ${node.title}  [items ${node.itemRange[0]}..${node.itemRange[1]})${pages}`);
+      outline(node.children, indent + '  ');
+    }
+  };
+  if (toc.length === 0) {
+    lines.push('  (no section headers)');
+  }
+  outline(toc, '  ');
+  lines.push('', 'Items:');
+  for (const item of items) {
+    const level = item.label === 'section_header' ? ` h${item.headingLevel}` : '';
+    const depth = item.treeDepth > 0 ? ` depth ${item.treeDepth}` : '';
+    const language = item.language ? ` ${item.language}` : '';
+    const preview = item.text.replace(/\s+/g, ' ').trim();
+    lines.push(`  ${String(item.position).padStart(4)} ${item.selfRef.padEnd(14)} ${item.label}${level}${depth}${language}  ${describeRange(item.sourceRange, item.pageNumbers)}  ${preview.length > 100 ? preview.slice(0, 99) + '…' : preview}`);
+  }
+  if (warnings.length > 0) {
+    lines.push('', 'Warnings:', ...warnings.map((warning) => `  ${warning}`));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** `12:0-14:3` (1-based lines, as editors show them), or the pages, or `-`. */
+function describeRange(range: SourceRange | undefined, pageNumbers: readonly number[]): string {
+  if (range?.startLine !== undefined && range.endLine !== undefined) {
+    return `${range.startLine + 1}:${range.startColumn ?? 0}-${range.endLine + 1}:${range.endColumn ?? 0}`;
+  }
+  if (pageNumbers.length > 0) {
+    return `p.${pageNumbers.join(',')}`;
+  }
+  return range?.page !== undefined ? `p.${range.page}` : '-';
+}

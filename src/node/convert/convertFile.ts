@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ConvertedDocument, HaikuDocument } from '../../core/model/document';
+import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
+import { documentIdForPath } from '../../core/hash';
+import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES } from '../../core/limits';
+import { convertDocx } from './docx';
+import { convertHtml } from './html';
+import { convertMarkdown } from './markdown';
+import { convertPdf } from './pdf';
+import { convertText } from './text';
+
+export interface ConvertFileOptions {
+  abortSignal?: AbortSignal;
+  /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
+  maxBytes?: number;
+}
+
+/** Which converter a file goes to, by extension; anything unknown is read as text. */
+export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'text';
+
+const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.mdx': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+  '.docx': 'docx',
+  '.pdf': 'pdf',
+  '.rst': 'restructuredText',
+  '.txt': 'text',
+};
+
+export function converterFor(filePath: string): ConverterKind {
+  return CONVERTER_BY_EXTENSION[path.extname(filePath).toLowerCase()] ?? 'text';
+}
+
+/**
+ * Converts one file into a document. Every refusal is a `ConversionError` naming the file: missing or unreadable
+ * (`unreadable_file`), empty, over `maxBytes` (checked before reading), binary or not UTF-8 where text is
+ * expected, or a damaged DOCX/PDF.
+ */
+export async function convertFile(filePath: string, options: ConvertFileOptions = {}): Promise<ConvertedDocument> {
+  const bytes = await readFileChecked(filePath, options);
+  return convertBytes(filePath, bytes, options);
+}
+
+async function readFileChecked(filePath: string, options: ConvertFileOptions): Promise<Uint8Array> {
+  throwIfAborted(options.abortSignal);
+  const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
+  let stats;
+  try {
+    stats = await fs.stat(filePath);
+  } catch (error) {
+    throw new ConversionError('unreadable_file', filePath, `cannot be read (${systemReason(error)}). Check that the file exists and that you have permission to read it.`, { cause: error });
+  }
+  if (!stats.isFile()) {
+    throw new ConversionError('unreadable_file', filePath, 'is not a regular file (a folder or a device). Point to a file instead.');
+  }
+  if (stats.size === 0) {
+    throw new ConversionError('empty_file', filePath, 'is empty (0 bytes); there is nothing to index. Add content or exclude the file.');
+  }
+  if (stats.size > maxBytes) {
+    throw new ConversionError('file_too_large', filePath, `is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit. Split the file or raise the size limit.`);
+  }
+  try {
+    const bytes = await fs.readFile(filePath, { signal: options.abortSignal });
+    if (bytes.byteLength === 0) {
+      // Emptied between stat and read.
+      throw new ConversionError('empty_file', filePath, 'is empty (0 bytes); there is nothing to index. Add content or exclude the file.');
+    }
+    return bytes;
+  } catch (error) {
+    throwIfAborted(options.abortSignal);
+    if (isHaikuError(error)) {
+      throw error;
+    }
+    throw new ConversionError('unreadable_file', filePath, `cannot be read (${systemReason(error)}). Check that you have permission to read it.`, { cause: error });
+  }
+}
+
+async function convertBytes(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
+  const fileName = path.basename(filePath);
+  const kind = converterFor(filePath);
+  throwIfAborted(options.abortSignal);
+  if (kind === 'pdf') {
+    return convertPdf(bytes, { fileName, abortSignal: options.abortSignal });
+  }
+  if (kind === 'docx') {
+    return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal });
+  }
+  const text = decodeText(filePath, bytes);
+  switch (kind) {
+    case 'markdown':
+      return convertMarkdown(text, { fileName, abortSignal: options.abortSignal });
+    case 'html':
+      return convertHtml(text, { fileName, abortSignal: options.abortSignal });
+    case 'restructuredText':
+      return convertText(text, { fileName, abortSignal: options.abortSignal, restructuredText: true });
+    default:
+      return convertText(text, { fileName, abortSignal: options.abortSignal });
+  }
+}
+
+/** UTF-8 text, refusing binary content (a NUL early on) and invalid byte sequences; a BOM is dropped. */
+export function decodeText(filePath: string, bytes: Uint8Array): string {
+  const sniffLength = Math.min(bytes.byteLength, BINARY_SNIFF_BYTES);
+  for (let index = 0; index < sniffLength; index++) {
+    if (bytes[index] === 0) {
+      throw new ConversionError('binary_file', filePath, `looks binary (a NUL byte at offset ${index}), not text. Exclude it from indexing or give it the right extension.`);
+    }
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch (error) {
+    throw new ConversionError('invalid_encoding', filePath, 'is not valid UTF-8. Re-save it as UTF-8 (other encodings are not supported).', { cause: error });
+  }
+}
+
+export interface LoadDocumentOptions {
+  /** The indexed folder; `relativePath` and the id are relative to it. */
+  rootPath: string;
+  filePath: string;
+  abortSignal?: AbortSignal;
+  maxBytes?: number;
+}
+
+/** Converts a file and gives it its identity: id from the root-relative path, `file://` URI, sha256 of the bytes. */
+export async function loadDocument(options: LoadDocumentOptions): Promise<HaikuDocument> {
+  const absolutePath = path.resolve(options.rootPath, options.filePath);
+  const bytes = await readFileChecked(absolutePath, options);
+  const converted = await convertBytes(absolutePath, bytes, options);
+  const relativePath = path.relative(path.resolve(options.rootPath), absolutePath).split(path.sep).join('/');
+  return {
+    ...converted,
+    id: documentIdForPath(relativePath),
+    uri: pathToFileURL(absolutePath).href,
+    relativePath,
+    contentHash: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+export type ConvertFilesResult = { filePath: string; document: ConvertedDocument; error?: undefined } | { filePath: string; document?: undefined; error: Error };
+
+export interface ConvertFilesOptions extends ConvertFileOptions {
+  /** Called once per file, in order, with its document or its error. */
+  onResult?: (result: ConvertFilesResult) => void;
+}
+
+/**
+ * Converts files one after another, continuing past files that fail; each failure is reported, not thrown.
+ * Only cancellation stops the batch.
+ */
+export async function convertFiles(filePaths: readonly string[], options: ConvertFilesOptions = {}): Promise<ConvertFilesResult[]> {
+  const results: ConvertFilesResult[] = [];
+  for (const filePath of filePaths) {
+    throwIfAborted(options.abortSignal);
+    let result: ConvertFilesResult;
+    try {
+      result = { filePath, document: await convertFile(filePath, options) };
+    } catch (error) {
+      if (isHaikuError(error, 'cancelled')) {
+        throw error;
+      }
+      const reported = error instanceof ConversionError ? error : new ConversionError('corrupt_file', filePath, `could not be converted (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
+      result = { filePath, error: reported };
+    }
+    results.push(result);
+    options.onResult?.(result);
+  }
+  return results;
+}
+
+function systemReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) {
+    return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  }
+  return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,164 @@
+import type { DocumentItem, ItemLabel, SourceRange } from '../../core/model/document';
+
+/** How an item is written in the Markdown rendering, beyond what `DocumentItem` records. */
+export interface RenderHint {
+  /** List items: numbered (`1.`) rather than bulleted (`-`). */
+  ordered?: boolean;
+}
+
+/** Docling's `self_ref` family of a label: tables and pictures have their own counters, the rest are texts. */
+export function selfRefKind(label: ItemLabel): 'texts' | 'tables' | 'pictures' {
+  if (label === 'table' || label === 'document_index') {
+    return 'tables';
+  }
+  return label === 'picture' ? 'pictures' : 'texts';
+}
+
+export interface NewItem {
+  label: ItemLabel;
+  text: string;
+  headingLevel?: number;
+  treeDepth?: number;
+  sourceRange?: SourceRange;
+  language?: string;
+  pageNumbers?: number[];
+}
+
+/**
+ * Collects items in reading order, numbering positions and per-kind `selfRef`s as they arrive,
+ * and renders the whole document as Markdown for formats whose source is not Markdown already.
+ */
+export class DocumentBuilder {
+  readonly items: DocumentItem[] = [];
+  private readonly hints: RenderHint[] = [];
+  private readonly counters = { texts: 0, tables: 0, pictures: 0 };
+
+  add(item: NewItem, hint: RenderHint = {}): DocumentItem {
+    const kind = selfRefKind(item.label);
+    const added: DocumentItem = {
+      position: this.items.length,
+      selfRef: `#/${kind}/${this.counters[kind]++}`,
+      label: item.label,
+      text: item.text,
+      headingLevel: item.label === 'section_header' ? clampHeadingLevel(item.headingLevel ?? 1) : 0,
+      pageNumbers: item.pageNumbers ?? [],
+      treeDepth: item.treeDepth ?? 0,
+    };
+    if (item.sourceRange) {
+      added.sourceRange = item.sourceRange;
+    }
+    if (item.language) {
+      added.language = item.language;
+    }
+    this.items.push(added);
+    this.hints.push(hint);
+    return added;
+  }
+
+  /** The first item with this label, if any. */
+  first(label: ItemLabel): DocumentItem | undefined {
+    return this.items.find((item) => item.label === label);
+  }
+
+  /** A Markdown rendering of the items (headings as `#`, tables as pipe tables, code fenced). */
+  toMarkdown(): string {
+    const blocks: string[] = [];
+    this.items.forEach((item, index) => {
+      const hint = this.hints[index];
+      switch (item.label) {
+        case 'title':
+          blocks.push(`# ${oneLine(item.text)}`);
+          break;
+        case 'section_header':
+          blocks.push(`${'#'.repeat(item.headingLevel)} ${oneLine(item.text)}`);
+          break;
+        case 'list_item': {
+          const indent = '    '.repeat(Math.max(0, item.treeDepth - 1));
+          const marker = hint.ordered ? '1.' : '-';
+          const joined = item.text.split('\n').join(`\n${indent}  `);
+          // Consecutive list items belong to one Markdown list: no blank line between them.
+          const previous = index > 0 ? this.items[index - 1] : undefined;
+          const line = `${indent}${marker} ${joined}`;
+          if (previous?.label === 'list_item' && blocks.length > 0) {
+            blocks[blocks.length - 1] += `\n${line}`;
+          } else {
+            blocks.push(line);
+          }
+          break;
+        }
+        case 'code': {
+          const fence = item.text.includes('```') ? '~~~~' : '```';
+          blocks.push(`${fence}${item.language ?? ''}\n${item.text}\n${fence}`);
+          break;
+        }
+        case 'picture':
+          blocks.push(item.text ? `<!-- image: ${item.text.replace(/--/g, '- -')} -->` : '<!-- image -->');
+          break;
+        default:
+          if (item.text.trim()) {
+            blocks.push(item.text);
+          }
+      }
+    });
+    return blocks.length > 0 ? blocks.join('\n\n') + '\n' : '';
+  }
+}
+
+function clampHeadingLevel(level: number): number {
+  return Math.min(6, Math.max(1, Math.round(level)));
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** Renders rows of cell texts as a Markdown pipe table; the first row is the header. */
+export function markdownTable(rows: readonly (readonly string[])[]): string {
+  const width = Math.max(0, ...rows.map((row) => row.length));
+  if (rows.length === 0 || width === 0) {
+    return '';
+  }
+  const line = (cells: readonly string[]) => '| ' + Array.from({ length: width }, (_, index) => escapeCell(cells[index] ?? '')).join(' | ') + ' |';
+  return [line(rows[0]), '| ' + new Array<string>(width).fill('-').join(' | ') + ' |', ...rows.slice(1).map(line)].join('\n');
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
+}
+
+/** Maps string offsets to 0-based line/column pairs (UTF-16 columns, as VS Code counts them). */
+export class LineIndex {
+  private readonly lineStarts: number[] = [0];
+
+  constructor(text: string) {
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 10) {
+        this.lineStarts.push(index + 1);
+      } else if (code === 13 && text.charCodeAt(index + 1) !== 10) {
+        this.lineStarts.push(index + 1);
+      }
+    }
+  }
+
+  position(offset: number): { line: number; column: number } {
+    let low = 0;
+    let high = this.lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.lineStarts[middle] <= offset) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return { line: low, column: offset - this.lineStarts[low] };
+  }
+
+  /** The range of `[start, end)` offsets. */
+  range(start: number, end: number): SourceRange {
+    const from = this.position(start);
+    const to = this.position(Math.max(start, end));
+    return { startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column };
+  }
+}

@@ -1,0 +1,184 @@
+import * as mammoth from 'mammoth';
+import type { ConvertedDocument } from '../../core/model/document';
+import { ConversionError, throwIfAborted } from '../../core/errors';
+import { DocumentBuilder } from './documentBuilder';
+import { firstHeadingText, parseHtml, walkHtml, type ConvertOptions } from './html';
+
+/** The paragraph style our document transform gives code paragraphs; mapped to `<pre>` below. */
+const CODE_STYLE_NAME = 'Haiku Code';
+
+/**
+ * Word styles → HTML the walker understands. mammoth maps `heading 1`–`heading 6` itself; the Word title
+ * becomes `h1.title` (the walker's `title` label), captions `p.caption`, and code paragraphs one `<pre>` per run
+ * of consecutive paragraphs.
+ */
+const STYLE_MAP = [
+  "p[style-name='Title'] => h1.title:fresh",
+  "p[style-name='caption'] => p.caption:fresh",
+  `p[style-name='${CODE_STYLE_NAME}'] => pre:separator('\\n')`,
+];
+
+/** Paragraph styles that mean "code" (exact names, case-insensitive: `Source Reference` is not code). */
+const CODE_STYLE_NAMES = new Set(['source code', 'code', 'code block', 'html preformatted', 'macro text', 'preformatted text', 'verbatim char', 'verbatim']);
+
+const MONOSPACE_FONT = /mono|courier|consolas|menlo|monaco|lucida console|lucida sans typewriter|inconsolata|fira code|cascadia|source code/i;
+
+/** Characters that make a run of monospaced paragraphs code rather than typewriter-styled prose. */
+const CODE_CHARACTERS = /[;{}()[\]=<>]|^\s{2,}\S|^\s*(?:#|\/\/)/;
+
+const HEADING_STYLE = /^heading ([1-9])(.*)$/i;
+
+/** The parts of mammoth's internal document model the transform reads and writes. */
+interface DocxNode {
+  type: string;
+  children?: DocxNode[];
+  styleId?: string | null;
+  styleName?: string | null;
+  numbering?: { isOrdered: boolean; level: string } | null;
+  value?: string;
+  font?: string | null;
+}
+
+/**
+ * Converts a DOCX file: mammoth renders it as HTML (headings, lists, tables with `colspan`/`rowspan`, images),
+ * then the HTML walker turns that into items. DOCX has no source lines, so items carry no source range.
+ */
+export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string }): Promise<ConvertedDocument> {
+  throwIfAborted(options.abortSignal);
+  let result: { value: string; messages: Array<{ type: string; message: string }> };
+  try {
+    result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      {
+        styleMap: STYLE_MAP,
+        transformDocument: (document: DocxNode) => transformDocument(document),
+        // Pictures become items with their alt text; their bytes are not kept, so skip encoding them.
+        convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
+        externalFileAccess: false,
+      },
+    );
+  } catch (error) {
+    throw new ConversionError('corrupt_file', options.filePath ?? options.fileName, `not a readable DOCX file (${error instanceof Error ? error.message : String(error)}). Re-save it from Word or exclude it from indexing.`, { cause: error });
+  }
+  throwIfAborted(options.abortSignal);
+  const html = await parseHtml(result.value);
+  const builder = new DocumentBuilder();
+  walkHtml(html.children, builder, { abortSignal: options.abortSignal });
+  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message))];
+  return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
+}
+
+/** Adds outline numbers to numbered headings, normalises heading style variants and marks code paragraphs. */
+function transformDocument(document: DocxNode): DocxNode {
+  const paragraphs: DocxNode[] = [];
+  collectParagraphs(document, paragraphs);
+  numberHeadings(paragraphs);
+  markCodeParagraphs(document);
+  return document;
+}
+
+function collectParagraphs(node: DocxNode, into: DocxNode[]): void {
+  if (node.type === 'paragraph') {
+    into.push(node);
+    return;
+  }
+  for (const child of node.children ?? []) {
+    collectParagraphs(child, into);
+  }
+}
+
+/**
+ * Word shows outline numbers ("1.2.1") that are not in the text. mammoth exposes numbering only where the
+ * paragraph itself carries it (usually `heading 1`), not where it is inherited from the heading styles, so when
+ * level-1 headings are numbered the whole outline is numbered the way Word counts it: a skipped level counts as 1.
+ */
+function numberHeadings(paragraphs: readonly DocxNode[]): void {
+  const headings = paragraphs
+    .map((paragraph) => ({ paragraph, match: HEADING_STYLE.exec(paragraph.styleName ?? '') }))
+    .filter((entry): entry is { paragraph: DocxNode; match: RegExpExecArray } => entry.match !== null);
+  const numbered = headings.some(({ paragraph, match }) => match[1] === '1' && match[2] === '' && paragraph.numbering?.isOrdered === true);
+  const counters: number[] = [];
+  for (const { paragraph, match } of headings) {
+    const level = Number(match[1]);
+    // Variants such as "heading 2 invisible num" keep their level but show no number.
+    paragraph.styleName = `heading ${Math.min(level, 6)}`;
+    if (!numbered || match[2] !== '') {
+      continue;
+    }
+    counters[level - 1] = (counters[level - 1] ?? 0) + 1;
+    counters.length = level;
+    for (let index = 0; index < level - 1; index++) {
+      counters[index] = counters[index] || 1;
+    }
+    prependText(paragraph, counters.join('.') + ' ');
+  }
+}
+
+function prependText(paragraph: DocxNode, text: string): void {
+  const firstRun = paragraph.children?.find((child) => child.type === 'run');
+  if (firstRun?.children) {
+    firstRun.children.unshift({ type: 'text', value: text });
+  }
+}
+
+/**
+ * Code paragraphs: a code paragraph style, or a run of consecutive paragraphs set entirely in a monospaced font
+ * of which at least one line looks like code (so typewriter-styled prose stays prose).
+ */
+function markCodeParagraphs(node: DocxNode): void {
+  const children = node.children ?? [];
+  let group: DocxNode[] = [];
+  const flush = () => {
+    if (group.some((paragraph) => CODE_CHARACTERS.test(paragraphText(paragraph)))) {
+      for (const paragraph of group) {
+        paragraph.styleName = CODE_STYLE_NAME;
+      }
+    }
+    group = [];
+  };
+  for (const child of children) {
+    if (child.type !== 'paragraph') {
+      flush();
+      markCodeParagraphs(child);
+      continue;
+    }
+    if (CODE_STYLE_NAMES.has((child.styleName ?? '').toLowerCase())) {
+      flush();
+      child.styleName = CODE_STYLE_NAME;
+    } else if (!HEADING_STYLE.test(child.styleName ?? '') && isMonospaced(child)) {
+      group.push(child);
+    } else {
+      flush();
+    }
+  }
+  flush();
+}
+
+function isMonospaced(paragraph: DocxNode): boolean {
+  let sawText = false;
+  let allMonospace = true;
+  const visit = (node: DocxNode, font: string | null | undefined) => {
+    const currentFont = node.type === 'run' ? node.font : font;
+    if (node.type === 'text' && node.value && node.value.trim()) {
+      sawText = true;
+      if (!currentFont || !MONOSPACE_FONT.test(currentFont)) {
+        allMonospace = false;
+      }
+    }
+    for (const child of node.children ?? []) {
+      visit(child, currentFont);
+    }
+  };
+  visit(paragraph, undefined);
+  return sawText && allMonospace;
+}
+
+function paragraphText(node: DocxNode): string {
+  if (node.type === 'text') {
+    return node.value ?? '';
+  }
+  if (node.type === 'tab') {
+    return '\t';
+  }
+  return (node.children ?? []).map(paragraphText).join('');
+}

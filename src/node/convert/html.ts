@@ -1,0 +1,407 @@
+import type { ChildNode, Document, Element } from 'domhandler' with { 'resolution-mode': 'import' };
+import type { ConvertedDocument, ItemLabel } from '../../core/model/document';
+import { throwIfAborted } from '../../core/errors';
+import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
+
+export interface ConvertOptions {
+  /** Shown as the title when the document has none. */
+  fileName: string;
+  abortSignal?: AbortSignal;
+}
+
+export interface HtmlWalkOptions {
+  /** When given, items get source ranges computed from the parser's offsets. */
+  lineIndex?: LineIndex;
+  /** Offset of the parsed HTML inside the text `lineIndex` covers (HTML blocks embedded in Markdown). */
+  baseOffset?: number;
+  /** Tree depth of the items the walk produces at top level. */
+  baseDepth?: number;
+  abortSignal?: AbortSignal;
+}
+
+/** Elements whose content is never document text. */
+const SKIPPED_TAGS = new Set(['script', 'style', 'nav', 'head', 'title', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'select', 'datalist', 'button']);
+
+/** Elements that always start their own item(s). */
+const BLOCK_TAGS = new Set([
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'pre', 'ul', 'ol', 'menu', 'li', 'table', 'figure', 'figcaption', 'img', 'picture', 'blockquote', 'div', 'section',
+  'article', 'main', 'body', 'html', 'header', 'footer', 'aside', 'center', 'details', 'summary', 'dl', 'dt', 'dd', 'address', 'fieldset', 'form', 'hgroup',
+  'hr', 'caption', 'legend', 'video', 'audio', 'tbody', 'thead', 'tfoot', 'tr', 'td', 'th',
+]);
+
+const LIST_TAGS = new Set(['ul', 'ol', 'menu']);
+
+/** A table may not claim more rows or columns per cell than this (guards `colspan="100000"`). */
+const MAX_CELL_SPAN = 1000;
+
+type HtmlParserModule = typeof import('htmlparser2', { with: { 'resolution-mode': 'import' } });
+
+let htmlParserModule: Promise<HtmlParserModule> | undefined;
+
+/** htmlparser2 is ESM-only; the extension and CLI are CommonJS bundles, so it is loaded with `import()`. */
+function loadHtmlParser(): Promise<HtmlParserModule> {
+  htmlParserModule ??= import('htmlparser2');
+  return htmlParserModule;
+}
+
+/** Parses HTML keeping start and end offsets on every node. */
+export async function parseHtml(text: string): Promise<Document> {
+  const { parseDocument } = await loadHtmlParser();
+  return parseDocument(text, { withStartIndices: true, withEndIndices: true, decodeEntities: true });
+}
+
+/** Converts an HTML page or fragment. `content` is a Markdown rendering of the items. */
+export async function convertHtml(text: string, options: ConvertOptions): Promise<ConvertedDocument> {
+  throwIfAborted(options.abortSignal);
+  const document = await parseHtml(text);
+  const builder = new DocumentBuilder();
+  walkHtml(document.children, builder, { lineIndex: new LineIndex(text), abortSignal: options.abortSignal });
+  const title = frontMatterTitle(document.children) ?? titleElementText(document.children) ?? firstHeadingText(builder) ?? options.fileName;
+  return { format: 'html', title, items: builder.items, content: builder.toMarkdown(), warnings: [] };
+}
+
+/** The Go site's page fragments open with `<!--{ "Title": ... }-->`: a JSON comment holding the page title. */
+function frontMatterTitle(nodes: readonly ChildNode[]): string | undefined {
+  for (const node of nodes) {
+    if (node.type === 'comment') {
+      if (!node.data.trim().startsWith('{')) {
+        continue;
+      }
+      return jsonCommentTitle(node.data);
+    } else if (node.type !== 'text' || node.data.trim()) {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The `Title` of a Go-site JSON front-matter comment body (`{ "Title": … }`), with or without `<!--` `-->`. */
+export function jsonCommentTitle(comment: string): string | undefined {
+  const body = comment.trim().replace(/^<!--/, '').replace(/-->$/, '').trim();
+  if (!body.startsWith('{')) {
+    return undefined;
+  }
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const title = parsed !== null && typeof parsed === 'object' ? (parsed as { Title?: unknown }).Title : undefined;
+    return typeof title === 'string' && title.trim() ? title.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function titleElementText(nodes: readonly ChildNode[]): string | undefined {
+  for (const node of nodes) {
+    if (isElement(node)) {
+      if (node.name === 'title') {
+        const text = normalizeInline(collectText(node.children));
+        return text || undefined;
+      }
+      if (node.name === 'head' || node.name === 'html') {
+        const found = titleElementText(node.children);
+        if (found) {
+          return found;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The text of the document's `title` item, else of its first level-1 heading, else of its first heading. */
+export function firstHeadingText(builder: DocumentBuilder): string | undefined {
+  const title = builder.first('title');
+  if (title?.text) {
+    return title.text;
+  }
+  const headers = builder.items.filter((item) => item.label === 'section_header' && item.text);
+  return (headers.find((item) => item.headingLevel === 1) ?? headers[0])?.text;
+}
+
+/**
+ * Walks parsed HTML and adds its items to `builder` in reading order. Used for HTML files, HTML blocks inside
+ * Markdown and mammoth's rendering of DOCX files (where `h1.title` marks the Word title and `p.caption` captions).
+ */
+export function walkHtml(nodes: readonly ChildNode[], builder: DocumentBuilder, options: HtmlWalkOptions = {}): void {
+  new HtmlWalker(builder, options).walkChildren(nodes, options.baseDepth ?? 0);
+}
+
+class HtmlWalker {
+  private readonly blockCache = new WeakMap<Element, boolean>();
+
+  constructor(
+    private readonly builder: DocumentBuilder,
+    private readonly options: HtmlWalkOptions,
+  ) {}
+
+  walkChildren(nodes: readonly ChildNode[], depth: number): void {
+    let pending: ChildNode[] = [];
+    const flush = () => {
+      if (pending.length > 0) {
+        this.addTextItem('paragraph', pending, pending, depth);
+        pending = [];
+      }
+    };
+    for (const node of nodes) {
+      if (isElement(node) && !SKIPPED_TAGS.has(node.name) && this.isBlock(node)) {
+        flush();
+        this.walkBlock(node, depth);
+      } else if (node.type === 'text' || (isElement(node) && !SKIPPED_TAGS.has(node.name))) {
+        pending.push(node);
+      }
+    }
+    flush();
+  }
+
+  private walkBlock(element: Element, depth: number): void {
+    throwIfAborted(this.options.abortSignal);
+    const name = element.name;
+    const classes = (element.attribs.class ?? '').split(/\s+/);
+    if (/^h[1-6]$/.test(name)) {
+      const label: ItemLabel = classes.includes('title') ? 'title' : 'section_header';
+      this.addTextItem(label, element.children, [element], depth, Number(name[1]));
+    } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'summary' || name === 'legend') {
+      this.addTextItem(classes.includes('caption') ? 'caption' : 'paragraph', element.children, [element], depth);
+      this.addPicturesWithin(element.children, depth);
+    } else if (name === 'figcaption' || name === 'caption') {
+      this.addTextItem('caption', element.children, [element], depth);
+    } else if (name === 'pre') {
+      this.addCode(element, depth);
+    } else if (LIST_TAGS.has(name)) {
+      this.walkList(element, depth + 1, name === 'ol');
+    } else if (name === 'li') {
+      this.walkListItem(element, depth + 1, false);
+    } else if (name === 'table') {
+      this.addTable(element, depth);
+    } else if (name === 'img') {
+      this.addPicture(element, depth);
+    } else if (name === 'hr') {
+      return;
+    } else {
+      // Containers (div, section, figure, blockquote, body …) contribute their children.
+      this.walkChildren(element.children, depth);
+    }
+  }
+
+  private walkList(list: Element, depth: number, ordered: boolean): void {
+    for (const child of list.children) {
+      if (isElement(child) && child.name === 'li') {
+        this.walkListItem(child, depth, ordered);
+      } else if (isElement(child) && !SKIPPED_TAGS.has(child.name)) {
+        // Invalid but common: a nested list directly inside a list.
+        this.walkBlock(child, depth - 1);
+      }
+    }
+  }
+
+  private walkListItem(item: Element, depth: number, ordered: boolean): void {
+    const own: ChildNode[] = [];
+    const nested: Element[] = [];
+    for (const child of item.children) {
+      if (isElement(child) && (LIST_TAGS.has(child.name) || child.name === 'table' || child.name === 'pre' || child.name === 'figure' || (child.name !== 'p' && this.isBlock(child) && this.hasStructure(child)))) {
+        nested.push(child);
+      } else {
+        own.push(child);
+      }
+    }
+    const rangeEnd = nested.length > 0 ? nested[0].startIndex : undefined;
+    this.addTextItem('list_item', own, [item], depth, 0, { ordered }, rangeEnd ?? undefined);
+    this.addPicturesWithin(own, depth);
+    for (const child of nested) {
+      this.walkBlock(child, depth);
+    }
+  }
+
+  /** Whether an element holds lists, tables or code that should stay separate items inside a list item. */
+  private hasStructure(element: Element): boolean {
+    return element.children.some((child) => isElement(child) && (LIST_TAGS.has(child.name) || child.name === 'table' || child.name === 'pre' || (this.isBlock(child) && this.hasStructure(child))));
+  }
+
+  private addTextItem(label: ItemLabel, content: readonly ChildNode[], rangeNodes: readonly ChildNode[], depth: number, headingLevel = 0, hint: { ordered?: boolean } = {}, rangeEndOverride?: number): void {
+    const text = normalizeInline(collectText(content));
+    if (!text) {
+      return;
+    }
+    this.builder.add({ label, text, headingLevel, treeDepth: depth, sourceRange: this.rangeOf(rangeNodes, rangeEndOverride) }, hint);
+  }
+
+  private addCode(element: Element, depth: number): void {
+    const text = collectPreformatted(element.children).replace(/^\r?\n/, '').replace(/\s+$/, '');
+    if (!text.trim()) {
+      return;
+    }
+    const code = element.children.find((child): child is Element => isElement(child) && child.name === 'code');
+    const language = languageOf(element) ?? (code ? languageOf(code) : undefined);
+    this.builder.add({ label: 'code', text, treeDepth: depth, language, sourceRange: this.rangeOf([element]) });
+  }
+
+  private addPicture(element: Element, depth: number): void {
+    const text = (element.attribs.alt ?? element.attribs.title ?? '').replace(/\s+/g, ' ').trim();
+    this.builder.add({ label: 'picture', text, treeDepth: depth, sourceRange: this.rangeOf([element]) });
+  }
+
+  /** Images inside a paragraph become picture items after it (mammoth wraps every DOCX image in a `<p>`). */
+  private addPicturesWithin(nodes: readonly ChildNode[], depth: number): void {
+    for (const node of nodes) {
+      if (isElement(node) && !SKIPPED_TAGS.has(node.name)) {
+        if (node.name === 'img') {
+          this.addPicture(node, depth);
+        } else if (node.name !== 'table' && !LIST_TAGS.has(node.name)) {
+          this.addPicturesWithin(node.children, depth);
+        }
+      }
+    }
+  }
+
+  private addTable(table: Element, depth: number): void {
+    const rowElements: Element[] = [];
+    let caption: Element | undefined;
+    const collectRows = (nodes: readonly ChildNode[]) => {
+      for (const node of nodes) {
+        if (!isElement(node)) {
+          continue;
+        }
+        if (node.name === 'tr') {
+          rowElements.push(node);
+        } else if (node.name === 'thead' || node.name === 'tbody' || node.name === 'tfoot') {
+          collectRows(node.children);
+        } else if (node.name === 'caption') {
+          caption = node;
+        }
+      }
+    };
+    collectRows(table.children);
+    const grid = spanGrid(rowElements);
+    const markdown = markdownTable(grid);
+    if (markdown && grid.some((row) => row.some((cell) => cell.trim()))) {
+      this.builder.add({ label: 'table', text: markdown, treeDepth: depth, sourceRange: this.rangeOf([table]) });
+    }
+    if (caption) {
+      this.addTextItem('caption', caption.children, [caption], depth);
+    }
+  }
+
+  private rangeOf(nodes: readonly ChildNode[], endOverride?: number) {
+    const lineIndex = this.options.lineIndex;
+    if (!lineIndex || nodes.length === 0) {
+      return undefined;
+    }
+    const start = nodes[0].startIndex;
+    const last = nodes[nodes.length - 1].endIndex;
+    if (start === null || last === null) {
+      return undefined;
+    }
+    const base = this.options.baseOffset ?? 0;
+    const end = endOverride !== undefined && endOverride > start ? endOverride : last + 1;
+    return lineIndex.range(base + start, base + end);
+  }
+
+  /** Block-level when its tag says so, or when an unknown/inline tag wraps block content. */
+  private isBlock(element: Element): boolean {
+    if (BLOCK_TAGS.has(element.name)) {
+      return true;
+    }
+    const cached = this.blockCache.get(element);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const block = element.children.some((child) => isElement(child) && !SKIPPED_TAGS.has(child.name) && this.isBlock(child));
+    // An inline tag wrapping blocks (`<a><div>…</div></a>`) is walked as a container so nothing is merged away.
+    this.blockCache.set(element, block);
+    return block;
+  }
+}
+
+/**
+ * Lays out table rows on a grid, repeating the text of a cell in every position its `colspan`/`rowspan` covers
+ * (as Docling's Markdown export does), so each Markdown row has its full width.
+ */
+function spanGrid(rows: readonly Element[]): string[][] {
+  const grid: string[][] = [];
+  rows.forEach((row, rowIndex) => {
+    grid[rowIndex] ??= [];
+    let column = 0;
+    for (const cell of row.children) {
+      if (!isElement(cell) || (cell.name !== 'td' && cell.name !== 'th')) {
+        continue;
+      }
+      while (grid[rowIndex][column] !== undefined) {
+        column++;
+      }
+      const text = normalizeInline(collectText(cell.children)).replace(/\s*\n\s*/g, ' ');
+      const columnSpan = clampSpan(cell.attribs.colspan, 1);
+      const rowSpanAttribute = cell.attribs.rowspan === '0' ? rows.length - rowIndex : clampSpan(cell.attribs.rowspan, 1);
+      const rowSpan = Math.min(rowSpanAttribute, rows.length - rowIndex);
+      for (let rowOffset = 0; rowOffset < rowSpan; rowOffset++) {
+        grid[rowIndex + rowOffset] ??= [];
+        for (let columnOffset = 0; columnOffset < columnSpan; columnOffset++) {
+          grid[rowIndex + rowOffset][column + columnOffset] = text;
+        }
+      }
+      column += columnSpan;
+    }
+  });
+  // Holes (rows shorter than others, skipped positions) become empty cells.
+  return grid.map((row) => Array.from({ length: row.length }, (_, index) => row[index] ?? ''));
+}
+
+function clampSpan(value: string | undefined, fallback: number): number {
+  const parsed = Number.parseInt(value ?? '', 10);
+  return Number.isFinite(parsed) && parsed >= 1 ? Math.min(parsed, MAX_CELL_SPAN) : fallback;
+}
+
+function languageOf(element: Element): string | undefined {
+  const match = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(element.attribs.class ?? '');
+  return match?.[1];
+}
+
+function isElement(node: ChildNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/** Text of inline content: whitespace collapsed, `<br>` and nested blocks as line breaks, skipped tags dropped. */
+function collectText(nodes: readonly ChildNode[]): string {
+  let text = '';
+  for (const node of nodes) {
+    if (node.type === 'text') {
+      text += node.data.replace(/\s+/g, ' ');
+    } else if (isElement(node)) {
+      if (SKIPPED_TAGS.has(node.name) || node.name === 'img') {
+        continue;
+      }
+      if (node.name === 'br') {
+        text += '\n';
+      } else if (node.name === 'pre') {
+        text += '\n' + collectPreformatted(node.children) + '\n';
+      } else if (BLOCK_TAGS.has(node.name) && node.name !== 'td' && node.name !== 'th') {
+        text += '\n' + collectText(node.children) + '\n';
+      } else if (node.name === 'td' || node.name === 'th') {
+        text += ' ' + collectText(node.children) + ' ';
+      } else {
+        text += collectText(node.children);
+      }
+    }
+  }
+  return text;
+}
+
+function collectPreformatted(nodes: readonly ChildNode[]): string {
+  let text = '';
+  for (const node of nodes) {
+    if (node.type === 'text') {
+      text += node.data;
+    } else if (isElement(node) && !SKIPPED_TAGS.has(node.name)) {
+      text += node.name === 'br' ? '\n' : collectPreformatted(node.children);
+    }
+  }
+  return text;
+}
+
+/** Trims each line, collapses runs of spaces and drops empty lines. */
+function normalizeInline(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/[ \t\f\v\u00a0]+/g, ' ').trim())
+    .filter((line) => line.length > 0)
+    .join('\n');
+}
