@@ -3,9 +3,14 @@
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createRequire } from 'node:module';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+// --self-contained: bundle LanceDB's native addon and apache-arrow too, so a VSIX needs no node_modules.
+// The CJS entry of apache-arrow is forced so the bundle holds one arrow instance (shared notes, §5 option B).
+const selfContained = process.argv.includes('--self-contained');
+const require = createRequire(import.meta.url);
 
 const nodeCommon = {
   bundle: true,
@@ -14,7 +19,8 @@ const nodeCommon = {
   target: 'node20',
   sourcemap: !production,
   minify: production,
-  external: ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+  external: selfContained ? ['vscode'] : ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+  ...(selfContained ? { loader: { '.node': 'copy' }, alias: { 'apache-arrow': require.resolve('apache-arrow') } } : {}),
   // ESM-only dependencies read import.meta.url; give them the bundle's own URL.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
