@@ -18,6 +18,8 @@ export const CONVERSION_TIMEOUT_MS = 120_000;
 export const CHUNK_MAX_TOKENS = 256;
 /** Bumped whenever the chunker's output changes, so stored indexes know to rebuild. */
 export const CHUNKER_VERSION = 1;
+/** A chunk's heading trail may take the token budget down to this many tokens for content, never further. */
+export const CHUNK_MIN_CONTENT_TOKENS = 64;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */
@@ -32,6 +34,12 @@ export const OPTIMIZE_DEBOUNCE_MS = 2_000;
 export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst}'];
 /** Glob patterns never indexed (in addition to `.gitignore`). */
 export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'];
+/** Documents written to the store in one batch (one commit per table) while indexing many small files. */
+export const INDEX_WRITE_BATCH_DOCUMENTS = 256;
+/** Chunks that close a write batch early, so big documents do not pile up in memory. */
+export const INDEX_WRITE_BATCH_CHUNKS = 4096;
+/** Table versions younger than this survive `optimize()` (readers in other processes may still use them) (ms). */
+export const INDEX_VERSION_RETENTION_MS = 5 * 60_000;
 
 // --- Embeddings ---
 /** Texts sent per embeddings request. */
@@ -48,12 +56,22 @@ export const EMBEDDING_TIMEOUT_MS = 60_000;
 export const SEARCH_DEFAULT_LIMIT = 5;
 /** Reciprocal rank fusion constant (1-based ranks: rank 1 in both lists scores 2/61). */
 export const RRF_K = 60;
+/** Hybrid search: each ranking (full text, vector) contributes at least this many candidates to the fusion. */
+export const HYBRID_CANDIDATES_PER_LIST = 50;
+/** Vectors kept resident for exact search up to this size (bytes, ≈170k chunks at 384 dimensions); above it LanceDB scans. */
+export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+/** Query embeddings remembered per session. */
+export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */
 export const RERANK_POOL_FACTOR = 10;
 /** Budget of one expanded search result (characters). */
 export const MAX_CONTEXT_CHARS = 5000;
 /** Sections under this share of the budget grow across section boundaries. */
 export const SMALL_SECTION_RATIO = 0.2;
+/** Context expansion looks this many item positions around the matches for section bounds. */
+export const EXPANSION_WINDOW_MARGIN = 100;
+/** A clipped expansion locates its chunk by a slice of at least this many characters (unless the chunk is shorter). */
+export const EVIDENCE_ANCHOR_MIN_CHARS = 128;
 /** One rerank request may take this long (ms). */
 export const RERANK_TIMEOUT_MS = 30_000;
 
@@ -78,6 +96,10 @@ export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
 export const OLD_TOOL_RESULT_MARKER_THRESHOLD = 500;
 /** Similarity above which a near-miss chunk id is repaired to a retrieved one. */
 export const CITE_REPAIR_SIMILARITY = 0.75;
+/** Model requests per question when the request limit is disabled (a hard stop against endless tool loops). */
+export const AGENT_MAX_REQUESTS_UNLIMITED = 100;
+/** Retries of a failed model request (transient server errors) before the question fails. */
+export const MODEL_MAX_RETRIES = 1;
 
 // --- Sandbox ---
 /** Wall-clock seconds one `execute_code` call has. */
@@ -90,3 +112,25 @@ export const SANDBOX_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 /** Default `limit` of `search()` inside the sandbox. */
 export const SANDBOX_SEARCH_DEFAULT_LIMIT = 10;
+/** Largest `limit` of `search()` inside the sandbox (larger requests are clamped). */
+export const SANDBOX_SEARCH_MAX_LIMIT = 100;
+/** After the deadline, the host waits this long for the worker's own report before killing it (ms). */
+export const SANDBOX_WATCHDOG_GRACE_MS = 2_000;
+/** A sandbox worker must have loaded QuickJS within this time (ms). */
+export const SANDBOX_STARTUP_TIMEOUT_MS = 30_000;
+/** Stack frames of a guest error kept in stderr; deep recursion would otherwise flood the output. */
+export const SANDBOX_STACK_TRACE_LINES = 10;
+
+// --- VS Code ---
+/** File-system events are collected this long before the index catches up (ms). */
+export const INDEX_WATCH_DEBOUNCE_MS = 750;
+/** Runs the runs panel keeps (oldest dropped first). */
+export const RUNS_KEPT = 50;
+/** Hits the "Insert Citation" quick pick shows. */
+export const CITATION_PICK_LIMIT = 20;
+/** Typing pause before the "Insert Citation" quick pick searches (ms). */
+export const CITATION_PICK_DEBOUNCE_MS = 200;
+/** Hits the `haiku_search` language-model tool returns at most. */
+export const TOOL_SEARCH_MAX_LIMIT = 20;
+/** Characters of a section `haiku_readSection` returns; the rest is cut with a marker. */
+export const TOOL_SECTION_MAX_CHARS = 20_000;
