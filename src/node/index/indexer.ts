@@ -1,0 +1,296 @@
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chunkDocument } from '../../core/chunker';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
+import { documentIdForPath } from '../../core/hash';
+import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
+import { loadDocument } from '../convert/convertFile';
+import type { DocumentWrite, LanceStore } from '../store/lanceStore';
+import type { DocumentState } from '../store/schema';
+import { isInside, scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
+
+export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
+
+export interface IndexProgress {
+  filesDone: number;
+  filesTotal: number;
+  currentFile?: string;
+  phase: IndexPhase;
+}
+
+export interface IndexFailure {
+  path: string;
+  /** The typed error's code (`corrupt_file`, `file_too_large`, …). */
+  code: string;
+  reason: string;
+}
+
+export interface IndexSummary {
+  added: string[];
+  updated: string[];
+  unchanged: number;
+  removed: string[];
+  failed: IndexFailure[];
+  /** Chunks written in this run. */
+  chunksWritten: number;
+  durations: { scanMs: number; convertMs: number; embedMs: number; writeMs: number; optimizeMs: number; totalMs: number };
+}
+
+export interface IndexPathsOptions {
+  /** Files or folders. */
+  roots: readonly string[];
+  store: LanceStore;
+  embedder?: Embedder;
+  abortSignal?: AbortSignal;
+  onProgress?: (progress: IndexProgress) => void;
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** Relative paths (and document ids) hang from here for roots inside it: the workspace or current folder. */
+  baseFolder?: string;
+  maxFileBytes?: number;
+  respectGitignore?: boolean;
+  concurrency?: number;
+  /** Remove stored documents under the roots whose files are gone (default true). */
+  removeMissing?: boolean;
+  /** Run `optimize()` at the end (default true); a burst of incremental runs may leave it to the debounce. */
+  optimize?: boolean;
+}
+
+/**
+ * Brings the index in line with the files under `roots`: unchanged files cost a stat (a hash when only the
+ * modification time moved), changed files replace their own rows, vanished files are removed, and a file
+ * that fails to convert is reported while its previously indexed version stays.
+ */
+export async function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const { store, embedder, abortSignal } = options;
+  const summary: IndexSummary = {
+    added: [],
+    updated: [],
+    unchanged: 0,
+    removed: [],
+    failed: [],
+    chunksWritten: 0,
+    durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
+  };
+  const report = (progress: IndexProgress) => options.onProgress?.(progress);
+  store.assertUsable();
+  if (embedder && !store.hasVectors) {
+    throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Run \`haiku rebuild\` to re-index with it.`);
+  }
+  report({ filesDone: 0, filesTotal: 0, phase: 'scanning' });
+  const scan = await scanRoots({
+    roots: options.roots,
+    baseFolder: options.baseFolder,
+    include: options.include,
+    exclude: options.exclude,
+    maxFileBytes: options.maxFileBytes,
+    respectGitignore: options.respectGitignore,
+    abortSignal,
+  });
+  summary.durations.scanMs = performance.now() - started;
+  for (const skipped of scan.skipped) {
+    summary.failed.push({ path: skipped.path, code: 'file_too_large', reason: skipped.reason });
+  }
+  for (const missing of scan.missingRoots) {
+    summary.failed.push({ path: missing, code: 'not_found', reason: `${missing}: no such file or folder.` });
+  }
+
+  const stored = await store.documentStates();
+  const previouslyStored = new Set(stored.keys());
+  const filesTotal = scan.files.length;
+  let filesDone = 0;
+  const touched: Array<{ documentId: string; mtimeMs: number; size: number }> = [];
+  const toConvert: ScannedFile[] = [];
+  for (const file of scan.files) {
+    throwIfAborted(abortSignal, 'Indexing');
+    const state = stored.get(documentIdForPath(file.relativePath));
+    const verdict = state ? await compareWithStored(file, state) : 'changed';
+    if (verdict === 'changed') {
+      toConvert.push(file);
+    } else {
+      summary.unchanged++;
+      filesDone++;
+      if (verdict === 'touched') {
+        touched.push({ documentId: state!.id, mtimeMs: file.mtimeMs, size: file.size });
+      }
+    }
+  }
+  report({ filesDone, filesTotal, phase: 'converting' });
+
+  // Converted documents wait here until a batch is full, then go to the store in one write per table.
+  let pending: DocumentWrite[] = [];
+  let pendingChunks = 0;
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    const batch = pending;
+    pending = [];
+    pendingChunks = 0;
+    flushing = flushing.then(() => writeBatch(batch));
+    return flushing;
+  };
+  const writeBatch = async (batch: DocumentWrite[]): Promise<void> => {
+    if (batch.length === 0) {
+      return;
+    }
+    throwIfAborted(abortSignal, 'Indexing');
+    if (embedder) {
+      report({ filesDone, filesTotal, phase: 'embedding' });
+      const embedStarted = performance.now();
+      await embedBatch(batch, embedder, abortSignal);
+      summary.durations.embedMs += performance.now() - embedStarted;
+    }
+    throwIfAborted(abortSignal, 'Indexing');
+    report({ filesDone, filesTotal, phase: 'writing' });
+    const writeStarted = performance.now();
+    await store.writeDocuments(batch, { abortSignal });
+    summary.durations.writeMs += performance.now() - writeStarted;
+    for (const entry of batch) {
+      (previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
+      summary.chunksWritten += entry.chunks.length;
+    }
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (next < toConvert.length) {
+      throwIfAborted(abortSignal, 'Indexing');
+      const file = toConvert[next++];
+      report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
+      const convertStarted = performance.now();
+      try {
+        const document = await loadDocument({ rootPath: file.baseFolder, filePath: file.absolutePath, abortSignal, maxBytes: options.maxFileBytes });
+        const chunks = chunkDocument({ id: document.id, items: document.items });
+        summary.durations.convertMs += performance.now() - convertStarted;
+        pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
+        pendingChunks += chunks.length;
+      } catch (error) {
+        summary.durations.convertMs += performance.now() - convertStarted;
+        if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
+          throw error instanceof CancelledError ? error : new CancelledError('Indexing');
+        }
+        summary.failed.push({ path: file.relativePath, code: isHaikuError(error) ? error.code : 'corrupt_file', reason: errorMessage(error) });
+      }
+      filesDone++;
+      if (pending.length >= INDEX_WRITE_BATCH_DOCUMENTS || pendingChunks >= INDEX_WRITE_BATCH_CHUNKS) {
+        await flush();
+      }
+    }
+  };
+  const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, worker));
+  await flush();
+
+  if (touched.length > 0) {
+    await store.touchDocuments(touched);
+  }
+
+  if (options.removeMissing ?? true) {
+    throwIfAborted(abortSignal, 'Indexing');
+    const present = new Set(scan.files.map((file) => documentIdForPath(file.relativePath)));
+    for (const skipped of scan.skipped) {
+      present.add(documentIdForPath(skipped.path));
+    }
+    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, scan.roots));
+    if (gone.length > 0) {
+      report({ filesDone, filesTotal, phase: 'removing' });
+      await store.removeDocuments(gone.map((state) => state.id));
+      summary.removed.push(...gone.map((state) => state.relative_path));
+    }
+  }
+  await store.recordRoots(scan.roots.filter((root) => !scan.missingRoots.includes(root.path)));
+
+  if (options.optimize ?? true) {
+    report({ filesDone, filesTotal, phase: 'optimizing' });
+    const optimizeStarted = performance.now();
+    await store.optimize({ sweepOrphans: summary.added.length + summary.updated.length > 0 });
+    summary.durations.optimizeMs = performance.now() - optimizeStarted;
+  }
+  summary.durations.totalMs = performance.now() - started;
+  report({ filesDone, filesTotal, phase: 'done' });
+  return summary;
+}
+
+/** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
+export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+  const roots = options.store.roots;
+  await options.store.reset();
+  const combined: IndexSummary & { roots: IndexedRoot[] } = {
+    added: [],
+    updated: [],
+    unchanged: 0,
+    removed: [],
+    failed: [],
+    chunksWritten: 0,
+    durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
+    roots,
+  };
+  // Roots sharing a base folder are indexed together, so each keeps the relative paths (ids) it had.
+  const byBase = new Map<string, string[]>();
+  for (const root of roots) {
+    byBase.set(root.baseFolder, [...(byBase.get(root.baseFolder) ?? []), root.path]);
+  }
+  for (const [baseFolder, paths] of byBase) {
+    const summary = await indexPaths({ ...options, roots: paths, baseFolder, removeMissing: false });
+    combined.added.push(...summary.added);
+    combined.failed.push(...summary.failed);
+    combined.chunksWritten += summary.chunksWritten;
+    for (const key of Object.keys(combined.durations) as Array<keyof IndexSummary['durations']>) {
+      combined.durations[key] += summary.durations[key];
+    }
+  }
+  return combined;
+}
+
+async function compareWithStored(file: ScannedFile, state: DocumentState): Promise<'unchanged' | 'touched' | 'changed'> {
+  if (state.mtime_ms === file.mtimeMs && state.size === file.size) {
+    return 'unchanged';
+  }
+  if (state.size !== file.size) {
+    return 'changed';
+  }
+  try {
+    const hash = crypto.createHash('sha256').update(await fs.promises.readFile(file.absolutePath)).digest('hex');
+    return hash === state.content_hash ? 'touched' : 'changed';
+  } catch {
+    return 'changed';
+  }
+}
+
+async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSignal: AbortSignal | undefined): Promise<void> {
+  const texts = batch.flatMap((entry) => entry.chunks.map((chunk) => chunk.searchText));
+  const vectors: Float32Array[] = [];
+  for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
+    throwIfAborted(abortSignal, 'Indexing');
+    const slice = texts.slice(start, start + EMBEDDING_BATCH_SIZE);
+    const embedded = await embedder.embed(slice, { kind: 'document', abortSignal });
+    if (embedded.length !== slice.length) {
+      throw new HaikuError('embedding_failed', `The embedder returned ${embedded.length} vectors for ${slice.length} texts. Check the embeddings server.`);
+    }
+    vectors.push(...embedded);
+  }
+  let offset = 0;
+  for (const entry of batch) {
+    entry.vectors = vectors.slice(offset, offset + entry.chunks.length);
+    offset += entry.chunks.length;
+  }
+}
+
+function underRoots(state: DocumentState, roots: readonly IndexedRoot[]): boolean {
+  const file = filePathOfUri(state.uri) ?? path.join(roots[0]?.baseFolder ?? '', state.relative_path);
+  return roots.some((root) => file === root.path || isInside(file, root.path));
+}
+
+function filePathOfUri(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) {
+    return undefined;
+  }
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,854 @@
+import './lanceEnvironment';
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as lancedb from '@lancedb/lancedb';
+import type { HaikuConfig } from '../../core/config';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
+import { CHUNKER_VERSION, INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, SCHEMA_VERSION, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
+import type { Chunk } from '../../core/model/chunk';
+import type { HaikuDocument } from '../../core/model/document';
+import type { ChunkRecord, DocumentSummary, KnowledgeBase, SearchOptions, SearchResult, StoredItem } from '../../core/model/search';
+import type { Reranker } from '../../core/search/reranker';
+import { SearchEngine, type EngineSearchOptions } from '../search/searchEngine';
+import {
+  CHUNK_RESULT_COLUMNS,
+  CHUNKS_TABLE,
+  chunkRecord,
+  chunkRow,
+  chunksSchema,
+  DOCUMENT_SUMMARY_COLUMNS,
+  documentRow,
+  documentsSchema,
+  documentSummary,
+  DOCUMENTS_TABLE,
+  itemRow,
+  ITEMS_TABLE,
+  itemsSchema,
+  parseJson,
+  settingsSchema,
+  SETTINGS_TABLE,
+  sqlIn,
+  sqlString,
+  storedItem,
+  type ChunkRow,
+  type DocumentRow,
+  type DocumentState,
+  type ItemRow,
+  type SettingsRow,
+  type StoredChunkFields,
+} from './schema';
+import { VectorCache } from './vectorCache';
+import { embedderDimensions } from '../embeddings/createEmbedder';
+import type { IndexedRoot } from '../index/scanner';
+
+export interface OpenStoreOptions {
+  /** A folder path (relative paths resolve against `cwd`) or any URI `lancedb.connect` accepts. */
+  uri: string;
+  cwd?: string;
+  /** Set for hybrid search; must match the embedder the index was built with. */
+  embedder?: Embedder;
+  reranker?: Reranker;
+  search?: Partial<HaikuConfig['search']>;
+  abortSignal?: AbortSignal;
+}
+
+/** One document to (re)write: the converted document, its chunks, and their vectors when an embedder is set. */
+export interface DocumentWrite {
+  document: HaikuDocument;
+  chunks: Chunk[];
+  vectors?: Float32Array[];
+  file: { mtimeMs: number; size: number };
+}
+
+/** A full-text or vector candidate with the chunk row (full text) or only its id (vector cache). */
+export interface ChunkCandidate {
+  chunkId: string;
+  score: number;
+  row?: StoredChunkFields;
+}
+
+export interface StoreStats {
+  documents: number;
+  chunks: number;
+}
+
+/** Failure injection for tests: called between writing a batch's new rows and switching its documents rows. */
+export interface StoreTestHooks {
+  beforeDocumentSwitch?: () => void | Promise<void>;
+}
+
+type VectorCacheState = { kind: 'unloaded' } | { kind: 'loaded'; cache: VectorCache } | { kind: 'too_large' };
+
+/** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
+export async function openStore(options: OpenStoreOptions): Promise<LanceStore> {
+  throwIfAborted(options.abortSignal, 'Opening the index');
+  const uri = resolveDatabaseUri(options.uri, options.cwd);
+  if (!hasUriScheme(uri)) {
+    fs.mkdirSync(uri, { recursive: true });
+  }
+  let connection: lancedb.Connection;
+  try {
+    connection = await lancedb.connect(uri);
+  } catch (error) {
+    throw new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${errorMessage(error)}. Check the path or the --db option.`, { cause: error });
+  }
+  const store = new LanceStore(connection, uri, options);
+  await store.initialize();
+  return store;
+}
+
+/** A folder path becomes absolute; URIs (`s3://…`, `file://…`) pass unchanged. */
+export function resolveDatabaseUri(uri: string, cwd = process.cwd()): string {
+  return hasUriScheme(uri) ? uri : path.resolve(cwd, uri);
+}
+
+function hasUriScheme(uri: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
+}
+
+function newGeneration(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export class LanceStore implements KnowledgeBase {
+  readonly uri: string;
+  readonly embedder: Embedder | undefined;
+  readonly testHooks: StoreTestHooks = {};
+  private readonly connection: lancedb.Connection;
+  private readonly engine: SearchEngine;
+  private documentsTable!: lancedb.Table;
+  private chunksTable!: lancedb.Table;
+  private itemsTable!: lancedb.Table;
+  private settingsTable!: lancedb.Table;
+  private settings!: SettingsRow;
+  private rebuildReason: string | undefined;
+  private writeBlockedReason: string | undefined;
+  private documentsCache: Map<string, DocumentState> | undefined;
+  private vectorCacheState: VectorCacheState = { kind: 'unloaded' };
+  private writeQueue: Promise<unknown> = Promise.resolve();
+  private optimizeTimer: NodeJS.Timeout | undefined;
+  private orphansPossible = false;
+  private closed = false;
+
+  constructor(connection: lancedb.Connection, uri: string, options: OpenStoreOptions) {
+    this.connection = connection;
+    this.uri = uri;
+    this.embedder = options.embedder;
+    this.engine = new SearchEngine({ store: this, embedder: options.embedder, reranker: options.reranker, settings: options.search });
+  }
+
+  /** @internal Opens or creates the tables and checks the stored settings. */
+  async initialize(): Promise<void> {
+    const names = new Set(await this.connection.tableNames());
+    const ours = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTINGS_TABLE];
+    const present = ours.filter((name) => names.has(name));
+    if (present.length === 0) {
+      await this.createTables([], await this.probeDimensions());
+      return;
+    }
+    if (present.length < ours.length) {
+      // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
+      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${ours.filter((name) => !names.has(name)).join(', ')}).`;
+      await this.openExistingTables(names);
+      return;
+    }
+    await this.openExistingTables(names);
+    const rows = (await this.settingsTable.query().toArray()) as unknown as SettingsRow[];
+    if (rows.length === 0) {
+      this.rebuildReason = `The index at ${this.uri} has no settings row.`;
+      return;
+    }
+    this.settings = plainSettings(rows[0]);
+    this.checkSettings();
+  }
+
+  private checkSettings(): void {
+    const settings = this.settings;
+    if (settings.schema_version !== SCHEMA_VERSION) {
+      this.rebuildReason = `The index at ${this.uri} uses table layout v${settings.schema_version}; this version of Haiku needs v${SCHEMA_VERSION}.`;
+    } else if (settings.chunker_version !== CHUNKER_VERSION) {
+      this.rebuildReason = `The index at ${this.uri} was chunked by chunker v${settings.chunker_version}; this version of Haiku chunks with v${CHUNKER_VERSION}.`;
+    } else if (this.embedder && (settings.embedder_id !== this.embedder.id || (this.embedder.dimensions > 0 && settings.embedder_dimensions !== this.embedder.dimensions))) {
+      const stored = settings.embedder_id ? `embedder ${settings.embedder_id} (${settings.embedder_dimensions} dimensions)` : 'no embedder (full text only)';
+      this.rebuildReason = `The index at ${this.uri} was built with ${stored}; the configured embedder is ${this.embedder.id} (${this.embedder.dimensions} dimensions).`;
+    } else if (!this.embedder && settings.embedder_id) {
+      // Full-text search still works; writing would leave chunks without vectors.
+      this.writeBlockedReason = `The index at ${this.uri} was built with embedder ${settings.embedder_id}, which is not configured now. Configure it again, or run \`haiku rebuild\` to re-index for full text only.`;
+    }
+  }
+
+  /** Why the index must be rebuilt before use, or undefined when it is usable. */
+  get rebuildNeeded(): string | undefined {
+    return this.rebuildReason;
+  }
+
+  /** True when chunks carry vectors of the configured embedder (hybrid search possible). */
+  get hasVectors(): boolean {
+    return !this.rebuildReason && !!this.embedder && this.settings?.embedder_id === this.embedder.id;
+  }
+
+  /** Throws the typed "rebuild needed" error when the stored layout does not match this version. */
+  assertUsable(): void {
+    if (this.rebuildReason) {
+      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Run \`haiku rebuild\` (VS Code: "Haiku: Rebuild Index") to re-index everything.`);
+    }
+  }
+
+  private assertWritable(): void {
+    this.assertUsable();
+    if (this.writeBlockedReason) {
+      throw new HaikuError('rebuild_needed', this.writeBlockedReason);
+    }
+    if (this.closed) {
+      throw new HaikuError('invalid_settings', 'The index was closed; open it again before writing.');
+    }
+  }
+
+  private async openExistingTables(names: Set<string>): Promise<void> {
+    const open = async (name: string) => (names.has(name) ? this.connection.openTable(name) : undefined);
+    this.documentsTable = (await open(DOCUMENTS_TABLE)) as lancedb.Table;
+    this.chunksTable = (await open(CHUNKS_TABLE)) as lancedb.Table;
+    this.itemsTable = (await open(ITEMS_TABLE)) as lancedb.Table;
+    this.settingsTable = (await open(SETTINGS_TABLE)) as lancedb.Table;
+  }
+
+  /** The embedder's dimension, asking the server once when the settings did not give it (needed for the vector column). */
+  private async probeDimensions(): Promise<number | undefined> {
+    return this.embedder ? embedderDimensions(this.embedder) : undefined;
+  }
+
+  /** Dimension of the stored vectors; undefined for a full-text-only index. */
+  get vectorDimensions(): number | undefined {
+    return this.settings?.embedder_dimensions ?? undefined;
+  }
+
+  private async createTables(roots: IndexedRoot[], dimensions: number | undefined): Promise<void> {
+    const overwrite = { mode: 'overwrite' as const };
+    this.documentsTable = await this.connection.createEmptyTable(DOCUMENTS_TABLE, documentsSchema(), overwrite);
+    this.chunksTable = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), overwrite);
+    this.itemsTable = await this.connection.createEmptyTable(ITEMS_TABLE, itemsSchema(), overwrite);
+    // Indexes on the empty tables: rows added later are searchable at once (flat search over the
+    // unindexed part) and `optimize()` folds them in.
+    await this.chunksTable.createIndex('search_text', { config: fullTextIndexConfig() });
+    await this.chunksTable.createIndex('document_id', { config: lancedb.Index.btree() });
+    await this.chunksTable.createIndex('id', { config: lancedb.Index.btree() });
+    await this.itemsTable.createIndex('document_id', { config: lancedb.Index.btree() });
+    await this.documentsTable.createIndex('id', { config: lancedb.Index.btree() });
+    const now = new Date().toISOString();
+    this.settings = {
+      id: 'settings',
+      schema_version: SCHEMA_VERSION,
+      chunker_version: CHUNKER_VERSION,
+      embedder_id: this.embedder?.id ?? null,
+      embedder_dimensions: dimensions ?? null,
+      roots: JSON.stringify(roots),
+      created_at: now,
+      updated_at: now,
+    };
+    this.settingsTable = await this.connection.createEmptyTable(SETTINGS_TABLE, settingsSchema(), overwrite);
+    await this.settingsTable.add([{ ...this.settings }]);
+    this.rebuildReason = undefined;
+    this.writeBlockedReason = undefined;
+  }
+
+  // ---------------------------------------------------------------- read side
+
+  search(query: string, options?: SearchOptions): Promise<SearchResult[]> {
+    return this.engine.search(query, options);
+  }
+
+  /** `search` with engine-only options (mode), for evaluation and benchmarks. */
+  searchWith(query: string, options: EngineSearchOptions): Promise<SearchResult[]> {
+    return this.engine.search(query, options);
+  }
+
+  /** Every stored document's state (no content), cached until this store writes. */
+  async documentStates(): Promise<Map<string, DocumentState>> {
+    if (!this.documentsCache) {
+      const rows = (await this.documentsTable.query().select(DOCUMENT_SUMMARY_COLUMNS).toArray()) as unknown as DocumentState[];
+      const cache = new Map<string, DocumentState>();
+      for (const row of rows) {
+        cache.set(row.id, plainDocumentState(row));
+      }
+      this.documentsCache = cache;
+    }
+    return this.documentsCache;
+  }
+
+  /** Drops in-memory caches so the next read sees writes made by other processes. */
+  async refresh(): Promise<void> {
+    this.documentsCache = undefined;
+    this.vectorCacheState = { kind: 'unloaded' };
+    for (const table of [this.documentsTable, this.chunksTable, this.itemsTable]) {
+      await table.checkoutLatest();
+    }
+  }
+
+  async listDocuments(options: { filter?: string; abortSignal?: AbortSignal } = {}): Promise<DocumentSummary[]> {
+    throwIfAborted(options.abortSignal, 'Listing documents');
+    const states = await this.documentStates();
+    const allowed = options.filter ? await this.documentIdsMatching(options.filter) : undefined;
+    return [...states.values()]
+      .filter((state) => !allowed || allowed.has(state.id))
+      .sort((left, right) => left.relative_path.localeCompare(right.relative_path))
+      .map(documentSummary);
+  }
+
+  async getDocument(documentId: string, options: { filter?: string } = {}): Promise<DocumentSummary | undefined> {
+    const state = (await this.documentStates()).get(documentId);
+    if (!state) {
+      return undefined;
+    }
+    if (options.filter && !(await this.documentIdsMatching(options.filter)).has(documentId)) {
+      return undefined;
+    }
+    return documentSummary(state);
+  }
+
+  /** A document by id, by its root-relative path, or by a `file://` URI or absolute path. */
+  async findDocument(reference: string): Promise<DocumentSummary | undefined> {
+    const states = await this.documentStates();
+    const direct = states.get(reference);
+    if (direct) {
+      return documentSummary(direct);
+    }
+    const normalized = reference.replace(/\\/g, '/').replace(/^\.\//, '');
+    for (const state of states.values()) {
+      if (state.relative_path === normalized || state.uri === reference || uriPath(state.uri) === path.resolve(reference)) {
+        return documentSummary(state);
+      }
+    }
+    return undefined;
+  }
+
+  async getDocumentContent(documentId: string): Promise<string | undefined> {
+    const rows = await this.documentsTable.query().where(`id = ${sqlString(documentId)}`).select(['content']).toArray();
+    return rows.length > 0 ? String(rows[0].content) : undefined;
+  }
+
+  async getDocumentItems(documentId: string): Promise<StoredItem[]> {
+    return (await this.itemsForDocuments([documentId])).get(documentId) ?? [];
+  }
+
+  /** Items of several documents in one query per table, each with the chunk ids that reference it. */
+  async itemsForDocuments(documentIds: readonly string[]): Promise<Map<string, StoredItem[]>> {
+    const result = new Map<string, StoredItem[]>();
+    const states = await this.documentStates();
+    const ids = [...new Set(documentIds)].filter((id) => states.has(id));
+    if (ids.length === 0) {
+      return result;
+    }
+    const where = sqlIn('document_id', ids);
+    const [itemRows, chunkRows] = await Promise.all([
+      this.itemsTable.query().where(where).toArray() as Promise<unknown[]> as Promise<ItemRow[]>,
+      this.chunksTable.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']).toArray() as Promise<unknown[]> as Promise<Array<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>>,
+    ]);
+    const chunkIdsByItem = new Map<string, string[]>();
+    const liveChunks = chunkRows.filter((row) => states.get(row.document_id)?.generation === row.generation).sort((left, right) => left.chunk_order - right.chunk_order);
+    for (const chunk of liveChunks) {
+      for (const selfRef of parseJson<string[]>(chunk.doc_item_refs, [])) {
+        const key = `${chunk.document_id}\u0000${selfRef}`;
+        const list = chunkIdsByItem.get(key);
+        if (list) {
+          if (!list.includes(chunk.id)) {
+            list.push(chunk.id);
+          }
+        } else {
+          chunkIdsByItem.set(key, [chunk.id]);
+        }
+      }
+    }
+    for (const row of itemRows) {
+      if (states.get(row.document_id)?.generation !== row.generation) {
+        continue;
+      }
+      const list = result.get(row.document_id) ?? [];
+      list.push(storedItem(row, chunkIdsByItem.get(`${row.document_id}\u0000${row.self_ref}`) ?? []));
+      result.set(row.document_id, list);
+    }
+    for (const list of result.values()) {
+      list.sort((left, right) => left.position - right.position);
+    }
+    return result;
+  }
+
+  async getChunks(chunkIds: string[], options: { filter?: string } = {}): Promise<ChunkRecord[]> {
+    const rows = await this.chunkRowsByIds(chunkIds);
+    const allowed = options.filter ? await this.documentIdsMatching(options.filter) : undefined;
+    const states = await this.documentStates();
+    const records: ChunkRecord[] = [];
+    for (const chunkId of chunkIds) {
+      const row = rows.get(chunkId);
+      const state = row && states.get(row.document_id);
+      if (row && state && (!allowed || allowed.has(row.document_id))) {
+        records.push(chunkRecord(row, state));
+      }
+    }
+    return records;
+  }
+
+  /** Live chunk rows by id (rows of superseded generations are left out). */
+  async chunkRowsByIds(chunkIds: readonly string[]): Promise<Map<string, StoredChunkFields>> {
+    const result = new Map<string, StoredChunkFields>();
+    const ids = [...new Set(chunkIds)];
+    if (ids.length === 0) {
+      return result;
+    }
+    const states = await this.documentStates();
+    const rows = (await this.chunksTable.query().where(sqlIn('id', ids)).select(CHUNK_RESULT_COLUMNS).toArray()) as unknown as StoredChunkFields[];
+    for (const row of rows) {
+      if (states.get(row.document_id)?.generation === row.generation) {
+        result.set(row.id, plainChunkFields(row));
+      }
+    }
+    return result;
+  }
+
+  /** Ids of the documents a SQL WHERE clause over document columns selects; a bad clause is a typed error. */
+  async documentIdsMatching(filter: string): Promise<Set<string>> {
+    let rows: Array<{ id: string }>;
+    try {
+      rows = (await this.documentsTable.query().where(filter).select(['id']).toArray()) as unknown as Array<{ id: string }>;
+    } catch (error) {
+      throw new HaikuError('invalid_filter', `The filter \`${filter}\` is not a valid SQL condition over document columns (id, uri, relative_path, title, format, metadata, created_at, updated_at): ${lanceReason(error)}`, { cause: error });
+    }
+    const states = await this.documentStates();
+    return new Set(rows.map((row) => String(row.id)).filter((id) => states.has(id)));
+  }
+
+  /** BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given. */
+  async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
+    const states = await this.documentStates();
+    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    let fetch = limit;
+    // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
+    // fetch more when that left us short, so `limit` is honoured.
+    for (let attempt = 0; ; attempt++) {
+      let builder = this.chunksTable.query().fullTextSearch(query, { columns: ['search_text'] });
+      if (where) {
+        builder = builder.where(where);
+      }
+      const rows = (await builder.select([...CHUNK_RESULT_COLUMNS, '_score']).limit(fetch).toArray()) as unknown as Array<StoredChunkFields & { _score: number }>;
+      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      if (live.length >= limit || rows.length < fetch || attempt >= 4) {
+        return live.slice(0, limit).map((row) => ({ chunkId: row.id, score: Number(row._score), row: plainChunkFields(row) }));
+      }
+      fetch = fetch * 2 + (rows.length - live.length);
+    }
+  }
+
+  /** Nearest chunks by dot product (vectors are unit length), best first. */
+  async vectorCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
+    const cache = await this.vectorCache();
+    if (cache) {
+      return cache.search(vector, limit, allowedDocumentIds);
+    }
+    const states = await this.documentStates();
+    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    let fetch = limit;
+    for (let attempt = 0; ; attempt++) {
+      let builder = this.chunksTable.query().nearestTo(Array.from(vector)).distanceType('dot');
+      if (where) {
+        builder = builder.where(where);
+      }
+      const rows = (await builder.select(['id', 'document_id', 'generation', '_distance']).limit(fetch).toArray()) as unknown as Array<{ id: string; document_id: string; generation: string; _distance: number }>;
+      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      if (live.length >= limit || rows.length < fetch || attempt >= 4) {
+        // Lance's dot distance is 1 − a·b.
+        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance) }));
+      }
+      fetch = fetch * 2 + (rows.length - live.length);
+    }
+  }
+
+  /** The resident vector cache, loaded on first use; undefined without vectors or above `VECTOR_CACHE_MAX_BYTES`. */
+  private async vectorCache(): Promise<VectorCache | undefined> {
+    const dimensions = this.settings?.embedder_dimensions;
+    if (!dimensions || this.vectorCacheState.kind === 'too_large') {
+      return undefined;
+    }
+    if (this.vectorCacheState.kind === 'loaded') {
+      return this.vectorCacheState.cache;
+    }
+    const rowCount = await this.chunksTable.countRows();
+    if (rowCount * dimensions * 4 > VECTOR_CACHE_MAX_BYTES) {
+      this.vectorCacheState = { kind: 'too_large' };
+      return undefined;
+    }
+    const states = await this.documentStates();
+    const table = await this.chunksTable.query().select(['id', 'document_id', 'generation', 'vector']).toArrow();
+    const byDocument = new Map<string, { chunkIds: string[]; vectors: Float32Array[] }>();
+    const ids = table.getChild('id')!;
+    const documentIds = table.getChild('document_id')!;
+    const generations = table.getChild('generation')!;
+    const vectors = table.getChild('vector')!;
+    for (let row = 0; row < table.numRows; row++) {
+      const documentId = String(documentIds.get(row));
+      if (states.get(documentId)?.generation !== String(generations.get(row))) {
+        continue;
+      }
+      const entry = byDocument.get(documentId) ?? { chunkIds: [], vectors: [] };
+      entry.chunkIds.push(String(ids.get(row)));
+      entry.vectors.push((vectors.get(row) as { toArray(): Float32Array }).toArray());
+      byDocument.set(documentId, entry);
+    }
+    const cache = new VectorCache(dimensions, rowCount);
+    for (const [documentId, entry] of byDocument) {
+      cache.setDocument(documentId, entry.chunkIds, entry.vectors);
+    }
+    this.vectorCacheState = { kind: 'loaded', cache };
+    return cache;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const states = await this.documentStates();
+    const generations = [...new Set([...states.values()].map((state) => state.generation))];
+    const chunks = generations.length === 0 ? 0 : await this.chunksTable.countRows(sqlIn('generation', generations));
+    return { documents: states.size, chunks };
+  }
+
+  /** The folders and files indexed so far, with their base folders (what `rebuild` re-indexes). */
+  get roots(): IndexedRoot[] {
+    return this.settings ? parseJson<IndexedRoot[]>(this.settings.roots, []) : [];
+  }
+
+  /** Current LanceDB version of each table (tests use it to prove an unchanged file causes no write). */
+  async tableVersions(): Promise<Record<string, number>> {
+    return {
+      documents: await this.documentsTable.version(),
+      chunks: await this.chunksTable.version(),
+      document_items: await this.itemsTable.version(),
+    };
+  }
+
+  // ---------------------------------------------------------------- write side
+
+  /** Runs write work one at a time, so optimize never races a write in this process. */
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.writeQueue.then(work, work);
+    this.writeQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Writes (adds or replaces) documents. Atomic per document for readers: the new rows are written first,
+   * then one commit of the documents table switches every document of the batch to them, then the
+   * superseded rows are deleted.
+   */
+  writeDocuments(entries: readonly DocumentWrite[], options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+    return this.serialize(async () => {
+      this.assertWritable();
+      throwIfAborted(options.abortSignal, 'Indexing');
+      if (entries.length === 0) {
+        return;
+      }
+      const states = await this.documentStates();
+      const generation = newGeneration();
+      const now = new Date().toISOString();
+      const vectorDimensions = this.settings.embedder_dimensions;
+      const chunkRows: ChunkRow[] = [];
+      const itemRows: ItemRow[] = [];
+      const documentRows: DocumentRow[] = [];
+      for (const entry of entries) {
+        const { document, chunks, vectors } = entry;
+        if (vectorDimensions && (!vectors || vectors.length !== chunks.length)) {
+          throw new HaikuError('embedding_failed', `${document.relativePath}: ${chunks.length} chunks but ${vectors?.length ?? 0} vectors; the index needs one vector per chunk.`);
+        }
+        chunks.forEach((chunk, index) => chunkRows.push(chunkRow(chunk, generation, vectorDimensions ? vectors![index] : undefined)));
+        for (const item of document.items) {
+          itemRows.push(itemRow(document.id, item, generation));
+        }
+        documentRows.push(documentRow(document, generation, entry.file, states.get(document.id)?.created_at ?? now, now));
+      }
+      const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
+      try {
+        if (chunkRows.length > 0) {
+          await this.chunksTable.add(chunkRows as unknown as Array<Record<string, unknown>>);
+        }
+        if (itemRows.length > 0) {
+          await this.itemsTable.add(itemRows as unknown as Array<Record<string, unknown>>);
+        }
+        await this.testHooks.beforeDocumentSwitch?.();
+        // The switch: one commit makes every document of the batch point at the new generation.
+        if (replaced.length > 0) {
+          await this.documentsTable.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(documentRows as unknown as Array<Record<string, unknown>>);
+        } else {
+          await this.documentsTable.add(documentRows as unknown as Array<Record<string, unknown>>);
+        }
+      } catch (error) {
+        this.orphansPossible = true;
+        throw error;
+      }
+      for (const row of documentRows) {
+        const { content: _content, ...state } = row;
+        states.set(row.id, state);
+      }
+      if (this.vectorCacheState.kind === 'loaded') {
+        for (const entry of entries) {
+          this.vectorCacheState.cache.setDocument(entry.document.id, entry.chunks.map((chunk) => chunk.id), entry.vectors ?? []);
+        }
+      }
+      if (replaced.length > 0) {
+        await this.deleteSuperseded(replaced, generation);
+      }
+      this.scheduleOptimize();
+    });
+  }
+
+  private async deleteSuperseded(documentIds: string[], generation: string): Promise<void> {
+    const where = `${sqlIn('document_id', documentIds)} AND generation != ${sqlString(generation)}`;
+    try {
+      await this.chunksTable.delete(where);
+      await this.itemsTable.delete(where);
+    } catch {
+      // Readers already ignore these rows; the next sweep removes them.
+      this.orphansPossible = true;
+    }
+  }
+
+  /** Removes documents: the documents rows go first (readers stop seeing them at once), then their rows. */
+  removeDocuments(documentIds: readonly string[]): Promise<void> {
+    return this.serialize(async () => {
+      this.assertUsable();
+      const states = await this.documentStates();
+      const ids = documentIds.filter((id) => states.has(id));
+      if (ids.length === 0) {
+        return;
+      }
+      const where = sqlIn('document_id', ids);
+      await this.documentsTable.delete(sqlIn('id', ids));
+      for (const id of ids) {
+        states.delete(id);
+        if (this.vectorCacheState.kind === 'loaded') {
+          this.vectorCacheState.cache.removeDocument(id);
+        }
+      }
+      try {
+        await this.chunksTable.delete(where);
+        await this.itemsTable.delete(where);
+      } catch {
+        this.orphansPossible = true;
+      }
+      this.scheduleOptimize();
+    });
+  }
+
+  /** Records a new modification time for files whose content hash did not change (no chunk rewrite). */
+  touchDocuments(updates: ReadonlyArray<{ documentId: string; mtimeMs: number; size: number }>): Promise<void> {
+    return this.serialize(async () => {
+      this.assertWritable();
+      const states = await this.documentStates();
+      for (const update of updates) {
+        const state = states.get(update.documentId);
+        if (!state) {
+          continue;
+        }
+        await this.documentsTable.update({ where: `id = ${sqlString(update.documentId)}`, valuesSql: { mtime_ms: String(update.mtimeMs), size: String(update.size) } });
+        state.mtime_ms = update.mtimeMs;
+        state.size = update.size;
+      }
+    });
+  }
+
+  /** Adds folders/files to the roots `rebuild` re-indexes (a root given again keeps its latest base folder). */
+  recordRoots(roots: readonly IndexedRoot[]): Promise<void> {
+    return this.serialize(async () => {
+      this.assertUsable();
+      const byPath = new Map(this.roots.map((root) => [root.path, root]));
+      for (const root of roots) {
+        byPath.set(root.path, { path: root.path, baseFolder: root.baseFolder });
+      }
+      const merged = [...byPath.values()].sort((left, right) => left.path.localeCompare(right.path));
+      if (JSON.stringify(merged) === JSON.stringify(this.roots)) {
+        return;
+      }
+      await this.writeRoots(merged);
+    });
+  }
+
+  /** Forgets roots by path (e.g. after `haiku remove <root>`). */
+  forgetRoots(rootPaths: readonly string[]): Promise<void> {
+    return this.serialize(async () => {
+      const drop = new Set(rootPaths);
+      const kept = this.roots.filter((root) => !drop.has(root.path));
+      if (kept.length !== this.roots.length) {
+        await this.writeRoots(kept);
+      }
+    });
+  }
+
+  private async writeRoots(roots: IndexedRoot[]): Promise<void> {
+    const now = new Date().toISOString();
+    const json = JSON.stringify(roots);
+    await this.settingsTable.update({ where: "id = 'settings'", valuesSql: { roots: sqlString(json), updated_at: sqlString(now) } });
+    this.settings = { ...this.settings, roots: json, updated_at: now };
+  }
+
+  /** Drops every table and recreates them empty with the current settings (the first half of `rebuild`). */
+  reset(): Promise<void> {
+    return this.serialize(async () => {
+      const roots = this.roots;
+      this.cancelScheduledOptimize();
+      for (const name of await this.connection.tableNames()) {
+        if ([DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTINGS_TABLE].includes(name)) {
+          await this.connection.dropTable(name);
+        }
+      }
+      this.documentsCache = undefined;
+      this.vectorCacheState = { kind: 'unloaded' };
+      this.orphansPossible = false;
+      await this.createTables(roots, await this.probeDimensions());
+    });
+  }
+
+  /** Debounced `optimize()` after incremental writes. */
+  scheduleOptimize(): void {
+    if (this.closed) {
+      return;
+    }
+    this.cancelScheduledOptimize();
+    this.optimizeTimer = setTimeout(() => {
+      this.optimizeTimer = undefined;
+      this.optimize().catch(() => undefined);
+    }, OPTIMIZE_DEBOUNCE_MS);
+    this.optimizeTimer.unref();
+  }
+
+  private cancelScheduledOptimize(): void {
+    if (this.optimizeTimer) {
+      clearTimeout(this.optimizeTimer);
+      this.optimizeTimer = undefined;
+    }
+  }
+
+  /**
+   * Folds new rows into the indexes, compacts, prunes old versions, and removes rows no document points at
+   * (left by a failed or killed write).
+   */
+  optimize(options: { sweepOrphans?: boolean } = {}): Promise<void> {
+    this.cancelScheduledOptimize();
+    return this.serialize(async () => {
+      if (this.rebuildReason) {
+        return;
+      }
+      if (options.sweepOrphans || this.orphansPossible) {
+        await this.sweepOrphans();
+      }
+      const cleanupOlderThan = new Date(Date.now() - INDEX_VERSION_RETENTION_MS);
+      for (const table of [this.chunksTable, this.itemsTable, this.documentsTable]) {
+        await table.optimize({ cleanupOlderThan });
+      }
+    });
+  }
+
+  private async sweepOrphans(): Promise<void> {
+    const states = await this.documentStates();
+    for (const table of [this.chunksTable, this.itemsTable]) {
+      const rows = (await table.query().select(['document_id', 'generation']).toArray()) as unknown as Array<{ document_id: string; generation: string }>;
+      const stale = new Map<string, Set<string>>();
+      for (const row of rows) {
+        const documentId = String(row.document_id);
+        const generation = String(row.generation);
+        if (states.get(documentId)?.generation !== generation) {
+          const set = stale.get(documentId) ?? new Set<string>();
+          set.add(generation);
+          stale.set(documentId, set);
+        }
+      }
+      if (stale.size > 0) {
+        const clauses = [...stale].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND ${sqlIn('generation', generations)})`);
+        for (let start = 0; start < clauses.length; start += 200) {
+          await table.delete(clauses.slice(start, start + 200).join(' OR '));
+        }
+      }
+    }
+    this.orphansPossible = false;
+  }
+
+  /** Waits for pending writes and cancels the debounced optimize. Safe to call twice. */
+  async close(): Promise<void> {
+    this.cancelScheduledOptimize();
+    this.closed = true;
+    await this.writeQueue;
+    this.connection.close();
+  }
+}
+
+/** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
+function fullTextIndexConfig(): lancedb.Index {
+  return lancedb.Index.fts({
+    withPosition: false,
+    baseTokenizer: 'simple',
+    language: 'English',
+    stem: true,
+    removeStopWords: true,
+    asciiFolding: true,
+    lowercase: true,
+  });
+}
+
+/** The underlying reason of a LanceDB error, without the stream-plumbing prefix. */
+function lanceReason(error: unknown): string {
+  const message = errorMessage(error);
+  const match = /lance error: (.*)$/s.exec(message);
+  return (match ? match[1] : message).split('. Valid fields are')[0].trim();
+}
+
+function uriPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) {
+    return undefined;
+  }
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+// Arrow row proxies become plain objects, so callers can keep and mutate them.
+function plainDocumentState(row: DocumentState): DocumentState {
+  return {
+    id: String(row.id),
+    generation: String(row.generation),
+    uri: String(row.uri),
+    relative_path: String(row.relative_path),
+    title: String(row.title),
+    format: String(row.format),
+    content_hash: String(row.content_hash),
+    metadata: String(row.metadata),
+    mtime_ms: Number(row.mtime_ms),
+    size: Number(row.size),
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+  };
+}
+
+function plainChunkFields(row: StoredChunkFields): StoredChunkFields {
+  return {
+    id: String(row.id),
+    document_id: String(row.document_id),
+    generation: String(row.generation),
+    chunk_order: Number(row.chunk_order),
+    content: String(row.content),
+    doc_item_refs: String(row.doc_item_refs),
+    labels: String(row.labels),
+    headings: String(row.headings),
+    page_numbers: String(row.page_numbers),
+    source_range: row.source_range === null || row.source_range === undefined ? null : String(row.source_range),
+  };
+}
+
+function plainSettings(row: SettingsRow): SettingsRow {
+  return {
+    id: String(row.id),
+    schema_version: Number(row.schema_version),
+    chunker_version: Number(row.chunker_version),
+    embedder_id: row.embedder_id === null || row.embedder_id === undefined ? null : String(row.embedder_id),
+    embedder_dimensions: row.embedder_dimensions === null || row.embedder_dimensions === undefined ? null : Number(row.embedder_dimensions),
+    roots: String(row.roots),
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+  };
+}
