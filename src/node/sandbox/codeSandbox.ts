@@ -1,0 +1,363 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { CodeExecutionResult, CodeSandbox, SandboxHost } from '../../core/agent/codeSandbox';
+import { isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHostMethod } from '../../core/analysis/sandboxApi';
+import { CancelledError, HaikuError, throwIfAborted } from '../../core/errors';
+import {
+  SANDBOX_CODE_TIMEOUT_SECONDS,
+  SANDBOX_MAX_OUTPUT_CHARS,
+  SANDBOX_MEMORY_LIMIT_BYTES,
+  SANDBOX_SEARCH_DEFAULT_LIMIT,
+  SANDBOX_SEARCH_MAX_LIMIT,
+  SANDBOX_STACK_LIMIT_BYTES,
+  SANDBOX_STARTUP_TIMEOUT_MS,
+  SANDBOX_WATCHDOG_GRACE_MS,
+} from '../../core/limits';
+import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
+
+export interface CodeSandboxLimits {
+  /** Wall-clock seconds per `execute`. */
+  codeTimeoutSeconds: number;
+  /** Characters kept of stdout (and, separately, of stderr) per `execute`. */
+  maxOutputChars: number;
+  /** QuickJS heap limit. */
+  memoryLimitBytes: number;
+  /** QuickJS stack limit; keep ≤ 256 KiB (see `SANDBOX_STACK_LIMIT_BYTES`). */
+  stackLimitBytes: number;
+}
+
+export const DEFAULT_CODE_SANDBOX_LIMITS: Readonly<CodeSandboxLimits> = {
+  codeTimeoutSeconds: SANDBOX_CODE_TIMEOUT_SECONDS,
+  maxOutputChars: SANDBOX_MAX_OUTPUT_CHARS,
+  memoryLimitBytes: SANDBOX_MEMORY_LIMIT_BYTES,
+  stackLimitBytes: SANDBOX_STACK_LIMIT_BYTES,
+};
+
+export interface CreateCodeSandboxOptions {
+  host: SandboxHost;
+  limits?: Partial<CodeSandboxLimits>;
+  /** Overrides where the worker script is found (see `resolveSandboxWorker`). */
+  workerScript?: SandboxWorkerScript;
+  abortSignal?: AbortSignal;
+}
+
+export interface SandboxWorkerScript {
+  file: string;
+  execArgv: string[];
+}
+
+const SESSION_RESET_NOTE = 'The sandbox session was reset: variables and functions from earlier execute_code calls are gone; define them again.';
+
+/**
+ * Where the worker script is:
+ * 1. `sandbox-worker.js` beside this code: the esbuild bundle (`dist/extension.js`, `dist/cli.js` → `dist/sandbox-worker.js`);
+ * 2. `worker.js` beside this code: the tsc output (`out/src/node/sandbox/`);
+ * 3. `worker.ts` beside this code: running from source under tsx (mocha, scripts); the worker gets tsx's CommonJS
+ *    hook via `--require <absolute path of tsx/cjs>`, resolved from this file so the current folder does not matter.
+ */
+export function resolveSandboxWorker(folder: string = __dirname): SandboxWorkerScript {
+  const bundled = path.join(folder, 'sandbox-worker.js');
+  if (fs.existsSync(bundled)) {
+    return { file: bundled, execArgv: [] };
+  }
+  const compiled = path.join(folder, 'worker.js');
+  if (fs.existsSync(compiled)) {
+    return { file: compiled, execArgv: [] };
+  }
+  const source = path.join(folder, 'worker.ts');
+  if (fs.existsSync(source)) {
+    let tsxHook: string;
+    try {
+      tsxHook = require.resolve('tsx/cjs');
+    } catch (error) {
+      throw new HaikuError('sandbox_failed', `The sandbox worker is only available as TypeScript source (${source}) and tsx is not installed. Build with 'npm run build'.`, { cause: error });
+    }
+    return { file: source, execArgv: ['--require', tsxHook] };
+  }
+  throw new HaikuError('sandbox_failed', `The sandbox worker script is missing next to ${folder} (sandbox-worker.js). Rebuild the extension with 'npm run build'.`);
+}
+
+/** Starts a sandbox (its worker and QuickJS) and waits until it can run code. */
+export async function createCodeSandbox(options: CreateCodeSandboxOptions): Promise<CodeSandbox> {
+  const limits: CodeSandboxLimits = { ...DEFAULT_CODE_SANDBOX_LIMITS, ...options.limits };
+  const sandbox = new WorkerCodeSandbox(options.host, limits, options.workerScript ?? resolveSandboxWorker());
+  try {
+    await sandbox.start(options.abortSignal);
+  } catch (error) {
+    await sandbox.dispose();
+    throw error;
+  }
+  return sandbox;
+}
+
+type ExecutionListener = {
+  onMessage(message: WorkerToMainMessage): void;
+  onExit(reason: string): void;
+};
+
+/** One worker thread running one guest session. */
+class SandboxWorker {
+  readonly ready: Promise<void>;
+  private listener: ExecutionListener | undefined;
+  private exited = false;
+  private readonly worker: Worker;
+
+  constructor(script: SandboxWorkerScript, settings: SandboxWorkerSettings) {
+    this.worker = new Worker(script.file, { execArgv: script.execArgv, workerData: settings, stdout: false, stderr: false });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`)), SANDBOX_STARTUP_TIMEOUT_MS);
+      this.listener = {
+        onMessage: (message) => {
+          if (message.type === 'ready') {
+            clearTimeout(timer);
+            resolve();
+          } else if (message.type === 'startupFailed') {
+            clearTimeout(timer);
+            reject(new HaikuError('sandbox_failed', `The sandbox could not load QuickJS: ${message.message}. Check that emscripten-module.wasm ships next to the bundle.`));
+          }
+        },
+        onExit: (reason) => {
+          clearTimeout(timer);
+          reject(new HaikuError('sandbox_failed', `The sandbox worker stopped while starting: ${reason}.`));
+        },
+      };
+    });
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (message: WorkerToMainMessage) => this.listener?.onMessage(message));
+    this.worker.on('error', (error) => this.exit(`${error.name}: ${error.message}`));
+    this.worker.on('exit', (code) => this.exit(`exit code ${code}`));
+  }
+
+  listen(listener: ExecutionListener | undefined): void {
+    this.listener = listener;
+  }
+
+  post(message: MainToWorkerMessage): void {
+    if (!this.exited) {
+      this.worker.postMessage(message);
+    }
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  terminate(): void {
+    this.exited = true;
+    this.listener = undefined;
+    void this.worker.terminate().catch(() => undefined);
+  }
+
+  private exit(reason: string): void {
+    if (this.exited) {
+      return;
+    }
+    this.exited = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.onExit(reason);
+  }
+}
+
+class WorkerCodeSandbox implements CodeSandbox {
+  private worker: SandboxWorker | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextExecutionId = 1;
+  private disposed = false;
+
+  constructor(private readonly host: SandboxHost, private readonly limits: CodeSandboxLimits, private readonly script: SandboxWorkerScript) {}
+
+  async start(abortSignal?: AbortSignal): Promise<void> {
+    await this.readyWorker(abortSignal);
+  }
+
+  execute(code: string, options: { abortSignal?: AbortSignal } = {}): Promise<CodeExecutionResult> {
+    const run = this.queue.then(() => this.run(code, options.abortSignal));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private spawn(): SandboxWorker {
+    return new SandboxWorker(this.script, {
+      memoryLimitBytes: this.limits.memoryLimitBytes,
+      stackLimitBytes: this.limits.stackLimitBytes,
+      maxOutputChars: this.limits.maxOutputChars,
+    });
+  }
+
+  private async readyWorker(abortSignal?: AbortSignal): Promise<SandboxWorker> {
+    if (this.disposed) {
+      throw new HaikuError('sandbox_failed', 'The sandbox was disposed; create a new one for this question.');
+    }
+    if (!this.worker || !this.worker.alive) {
+      this.worker = this.spawn();
+    }
+    const worker = this.worker;
+    await abortable(worker.ready, abortSignal, () => this.reset(worker));
+    return worker;
+  }
+
+  /** Kills the worker; a fresh one starts in the background so the next call does not wait for it. */
+  private reset(worker: SandboxWorker): void {
+    worker.terminate();
+    if (this.worker === worker) {
+      this.worker = this.disposed ? undefined : this.spawn();
+    }
+  }
+
+  private async run(code: string, abortSignal?: AbortSignal): Promise<CodeExecutionResult> {
+    throwIfAborted(abortSignal, 'The code execution');
+    const worker = await this.readyWorker(abortSignal);
+    const started = Date.now();
+    const deadline = started + this.limits.codeTimeoutSeconds * 1000;
+    const executionId = this.nextExecutionId++;
+
+    return new Promise<CodeExecutionResult>((resolve, reject) => {
+      let settled = false;
+      const finish = (outcome: { stdout: string; stderr: string; success: boolean; sessionReset: boolean }): void => {
+        if (settled) {
+          return;
+        }
+        settled = true;
+        cleanup();
+        if (outcome.sessionReset) {
+          this.reset(worker);
+        }
+        const stderr = outcome.sessionReset ? joinLines(outcome.stderr, SESSION_RESET_NOTE) : outcome.stderr;
+        resolve({ code, stdout: outcome.stdout, stderr, success: outcome.success, durationMs: Date.now() - started, sessionReset: outcome.sessionReset });
+      };
+      const onAbort = (): void => {
+        if (settled) {
+          return;
+        }
+        settled = true;
+        cleanup();
+        this.reset(worker);
+        reject(new CancelledError('The code execution'));
+      };
+      // The worker reports its own timeouts; this only fires if it stopped answering (stuck outside bytecode).
+      const watchdog = setTimeout(() => finish({
+        stdout: '',
+        stderr: `TimeoutError: the code did not stop within the time limit of ${this.limits.codeTimeoutSeconds} s and the sandbox was restarted.`,
+        success: false,
+        sessionReset: true,
+      }), deadline - started + SANDBOX_WATCHDOG_GRACE_MS);
+      const cleanup = (): void => {
+        clearTimeout(watchdog);
+        abortSignal?.removeEventListener('abort', onAbort);
+        worker.listen(undefined);
+      };
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+
+      worker.listen({
+        onMessage: (message) => {
+          if (message.type === 'hostCall' && message.executionId === executionId) {
+            void this.answerHostCall(worker, message.callId, message.method, message.args, deadline);
+          } else if (message.type === 'executionResult' && message.executionId === executionId) {
+            finish({ stdout: message.stdout, stderr: message.stderr, success: message.success, sessionReset: message.needsReset });
+          }
+        },
+        onExit: (reason) => finish({
+          stdout: '',
+          stderr: `SandboxError: the sandbox worker stopped (${reason}).`,
+          success: false,
+          sessionReset: true,
+        }),
+      });
+      worker.post({ type: 'execute', executionId, code, deadline, codeTimeoutSeconds: this.limits.codeTimeoutSeconds });
+    });
+  }
+
+  private async answerHostCall(worker: SandboxWorker, callId: number, method: string, args: unknown[], deadline: number): Promise<void> {
+    let reply: MainToWorkerMessage;
+    try {
+      if (Date.now() >= deadline) {
+        throw namedError('TimeoutError', `${method}() was not started: the time limit of ${this.limits.codeTimeoutSeconds} s for this execute_code call has passed.`);
+      }
+      if (!isSandboxHostMethod(method)) {
+        throw namedError('TypeError', `Unknown host function ${String(method)}().`);
+      }
+      reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, Array.isArray(args) ? args : []) };
+    } catch (error) {
+      const name = error instanceof Error && ['TypeError', 'TimeoutError', 'RangeError'].includes(error.name) ? error.name : 'Error';
+      reply = { type: 'hostResult', callId, ok: false, name, message: error instanceof Error ? error.message : String(error) };
+    }
+    worker.post(reply);
+  }
+
+  /** Checks the arguments (they come from guest code) and runs the host function; returns what the guest parses. */
+  private async callHost(method: SandboxHostMethod, args: unknown[]): Promise<string> {
+    switch (method) {
+      case 'search': {
+        const query = stringArgument(args[0], 'search(query, limit): query');
+        const limit = args[1] === null || args[1] === undefined ? SANDBOX_SEARCH_DEFAULT_LIMIT : Number(args[1]);
+        if (!Number.isFinite(limit) || limit < 1) {
+          throw namedError('TypeError', 'search(query, limit): limit must be a number of at least 1.');
+        }
+        const results = await this.host.search(query, Math.min(Math.floor(limit), SANDBOX_SEARCH_MAX_LIMIT));
+        return JSON.stringify(results.map(toGuestSearchHit));
+      }
+      case 'list_documents':
+        return JSON.stringify((await this.host.listDocuments()).map(toGuestDocument));
+      case 'cite': {
+        const ids = args[0];
+        if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+          throw namedError('TypeError', 'cite(chunkIds): pass one chunk id string or an array of them.');
+        }
+        return JSON.stringify(await this.host.cite(ids as string[]));
+      }
+      case 'readFile':
+        return await this.host.readFile(stringArgument(args[0], 'readFile(path): path'));
+      case 'listDir':
+        return JSON.stringify(await this.host.listDir(stringArgument(args[0], 'listDir(path): path')));
+    }
+  }
+}
+
+function stringArgument(value: unknown, what: string): string {
+  if (typeof value !== 'string') {
+    throw namedError('TypeError', `${what} must be a string.`);
+  }
+  return value;
+}
+
+function namedError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+function joinLines(first: string, second: string): string {
+  return first === '' ? second : `${first}\n${second}`;
+}
+
+async function abortable<T>(promise: Promise<T>, abortSignal: AbortSignal | undefined, onAbort: () => void): Promise<T> {
+  if (!abortSignal) {
+    return promise;
+  }
+  throwIfAborted(abortSignal, 'Starting the sandbox');
+  return new Promise<T>((resolve, reject) => {
+    const listener = (): void => {
+      onAbort();
+      reject(new CancelledError('Starting the sandbox'));
+    };
+    abortSignal.addEventListener('abort', listener, { once: true });
+    promise.then(
+      (value) => {
+        abortSignal.removeEventListener('abort', listener);
+        resolve(value);
+      },
+      (error: unknown) => {
+        abortSignal.removeEventListener('abort', listener);
+        reject(error);
+      },
+    );
+  });
+}

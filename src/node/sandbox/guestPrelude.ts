@@ -1,0 +1,221 @@
+/**
+ * JavaScript evaluated once in every fresh QuickJS context, before any guest code. It is a function expression
+ * called with the raw host bridge `{ call(method, argsJson) -> Promise<string>, write(stream, text) }`, which
+ * it keeps in its closure: the raw functions never appear on `globalThis`. It installs the documented globals
+ * (see `SANDBOX_API_DESCRIPTION`) as frozen, non-writable, non-configurable properties, and returns
+ * `{ complete }`, which the host calls on each evaluation's promise to get a JSON outcome.
+ *
+ * Every argument is checked here and again on the host; results arrive as JSON text and are parsed here with
+ * the `JSON.parse` captured before guest code ran.
+ */
+export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
+  'use strict';
+  var callHost = raw.call;
+  var write = raw.write;
+  var parse = JSON.parse;
+  var stringify = JSON.stringify;
+  var freeze = Object.freeze;
+  var defineProperty = Object.defineProperty;
+  var isArray = Array.isArray;
+  var global = globalThis;
+  var STACK_LINES = __STACK_LINES__;
+
+  function describeFunction(fn) {
+    return '[Function: ' + (fn.name || 'anonymous') + ']';
+  }
+
+  function replaceSpecial(item) {
+    if (typeof item === 'bigint') { return String(item) + 'n'; }
+    if (typeof item === 'function') { return describeFunction(item); }
+    if (typeof item === 'symbol') { return String(item); }
+    if (item instanceof Error) { return String(item.name) + ': ' + String(item.message); }
+    if (item instanceof Map) { var entries = {}; item.forEach(function (value, key) { entries[String(key)] = value; }); return entries; }
+    if (item instanceof Set) { return Array.from(item); }
+    return item;
+  }
+
+  // Strings print bare at the top level (like console.log); everything else as compact JSON.
+  function formatValue(value, top) {
+    if (typeof value === 'string') { return top ? value : stringify(value); }
+    if (value === undefined) { return 'undefined'; }
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) { return String(replaceSpecial(value)); }
+    if (typeof value === 'function' || value instanceof Error) { return String(replaceSpecial(value)); }
+    try {
+      return stringify(value, function (key, item) { return replaceSpecial(item); });
+    } catch (error) {
+      var seen = new Set();
+      return stringify(value, function (key, item) {
+        item = replaceSpecial(item);
+        if (item !== null && typeof item === 'object') {
+          if (seen.has(item)) { return '[Circular]'; }
+          seen.add(item);
+        }
+        return item;
+      });
+    }
+  }
+
+  function printer(stream) {
+    return function () {
+      var parts = [];
+      for (var index = 0; index < arguments.length; index++) { parts.push(formatValue(arguments[index], true)); }
+      write(stream, parts.join(' ') + '\n');
+    };
+  }
+
+  // Host rejections carry "ENOENT: ..." style messages; expose the kind as error.code like Node does.
+  function call(method, args) {
+    return callHost(method, stringify(args)).then(null, function (error) {
+      if (error && typeof error.message === 'string') {
+        var match = /^(E[A-Z]+):/.exec(error.message);
+        if (match) { try { error.code = match[1]; } catch (ignored) { } }
+      }
+      throw error;
+    });
+  }
+
+  function requireString(value, what) {
+    if (typeof value !== 'string') { throw new TypeError(what + ' must be a string, got ' + (value === null ? 'null' : typeof value)); }
+    return value;
+  }
+
+  function normalize(path) {
+    var absolute = path.charAt(0) === '/';
+    var segments = [];
+    var parts = path.replace(/\\/g, '/').split('/');
+    for (var index = 0; index < parts.length; index++) {
+      var part = parts[index];
+      if (part === '' || part === '.') { continue; }
+      if (part === '..') {
+        if (segments.length > 0 && segments[segments.length - 1] !== '..') { segments.pop(); } else if (!absolute) { segments.push('..'); }
+        continue;
+      }
+      segments.push(part);
+    }
+    var joined = segments.join('/');
+    return absolute ? '/' + joined : (joined || '.');
+  }
+
+  function join() {
+    var parts = [];
+    for (var index = 0; index < arguments.length; index++) {
+      var part = requireString(arguments[index], 'Path.join() argument ' + (index + 1));
+      if (part !== '') { parts.push(part); }
+    }
+    return parts.length === 0 ? '.' : normalize(parts.join('/'));
+  }
+
+  function basename(path) {
+    var normal = normalize(requireString(path, 'Path.basename(path): path'));
+    return normal === '/' ? '' : normal.slice(normal.lastIndexOf('/') + 1);
+  }
+
+  function dirname(path) {
+    var normal = normalize(requireString(path, 'Path.dirname(path): path'));
+    var slash = normal.lastIndexOf('/');
+    return slash < 0 ? '.' : slash === 0 ? '/' : normal.slice(0, slash);
+  }
+
+  async function search(query, limit) {
+    requireString(query, 'search(query, limit): query');
+    if (query.trim() === '') { throw new TypeError('search(query, limit): query must not be empty'); }
+    if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !(limit >= 1))) {
+      throw new TypeError('search(query, limit): limit must be a number of at least 1');
+    }
+    return parse(await call('search', [query, limit === undefined || limit === null ? null : Math.floor(limit)]));
+  }
+
+  async function list_documents() {
+    return parse(await call('list_documents', []));
+  }
+
+  async function cite(chunkIds) {
+    var ids = isArray(chunkIds) ? chunkIds.slice() : [chunkIds];
+    for (var index = 0; index < ids.length; index++) {
+      if (typeof ids[index] !== 'string') { throw new TypeError('cite(chunkIds): pass one chunk id string or an array of them'); }
+    }
+    return parse(await call('cite', [ids]));
+  }
+
+  async function readFile(path) {
+    return call('readFile', [requireString(path, 'readFile(path): path')]);
+  }
+
+  async function readJson(path) {
+    var text = await readFile(path);
+    return parse(text);
+  }
+
+  async function readLines(path) {
+    var text = await readFile(path);
+    if (text === '') { return []; }
+    var lines = text.split(/\r?\n/);
+    if (lines[lines.length - 1] === '') { lines.pop(); }
+    return lines;
+  }
+
+  async function listDir(path) {
+    return parse(await call('listDir', [requireString(path, 'listDir(path): path')]));
+  }
+
+  async function exists(path) {
+    var normal = normalize(requireString(path, 'exists(path): path'));
+    if (normal.charAt(0) !== '/') { normal = normalize('/' + normal); }
+    if (normal === '/') { return true; }
+    var entries;
+    try {
+      entries = await listDir(dirname(normal));
+    } catch (error) {
+      if (error && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) { return false; }
+      throw error;
+    }
+    return entries.indexOf(basename(normal)) >= 0;
+  }
+
+  var consoleObject = {
+    log: printer(1), info: printer(1), debug: printer(1), warn: printer(2), error: printer(2),
+  };
+  var pathObject = { join: join, basename: basename, dirname: dirname };
+  var globals = {
+    search: search, list_documents: list_documents, cite: cite, readFile: readFile, readJson: readJson,
+    readLines: readLines, listDir: listDir, exists: exists, Path: pathObject, console: consoleObject,
+  };
+  Object.keys(consoleObject).forEach(function (name) { freeze(consoleObject[name]); });
+  Object.keys(pathObject).forEach(function (name) { freeze(pathObject[name]); });
+  Object.keys(globals).forEach(function (name) {
+    freeze(globals[name]);
+    defineProperty(global, name, { value: globals[name], writable: false, enumerable: false, configurable: false });
+  });
+
+  function trimStack(stack) {
+    // Frames of this prelude are noise for the model: it only knows its own code.
+    var lines = String(stack).split('\n').filter(function (line) { return line.indexOf('sandbox-api.js') < 0; });
+    while (lines.length > 0 && lines[lines.length - 1].trim() === '') { lines.pop(); }
+    if (lines.length <= STACK_LINES) { return lines.join('\n'); }
+    return lines.slice(0, STACK_LINES).join('\n') + '\n    ... ' + (lines.length - STACK_LINES) + ' more frames';
+  }
+
+  function describeError(error) {
+    if (error !== null && typeof error === 'object' && typeof error.message === 'string') {
+      var head = String(error.name || 'Error') + ': ' + error.message;
+      return typeof error.stack === 'string' && error.stack.trim() !== '' ? head + '\n' + trimStack(error.stack) : head;
+    }
+    return 'Uncaught ' + formatValue(error, false);
+  }
+
+  // The evaluation's promise yields {value: lastExpression}; a promise left as the last value is awaited.
+  async function complete(evaluation) {
+    try {
+      var result = await evaluation;
+      var value = result === null || result === undefined ? undefined : result.value;
+      if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
+        value = await value;
+      }
+      return stringify({ ok: true, display: value === undefined ? null : formatValue(value, true) });
+    } catch (error) {
+      return stringify({ ok: false, error: describeError(error) });
+    }
+  }
+
+  return freeze({ complete: complete, describeError: describeError });
+})`;

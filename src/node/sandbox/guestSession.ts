@@ -1,0 +1,391 @@
+import {
+  newQuickJSWASMModuleFromVariant,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
+import { SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
+import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
+
+/**
+ * One QuickJS runtime + context holding a guest's state across executions. Runs inside the sandbox worker
+ * (see `worker.ts`); it knows nothing of messages: host calls go through `callHost`.
+ *
+ * Design (shared notes §2): the SYNC wasm variant, host functions that return guest promises settled by the
+ * host, `JS_EVAL_FLAG_ASYNC` for top-level await with persistent top-level declarations, an interrupt handler
+ * for the CPU deadline and a wall-clock timer for awaits on the host.
+ */
+
+/** QuickJS's `JS_EVAL_FLAG_ASYNC` (not in quickjs-emscripten's typings): top-level await, result = Promise<{value}>. */
+const JS_EVAL_FLAG_ASYNC = 1 << 7;
+const GUEST_FILE_NAME = 'execute_code.js';
+
+export interface GuestSessionOptions {
+  memoryLimitBytes: number;
+  stackLimitBytes: number;
+  maxOutputChars: number;
+  /** Performs a host call; resolves with JSON text (the raw text for `readFile`), rejects with an Error. */
+  callHost(method: string, args: unknown[]): Promise<string>;
+}
+
+export interface GuestOutcome {
+  stdout: string;
+  stderr: string;
+  success: boolean;
+  /** The context can no longer be trusted (interrupted, timed out, or a host-side fault): start a new session. */
+  needsReset: boolean;
+}
+
+/** Keeps the first `limit` characters and counts the rest. */
+class CappedText {
+  private text = '';
+  private dropped = 0;
+  constructor(private readonly limit: number) {}
+
+  append(chunk: string): void {
+    const room = this.limit - this.text.length;
+    if (room >= chunk.length) {
+      this.text += chunk;
+    } else {
+      this.text += chunk.slice(0, Math.max(0, room));
+      this.dropped += chunk.length - Math.max(0, room);
+    }
+  }
+
+  toString(): string {
+    if (this.dropped === 0) {
+      return this.text;
+    }
+    const separator = this.text.endsWith('\n') || this.text === '' ? '' : '\n';
+    return `${this.text}${separator}[output truncated: ${this.dropped} more characters]`;
+  }
+}
+
+class Execution {
+  readonly stdout: CappedText;
+  readonly stderr: CappedText;
+  readonly done: Promise<GuestOutcome>;
+  private resolveDone!: (outcome: GuestOutcome) => void;
+  finished = false;
+
+  constructor(readonly deadline: number, readonly codeTimeoutSeconds: number, maxOutputChars: number) {
+    this.stdout = new CappedText(maxOutputChars);
+    this.stderr = new CappedText(maxOutputChars);
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  finish(success: boolean, needsReset: boolean, error?: string): void {
+    if (this.finished) {
+      return;
+    }
+    this.finished = true;
+    if (error !== undefined) {
+      this.stderr.append(error.endsWith('\n') ? error : error + '\n');
+    }
+    this.resolveDone({ stdout: this.stdout.toString(), stderr: this.stderr.toString().replace(/\n$/, ''), success, needsReset });
+  }
+}
+
+let wasmModule: Promise<QuickJSWASMModule> | undefined;
+
+/** The wasm module is loaded once per worker (the variant finds `emscripten-module.wasm` next to itself). */
+function loadModule(): Promise<QuickJSWASMModule> {
+  wasmModule ??= newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
+  return wasmModule;
+}
+
+export class GuestSession {
+  private current: Execution | undefined;
+  private interrupted = false;
+  private disposed = false;
+  private readonly preludeApi: QuickJSHandle;
+  private readonly completeFunction: QuickJSHandle;
+
+  private constructor(
+    private readonly options: GuestSessionOptions,
+    private readonly runtime: QuickJSRuntime,
+    private readonly context: QuickJSContext,
+  ) {
+    const bridge = this.createBridge();
+    const prelude = context.unwrapResult(context.evalCode(GUEST_PRELUDE_SOURCE.replace('__STACK_LINES__', String(SANDBOX_STACK_TRACE_LINES)), 'sandbox-api.js'));
+    this.preludeApi = context.unwrapResult(context.callFunction(prelude, context.undefined, bridge));
+    prelude.dispose();
+    bridge.dispose();
+    this.completeFunction = context.getProp(this.preludeApi, 'complete');
+  }
+
+  static async create(options: GuestSessionOptions): Promise<GuestSession> {
+    const module = await loadModule();
+    const runtime = module.newRuntime();
+    runtime.setMemoryLimit(options.memoryLimitBytes);
+    // Above 256 KiB deep guest recursion can overflow the host's own stack instead of raising a guest error.
+    runtime.setMaxStackSize(options.stackLimitBytes);
+    const context = runtime.newContext();
+    try {
+      return new GuestSession(options, runtime, context);
+    } catch (error) {
+      context.dispose();
+      runtime.dispose();
+      throw error;
+    }
+  }
+
+  /** Runs `code` until it settles, the CPU deadline interrupts it, or the wall clock passes `deadline`. */
+  async execute(code: string, deadline: number, codeTimeoutSeconds: number): Promise<GuestOutcome> {
+    if (this.disposed) {
+      throw new Error('The guest session was disposed.');
+    }
+    if (this.current) {
+      throw new Error('An execution is already running in this session.');
+    }
+    const execution = new Execution(deadline, codeTimeoutSeconds, this.options.maxOutputChars);
+    this.current = execution;
+    this.interrupted = false;
+    this.runtime.setInterruptHandler(() => {
+      if (Date.now() >= deadline) {
+        this.interrupted = true;
+        return true;
+      }
+      return false;
+    });
+    // A guest awaiting a slow host call runs no bytecode, so the interrupt handler cannot fire: race the clock.
+    const timer = setTimeout(() => this.finishTimedOut(execution, 'the code was awaiting a result (a search, a read, or a promise that never settles)'), Math.max(0, deadline - Date.now()));
+    try {
+      this.start(execution, code);
+      return await execution.done;
+    } finally {
+      clearTimeout(timer);
+      this.runtime.removeInterruptHandler();
+      this.current = undefined;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) {
+      return;
+    }
+    this.disposed = true;
+    this.completeFunction.dispose();
+    this.preludeApi.dispose();
+    this.context.dispose();
+    this.runtime.dispose();
+  }
+
+  private start(execution: Execution, code: string): void {
+    const context = this.context;
+    try {
+      const evaluated = context.evalCode(code, GUEST_FILE_NAME, JS_EVAL_FLAG_ASYNC);
+      if (evaluated.error) {
+        // Syntax errors land here; the evaluation never started.
+        const description = this.describeGuestError(evaluated.error);
+        evaluated.error.dispose();
+        this.finishFailed(execution, description);
+        return;
+      }
+      const completion = context.callFunction(this.completeFunction, context.undefined, evaluated.value);
+      evaluated.value.dispose();
+      if (completion.error) {
+        const description = this.describeGuestError(completion.error);
+        completion.error.dispose();
+        this.finishFailed(execution, description);
+        return;
+      }
+      const settled = context.resolvePromise(completion.value);
+      completion.value.dispose();
+      settled.then((result) => this.onCompleted(execution, result), (error: unknown) => this.finishFaulted(execution, error));
+      // resolvePromise attaches its reaction inside the VM: jobs must run after it, or nothing ever settles.
+      this.runJobs();
+    } catch (error) {
+      this.finishFaulted(execution, error);
+    }
+  }
+
+  private onCompleted(execution: Execution, result: { value: QuickJSHandle } | { error: QuickJSHandle }): void {
+    if ('error' in result) {
+      // complete() catches ordinary errors itself; only uncatchable ones (interrupt, out of memory) get here.
+      const description = this.describeGuestError(result.error);
+      result.error.dispose();
+      this.finishFailed(execution, description);
+      return;
+    }
+    let outcome: { ok: true; display: string | null } | { ok: false; error: string };
+    try {
+      outcome = JSON.parse(this.context.getString(result.value)) as typeof outcome;
+    } finally {
+      result.value.dispose();
+    }
+    if (this.interrupted) {
+      this.finishInterrupted(execution);
+    } else if (outcome.ok) {
+      if (outcome.display !== null) {
+        execution.stdout.append(outcome.display.endsWith('\n') ? outcome.display : outcome.display + '\n');
+      }
+      execution.finish(true, false);
+    } else {
+      execution.finish(false, false, outcome.error);
+    }
+  }
+
+  private finishFailed(execution: Execution, description: string): void {
+    if (this.interrupted) {
+      this.finishInterrupted(execution);
+    } else {
+      execution.finish(false, false, description);
+    }
+  }
+
+  private finishInterrupted(execution: Execution): void {
+    execution.finish(false, true, `InternalError: interrupted. The code ran past the time limit of ${execution.codeTimeoutSeconds} s and was stopped.`);
+  }
+
+  private finishTimedOut(execution: Execution, while_: string): void {
+    execution.finish(false, true, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${while_}.`);
+  }
+
+  /** A host-side throw from the wasm bridge: the module's state is unknown, so the session must go. */
+  private finishFaulted(execution: Execution, error: unknown): void {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    execution.finish(false, true, `SandboxError: the interpreter failed (${message}).`);
+  }
+
+  private runJobs(): void {
+    const result = this.runtime.executePendingJobs();
+    if ('error' in result && result.error) {
+      result.error.dispose();
+    }
+    const execution = this.current;
+    if (this.interrupted && execution) {
+      this.finishInterrupted(execution);
+    }
+  }
+
+  private describeGuestError(handle: QuickJSHandle): string {
+    // describeError runs guest code: give it a short fresh budget so a hostile getter cannot hang us.
+    const savedInterrupted = this.interrupted;
+    const budgetEnd = Date.now() + 1000;
+    this.runtime.setInterruptHandler(() => Date.now() >= budgetEnd);
+    try {
+      const describe = this.context.getProp(this.preludeApi, 'describeError');
+      const described = this.context.callFunction(describe, this.context.undefined, handle);
+      describe.dispose();
+      if (described.error) {
+        described.error.dispose();
+        return this.dumpError(handle);
+      }
+      const text = this.context.typeof(described.value) === 'string' ? this.context.getString(described.value) : this.dumpError(handle);
+      described.value.dispose();
+      return text;
+    } catch {
+      return this.dumpError(handle);
+    } finally {
+      this.interrupted = savedInterrupted;
+      const deadline = this.current?.deadline ?? 0;
+      this.runtime.setInterruptHandler(() => {
+        if (Date.now() >= deadline) {
+          this.interrupted = true;
+          return true;
+        }
+        return false;
+      });
+    }
+  }
+
+  private dumpError(handle: QuickJSHandle): string {
+    try {
+      const dumped: unknown = this.context.dump(handle);
+      if (dumped !== null && typeof dumped === 'object' && 'message' in dumped) {
+        const { name, message } = dumped as { name?: unknown; message?: unknown };
+        return `${String(name ?? 'Error')}: ${String(message)}`;
+      }
+      return `Uncaught ${JSON.stringify(dumped) ?? String(dumped)}`;
+    } catch (error) {
+      return `Error: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  /** The raw host bridge handed to the prelude (never put on the guest's global object). */
+  private createBridge(): QuickJSHandle {
+    const context = this.context;
+    const bridge = context.newObject();
+    const call = context.newFunction('call', (methodHandle, argsHandle) => this.hostCall(methodHandle, argsHandle));
+    const write = context.newFunction('write', (streamHandle, textHandle) => {
+      const execution = this.current;
+      if (execution && context.typeof(textHandle) === 'string') {
+        const text = context.getString(textHandle);
+        (context.getNumber(streamHandle) === 2 ? execution.stderr : execution.stdout).append(text);
+      }
+    });
+    context.setProp(bridge, 'call', call);
+    context.setProp(bridge, 'write', write);
+    call.dispose();
+    write.dispose();
+    return bridge;
+  }
+
+  private hostCall(methodHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+    const context = this.context;
+    const deferred = context.newPromise();
+    const execution = this.current;
+    const rejectNow = (name: string, message: string): QuickJSHandle => {
+      const error = context.newError({ name, message });
+      deferred.reject(error);
+      error.dispose();
+      return deferred.handle;
+    };
+    if (context.typeof(methodHandle) !== 'string' || context.typeof(argsHandle) !== 'string') {
+      return rejectNow('TypeError', 'Invalid host call.');
+    }
+    const method = context.getString(methodHandle);
+    let args: unknown[];
+    try {
+      args = JSON.parse(context.getString(argsHandle)) as unknown[];
+    } catch {
+      return rejectNow('TypeError', `Invalid arguments for ${method}().`);
+    }
+    if (!execution || execution.finished) {
+      return rejectNow('Error', `${method}() cannot start: no execute_code call is running.`);
+    }
+    if (Date.now() >= execution.deadline) {
+      return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
+    }
+    this.options.callHost(method, Array.isArray(args) ? args : []).then(
+      (value) => this.settleHostCall(execution, deferred, (resolved) => {
+        const handle = context.newString(value);
+        resolved.resolve(handle);
+        handle.dispose();
+      }),
+      (error: unknown) => this.settleHostCall(execution, deferred, (rejected) => {
+        const name = error instanceof Error && error.name ? error.name : 'Error';
+        const handle = context.newError({ name, message: error instanceof Error ? error.message : String(error) });
+        rejected.reject(handle);
+        handle.dispose();
+      }),
+    );
+    return deferred.handle;
+  }
+
+  private settleHostCall(
+    execution: Execution,
+    deferred: ReturnType<QuickJSContext['newPromise']>,
+    settle: (deferred: ReturnType<QuickJSContext['newPromise']>) => void,
+  ): void {
+    // A result arriving after its execution ended (un-awaited call, timeout) is dropped: guest code only runs
+    // inside an execution.
+    if (this.disposed || execution !== this.current || execution.finished) {
+      if (!this.disposed) {
+        deferred.dispose();
+      }
+      return;
+    }
+    try {
+      settle(deferred);
+      this.runJobs();
+    } catch (error) {
+      this.finishFaulted(execution, error);
+    }
+  }
+}

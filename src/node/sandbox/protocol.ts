@@ -1,0 +1,20 @@
+/** Messages between `createCodeSandbox` (main thread) and the sandbox worker (`worker.ts`). */
+
+/** Passed as `workerData`. */
+export interface SandboxWorkerSettings {
+  memoryLimitBytes: number;
+  stackLimitBytes: number;
+  maxOutputChars: number;
+}
+
+export type MainToWorkerMessage =
+  | { type: 'execute'; executionId: number; code: string; deadline: number; codeTimeoutSeconds: number }
+  /** `value` is JSON text, except for `readFile` whose value is the file's text as is. */
+  | { type: 'hostResult'; callId: number; ok: true; value: string }
+  | { type: 'hostResult'; callId: number; ok: false; name: string; message: string };
+
+export type WorkerToMainMessage =
+  | { type: 'ready' }
+  | { type: 'startupFailed'; message: string }
+  | { type: 'hostCall'; executionId: number; callId: number; method: string; args: unknown[] }
+  | { type: 'executionResult'; executionId: number; stdout: string; stderr: string; success: boolean; needsReset: boolean };

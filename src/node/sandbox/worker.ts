@@ -1,0 +1,70 @@
+/**
+ * Entry point of the sandbox worker thread (bundled to `dist/sandbox-worker.js`). It owns one `GuestSession`
+ * and forwards the guest's host calls to the main thread, where `createCodeSandbox` answers them from its
+ * `SandboxHost`. A crash here cannot take the extension host down; the main thread just replaces the worker.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { GuestSession } from './guestSession';
+import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
+
+if (!parentPort) {
+  throw new Error('sandbox worker: must run as a worker thread (see createCodeSandbox).');
+}
+const port = parentPort;
+const settings = workerData as SandboxWorkerSettings;
+const pendingCalls = new Map<number, { resolve: (value: string) => void; reject: (error: Error) => void }>();
+let nextCallId = 1;
+let currentExecutionId = 0;
+
+function send(message: WorkerToMainMessage): void {
+  port.postMessage(message);
+}
+
+function callHost(method: string, args: unknown[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const callId = nextCallId++;
+    pendingCalls.set(callId, { resolve, reject });
+    send({ type: 'hostCall', executionId: currentExecutionId, callId, method, args });
+  });
+}
+
+const sessionReady = GuestSession.create({ ...settings, callHost });
+
+sessionReady.then(
+  () => send({ type: 'ready' }),
+  (error: unknown) => send({ type: 'startupFailed', message: error instanceof Error ? error.message : String(error) }),
+);
+
+port.on('message', (message: MainToWorkerMessage) => {
+  if (message.type === 'hostResult') {
+    const pending = pendingCalls.get(message.callId);
+    pendingCalls.delete(message.callId);
+    if (!pending) {
+      return;
+    }
+    if (message.ok) {
+      pending.resolve(message.value);
+    } else {
+      const error = new Error(message.message);
+      error.name = message.name;
+      pending.reject(error);
+    }
+    return;
+  }
+  if (message.type === 'execute') {
+    currentExecutionId = message.executionId;
+    void sessionReady
+      .then((session) => session.execute(message.code, message.deadline, message.codeTimeoutSeconds))
+      .then(
+        (outcome) => send({ type: 'executionResult', executionId: message.executionId, ...outcome }),
+        (error: unknown) => send({
+          type: 'executionResult',
+          executionId: message.executionId,
+          stdout: '',
+          stderr: `SandboxError: ${error instanceof Error ? error.message : String(error)}`,
+          success: false,
+          needsReset: true,
+        }),
+      );
+  }
+});
