@@ -1,0 +1,16 @@
+import type { Citation, ExecutionRecord } from './conversationState';
+
+/** Where a search came from: the rag tool set, the analysis tool set, or code inside the sandbox. */
+export type SearchSource = 'rag_search' | 'search' | 'sandbox';
+
+/** What a run reports while it works, so a UI can stream "Searching…", the answer text and references. */
+export type AgentEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'search-started'; source: SearchSource; query: string; toolCallId?: string }
+  | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; toolCallId?: string; refused?: boolean }
+  | { type: 'execution-started'; code: string; toolCallId: string }
+  | { type: 'execution-finished'; execution: ExecutionRecord; toolCallId: string }
+  | { type: 'citation-added'; citation: Citation }
+  | { type: 'step-finished'; stepNumber: number; toolNames: string[]; finishReason: string };
+
+export type AgentEventListener = (event: AgentEvent) => void;

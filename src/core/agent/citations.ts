@@ -1,0 +1,223 @@
+import type { ChunkRecord, KnowledgeBase, SearchResult } from '../model/search';
+import { CITE_REPAIR_SIMILARITY } from '../limits';
+import type { Citation, ConversationState } from './conversationState';
+
+/**
+ * Similarity of two strings as Python's `difflib.SequenceMatcher.ratio()` computes it (Ratcliff/Obershelp:
+ * 2·matches / total length). Two unrelated UUIDs score about 0.5; a dropped or doubled character stays above 0.9.
+ */
+export function stringSimilarity(left: string, right: string): number {
+  const total = left.length + right.length;
+  return total === 0 ? 1 : (2 * matchingCharacters(left, 0, left.length, right, 0, right.length)) / total;
+}
+
+function matchingCharacters(left: string, leftStart: number, leftEnd: number, right: string, rightStart: number, rightEnd: number): number {
+  let bestLength = 0;
+  let bestLeft = leftStart;
+  let bestRight = rightStart;
+  // Longest common substring by dynamic programming over one row; ids are short, so O(n·m) is fine.
+  let previous = new Array<number>(rightEnd - rightStart + 1).fill(0);
+  for (let i = leftStart; i < leftEnd; i++) {
+    const current = new Array<number>(rightEnd - rightStart + 1).fill(0);
+    for (let j = rightStart; j < rightEnd; j++) {
+      if (left[i] === right[j]) {
+        const length = previous[j - rightStart] + 1;
+        current[j - rightStart + 1] = length;
+        if (length > bestLength) {
+          bestLength = length;
+          bestLeft = i - length + 1;
+          bestRight = j - length + 1;
+        }
+      }
+    }
+    previous = current;
+  }
+  if (bestLength === 0) {
+    return 0;
+  }
+  return (
+    bestLength +
+    matchingCharacters(left, leftStart, bestLeft, right, rightStart, bestRight) +
+    matchingCharacters(left, bestLeft + bestLength, leftEnd, right, bestRight + bestLength, rightEnd)
+  );
+}
+
+/** Strips what models wrap ids in: brackets, quotes, whitespace, a leading `chunk_id:`. */
+export function normalizeCitedId(raw: string): string {
+  return raw
+    .trim()
+    .replace(/^chunk[_ ]?id\s*[:=]\s*/i, '')
+    .replace(/^[[("'`\s]+|[\])"'`\s]+$/g, '')
+    .trim();
+}
+
+/** The retrieved id closest to `id` when it is at least `CITE_REPAIR_SIMILARITY` alike and unambiguous. */
+export function repairChunkId(id: string, knownIds: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestScore = 0;
+  let tie = false;
+  for (const candidate of knownIds) {
+    const score = stringSimilarity(id, candidate);
+    if (score > bestScore) {
+      best = candidate;
+      bestScore = score;
+      tie = false;
+    } else if (score === bestScore && candidate !== best) {
+      tie = true;
+    }
+  }
+  return best !== undefined && bestScore >= CITE_REPAIR_SIMILARITY && !tie ? best : undefined;
+}
+
+type CitationContent = Omit<Citation, 'index' | 'chunkId'>;
+
+function contentFromSearchResult(result: SearchResult): CitationContent {
+  return {
+    chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId],
+    documentId: result.documentId,
+    uri: result.uri,
+    title: result.title,
+    pageNumbers: [...result.pageNumbers],
+    headings: [...result.headings],
+    content: result.content,
+    docItemRefs: [...result.docItemRefs],
+    labels: [...result.labels],
+    sourceRange: result.sourceRange,
+  };
+}
+
+function contentFromChunkRecord(record: ChunkRecord): CitationContent {
+  return {
+    chunkIds: [record.chunkId],
+    documentId: record.documentId,
+    uri: record.uri,
+    title: record.title,
+    pageNumbers: [...record.pageNumbers],
+    headings: [...record.headings],
+    content: record.content,
+    docItemRefs: [...record.docItemRefs],
+    labels: [...record.labels],
+    sourceRange: record.sourceRange,
+  };
+}
+
+/** Every chunk id the question's searches showed, each mapped to the (expanded) result that showed it. */
+export function retrievedResultsById(state: ConversationState): Map<string, SearchResult> {
+  const byId = new Map<string, SearchResult>();
+  for (const results of Object.values(state.searches)) {
+    for (const result of results) {
+      byId.set(result.chunkId, result);
+      for (const merged of result.mergedChunkIds ?? []) {
+        if (!byId.has(merged)) {
+          byId.set(merged, result);
+        }
+      }
+    }
+  }
+  return byId;
+}
+
+export interface CitationReport {
+  /** Chunk ids registered, after repair. */
+  accepted: string[];
+  /** Ids as the model wrote them that resolved nowhere. */
+  unknown: string[];
+  /** Original id → the retrieved id it was repaired to. */
+  repaired: Record<string, string>;
+}
+
+/**
+ * Registers citations for the current question: exact ids of this question's searches first, then near misses
+ * repaired to a retrieved id, then a direct lookup in the knowledge base (ids surfaced by the sandbox's
+ * `items.jsonl` / `toc.json`), always within the document filter.
+ */
+export async function registerCitations(
+  state: ConversationState,
+  knowledgeBase: KnowledgeBase,
+  rawIds: readonly string[],
+  options: { onCitationAdded?: (citation: Citation) => void } = {},
+): Promise<CitationReport> {
+  const retrieved = retrievedResultsById(state);
+  const report: CitationReport = { accepted: [], unknown: [], repaired: {} };
+  const resolved: Array<{ raw: string; id: string; content?: CitationContent }> = [];
+  const pending: Array<{ raw: string; id: string }> = [];
+  for (const raw of rawIds) {
+    const id = normalizeCitedId(String(raw));
+    if (id === '') {
+      continue;
+    }
+    const hit = retrieved.get(id);
+    if (hit) {
+      resolved.push({ raw, id, content: contentFromSearchResult(hit) });
+    } else {
+      pending.push({ raw, id });
+    }
+  }
+  if (pending.length > 0) {
+    const records = await knowledgeBase.getChunks(
+      pending.map((entry) => entry.id),
+      { filter: state.documentFilter ?? undefined },
+    );
+    const recordsById = new Map(records.map((record) => [record.chunkId, record]));
+    for (const entry of pending) {
+      const record = recordsById.get(entry.id);
+      if (record) {
+        resolved.push({ raw: entry.raw, id: entry.id, content: contentFromChunkRecord(record) });
+        continue;
+      }
+      const repairedId = repairChunkId(entry.id, retrieved.keys());
+      const repairedHit = repairedId === undefined ? undefined : retrieved.get(repairedId);
+      if (repairedId !== undefined && repairedHit) {
+        report.repaired[entry.raw] = repairedId;
+        resolved.push({ raw: entry.raw, id: repairedId, content: contentFromSearchResult(repairedHit) });
+      } else {
+        report.unknown.push(entry.raw);
+      }
+    }
+  }
+  for (const entry of resolved) {
+    if (!entry.content || report.accepted.includes(entry.id)) {
+      continue;
+    }
+    const existing = state.citationIndex[entry.id];
+    const index = existing?.index ?? nextCitationIndex(state);
+    const citation: Citation = { index, chunkId: entry.id, ...entry.content };
+    state.citationIndex[entry.id] = citation;
+    if (!state.citations.includes(entry.id)) {
+      state.citations.push(entry.id);
+      options.onCitationAdded?.(citation);
+    }
+    report.accepted.push(entry.id);
+  }
+  return report;
+}
+
+function nextCitationIndex(state: ConversationState): number {
+  let highest = 0;
+  for (const citation of Object.values(state.citationIndex)) {
+    highest = Math.max(highest, citation.index);
+  }
+  return highest + 1;
+}
+
+/** What the cite tools answer the model. */
+export function describeCitationReport(report: CitationReport, requested: number): string {
+  if (requested === 0) {
+    return 'Recorded: this answer cites no knowledge-base evidence. Answer now; say plainly if the knowledge base does not cover the question.';
+  }
+  if (report.accepted.length === 0) {
+    return (
+      `None of the ${requested} chunk id(s) matched a retrieved chunk: ${report.unknown.join(', ')}. ` +
+      'Copy chunk ids verbatim from the search results (the text inside the first [...] of a result) and call the cite tool again.'
+    );
+  }
+  const repairs = Object.entries(report.repaired).map(([from, to]) => `${from} → ${to}`);
+  let text = `Registered ${report.accepted.length} citation(s).`;
+  if (repairs.length > 0) {
+    text += ` Repaired near-miss id(s): ${repairs.join(', ')}.`;
+  }
+  if (report.unknown.length > 0) {
+    text += ` Ignored ${report.unknown.length} unresolvable id(s): ${report.unknown.join(', ')}.`;
+  }
+  return text;
+}

@@ -1,0 +1,33 @@
+import type { AgentRun } from './agentRun';
+import type { SearchSource } from './agentEvents';
+import { renderResultsDeduplicated } from './searchRendering';
+
+/** What a search tool answers once the question's search budget is spent. */
+export function searchBudgetSpentNotice(maxUnits: number): string {
+  return (
+    `Search budget spent: this question already used its ${maxUnits} search unit(s), so no search ran. ` +
+    'Do not search again. Cite the chunk ids that support your answer from the results you already have, then answer from them; ' +
+    'say plainly what the gathered evidence does not cover.'
+  );
+}
+
+/**
+ * The body both search tools share: claim a budget unit for the current response, search within the run's filter
+ * with context expansion, render for the model with sibling results collapsed to reference lines.
+ */
+export function runSearchTool(run: AgentRun, source: SearchSource, query: string, limit: number | undefined, toolCallId: string): Promise<string> {
+  return run.serialize(async () => {
+    const trimmed = query.trim();
+    if (trimmed === '') {
+      return 'The query is empty. Search with a few keywords.';
+    }
+    if (!run.searchBudget.tryClaim(run.currentStep)) {
+      run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, toolCallId, refused: true });
+      return searchBudgetSpentNotice(run.searchBudget.maxUnits);
+    }
+    const effectiveLimit = limit !== undefined && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : run.searchLimit;
+    const results = await run.search(trimmed, effectiveLimit, source, toolCallId);
+    // Picture bytes would be attached here (once per response) when `run.vision` is on; the store keeps none yet.
+    return renderResultsDeduplicated(trimmed, results, run.shownInCurrentResponse());
+  });
+}

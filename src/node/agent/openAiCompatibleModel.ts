@@ -1,0 +1,81 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { defaultSettingsMiddleware, wrapLanguageModel, type LanguageModel } from 'ai';
+import { HaikuError } from '../../core/errors';
+import * as limits from '../../core/limits';
+import type { ModelDescription } from '../../core/agent/modelErrors';
+
+export interface OpenAiCompatibleModelOptions {
+  /** e.g. `http://127.0.0.1:11434/v1` (Ollama, the default), LM Studio, vLLM, llama.cpp, OpenAI. */
+  baseUrl?: string;
+  /** The model name the server knows, e.g. `qwen3:8b`. */
+  name: string;
+  /** Optional for local servers. */
+  apiKey?: string;
+  /** Default 0.3. */
+  temperature?: number;
+  /**
+   * The model can see images. Picture bytes are attached to search returns only when true; the index stores no
+   * picture bytes yet, so today the flag only travels to the agent settings.
+   */
+  vision?: boolean;
+  /**
+   * Ask the server to think before answering: sent as `reasoning_effort: "medium"` (OpenAI's field, which Ollama's
+   * and vLLM's OpenAI-compatible endpoints map onto their thinking switch). When false nothing is sent, so the
+   * server's default applies (some servers reject `reasoning_effort` for models that cannot reason).
+   */
+  thinking?: boolean;
+  /** One request may take this long (default `MODEL_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs?: number;
+  /** Replaces `fetch` (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+export interface OpenAiCompatibleModel {
+  model: LanguageModel;
+  /** For error messages. */
+  description: ModelDescription;
+  vision: boolean;
+}
+
+/** Placeholder key: the provider requires one, and local servers ignore it. */
+const LOCAL_SERVER_API_KEY = 'not-needed';
+
+/**
+ * A chat-completions model on any OpenAI-compatible server (`provider.chat`, never the `/responses` endpoint that
+ * the provider's default uses and local servers lack), with temperature and thinking baked in and a per-request
+ * timeout that surfaces as a `model_failed` error.
+ */
+export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOptions): OpenAiCompatibleModel {
+  const baseUrl = (options.baseUrl ?? limits.DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
+  if (options.name.trim() === '') {
+    throw new HaikuError('invalid_settings', 'No model name is set. Pass --model NAME (or HAIKU_MODEL, or the haiku.qa.model.name setting), e.g. qwen3:8b.');
+  }
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new HaikuError('invalid_settings', `The model base URL '${baseUrl}' is not a URL. Use e.g. ${limits.DEFAULT_MODEL_BASE_URL}.`);
+  }
+  const timeoutMs = options.requestTimeoutMs ?? limits.MODEL_REQUEST_TIMEOUT_MS;
+  const innerFetch = options.fetch ?? fetch;
+  const timedFetch: typeof fetch = (input, init) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return innerFetch(input, { ...init, signal });
+  };
+  const provider = createOpenAI({
+    baseURL: baseUrl,
+    apiKey: options.apiKey && options.apiKey !== '' ? options.apiKey : LOCAL_SERVER_API_KEY,
+    name: 'openai-compatible',
+    fetch: timedFetch,
+  });
+  const model = wrapLanguageModel({
+    model: provider.chat(options.name),
+    middleware: defaultSettingsMiddleware({
+      settings: {
+        temperature: options.temperature ?? limits.QA_TEMPERATURE,
+        providerOptions: options.thinking ? { openai: { reasoningEffort: 'medium' } } : undefined,
+      },
+    }),
+  });
+  return { model, description: { name: options.name, baseUrl }, vision: options.vision ?? false };
+}
