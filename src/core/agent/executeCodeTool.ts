@@ -1,6 +1,6 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { errorMessage } from '../errors';
+import { errorMessage, isHaikuError } from '../errors';
 import { sandboxApiDescription } from '../analysis/sandboxApi';
 import type { AgentRun } from './agentRun';
 import type { ExecutionRecord } from './conversationState';
@@ -15,8 +15,8 @@ export function executionBudgetSpentNotice(maxExecutions: number): string {
   );
 }
 
-/** The tool return for one execution: output on success, error plus partial output on failure. */
-export function describeExecution(result: { stdout: string; stderr: string; success: boolean; sessionReset?: boolean }): string {
+/** The tool return for one execution: output on success, error plus partial output on failure (the sandbox's stderr already says when the session was reset). */
+export function describeExecution(result: { stdout: string; stderr: string; success: boolean }): string {
   const parts: string[] = [];
   if (result.success) {
     parts.push(result.stdout.trim() === '' ? 'No output.' : result.stdout);
@@ -28,9 +28,6 @@ export function describeExecution(result: { stdout: string; stderr: string; succ
     if (result.stdout.trim() !== '') {
       parts.push(`Output before the failure:\n${result.stdout}`);
     }
-  }
-  if (result.sessionReset) {
-    parts.push('The sandbox session was reset: variables and functions from earlier calls are gone; define them again.');
   }
   return parts.join('\n\n');
 }
@@ -50,13 +47,14 @@ export function createExecuteCodeTool(run: AgentRun, limits: { codeTimeoutSecond
         run.emit({ type: 'execution-started', code, toolCallId });
         const startedAt = Date.now();
         let record: ExecutionRecord;
-        let sessionReset = false;
         try {
           const sandbox = await run.sandbox();
           const result = await sandbox.execute(code, { abortSignal: abortSignal ?? run.abortSignal });
-          sessionReset = result.sessionReset;
           record = { code, stdout: result.stdout, stderr: result.stderr, success: result.success, durationMs: result.durationMs };
         } catch (error) {
+          if (run.abortSignal?.aborted || isHaikuError(error, 'cancelled')) {
+            throw error;
+          }
           run.discardSandbox();
           record = { code, stdout: '', stderr: `The sandbox failed: ${errorMessage(error)}`, success: false, durationMs: Date.now() - startedAt };
         }
@@ -65,7 +63,7 @@ export function createExecuteCodeTool(run: AgentRun, limits: { codeTimeoutSecond
           run.noteEvidence();
         }
         run.emit({ type: 'execution-finished', execution: record, toolCallId });
-        return describeExecution({ ...record, sessionReset });
+        return describeExecution(record);
       }),
   });
 }
