@@ -1,0 +1,176 @@
+import '../src/node/store/lanceEnvironment';
+import * as lancedb from '@lancedb/lancedb';
+import type { Embedder } from '../src/core/embeddings/embedder';
+import { stableHash } from '../src/core/hash';
+
+/** Mulberry32: a small seeded generator, so every run benchmarks the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random unit vector (Gaussian components, normalised). */
+export function randomUnitVector(random: () => number, dimensions: number): Float32Array {
+  const vector = new Float32Array(dimensions);
+  let sumOfSquares = 0;
+  for (let index = 0; index < dimensions; index += 2) {
+    // Box–Muller: two Gaussians per pair of uniforms.
+    const radius = Math.sqrt(-2 * Math.log(1 - random()));
+    const angle = 2 * Math.PI * random();
+    vector[index] = radius * Math.cos(angle);
+    if (index + 1 < dimensions) {
+      vector[index + 1] = radius * Math.sin(angle);
+    }
+  }
+  for (let index = 0; index < dimensions; index++) {
+    sumOfSquares += vector[index] * vector[index];
+  }
+  const scale = 1 / Math.sqrt(sumOfSquares);
+  for (let index = 0; index < dimensions; index++) {
+    vector[index] *= scale;
+  }
+  return vector;
+}
+
+/**
+ * Deterministic stand-in for an embeddings server: each text maps to a pseudo-random unit vector seeded by
+ * its hash. Costs microseconds, so the benchmarks measure our search, not a model.
+ */
+export class HashedRandomEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  constructor(dimensions: number) {
+    this.dimensions = dimensions;
+    this.id = `bench:hashed-random-${dimensions}`;
+  }
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.map((text) => this.vectorFor(text));
+  }
+  vectorFor(text: string): Float32Array {
+    return randomUnitVector(seededRandom(parseInt(stableHash(text).slice(0, 8), 16)), this.dimensions);
+  }
+}
+
+/** A Zipf-distributed vocabulary of pronounceable pseudo-words (the stemmer leaves most of them alone). */
+export class SyntheticVocabulary {
+  readonly words: string[];
+  private readonly cumulative: Float64Array;
+  constructor(size: number, random: () => number) {
+    const syllables = ['ka', 'lo', 'mi', 'ra', 'ten', 'su', 'vor', 'el', 'din', 'pa', 'qua', 'zo', 'bri', 'nu', 'gal', 'tho', 'wi', 'fen', 'ju', 'hal'];
+    const seen = new Set<string>();
+    this.words = [];
+    while (this.words.length < size) {
+      let word = '';
+      const count = 2 + Math.floor(random() * 3);
+      for (let index = 0; index < count; index++) {
+        word += syllables[Math.floor(random() * syllables.length)];
+      }
+      if (!seen.has(word)) {
+        seen.add(word);
+        this.words.push(word);
+      }
+    }
+    this.cumulative = new Float64Array(size);
+    let total = 0;
+    for (let rank = 0; rank < size; rank++) {
+      total += 1 / (rank + 1);
+      this.cumulative[rank] = total;
+    }
+    for (let rank = 0; rank < size; rank++) {
+      this.cumulative[rank] /= total;
+    }
+  }
+  /** A word drawn with Zipf probabilities (binary search over the cumulative weights). */
+  draw(random: () => number): string {
+    const target = random();
+    let low = 0;
+    let high = this.cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.cumulative[middle] < target) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return this.words[low];
+  }
+  sentence(random: () => number, wordCount: number): string {
+    const words: string[] = [];
+    for (let index = 0; index < wordCount; index++) {
+      words.push(this.draw(random));
+    }
+    return words.join(' ');
+  }
+}
+
+export function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+}
+
+export function median(samples: readonly number[]): number {
+  return percentile(samples, 0.5);
+}
+
+/** Milliseconds of each call, after `warmup` untimed calls. */
+export async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promise<unknown>, warmup = 3): Promise<number[]> {
+  for (const input of inputs.slice(0, warmup)) {
+    await run(input);
+  }
+  const samples: number[] = [];
+  for (const input of inputs) {
+    const started = performance.now();
+    await run(input);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+/** Top `limit` rows by dot product over vectors packed in one Float32Array: the reference exact scan. */
+export function dotProductTopK(vectors: Float32Array, dimensions: number, query: Float32Array, limit: number): Array<{ row: number; score: number }> {
+  const rowCount = vectors.length / dimensions;
+  const topScores = new Float64Array(limit).fill(-Infinity);
+  const topRows = new Int32Array(limit).fill(-1);
+  for (let row = 0; row < rowCount; row++) {
+    let score = 0;
+    const offset = row * dimensions;
+    for (let index = 0; index < dimensions; index++) {
+      score += vectors[offset + index] * query[index];
+    }
+    if (score > topScores[limit - 1]) {
+      let position = limit - 1;
+      while (position > 0 && topScores[position - 1] < score) {
+        topScores[position] = topScores[position - 1];
+        topRows[position] = topRows[position - 1];
+        position--;
+      }
+      topScores[position] = score;
+      topRows[position] = row;
+    }
+  }
+  const result: Array<{ row: number; score: number }> = [];
+  for (let position = 0; position < limit && topRows[position] >= 0; position++) {
+    result.push({ row: topRows[position], score: topScores[position] });
+  }
+  return result;
+}
+
+/** The full-text index settings the store uses (kept equal so the raw reference does the same work). */
+export function referenceFullTextIndex(): lancedb.Index {
+  return lancedb.Index.fts({ withPosition: false, baseTokenizer: 'simple', language: 'English', stem: true, removeStopWords: true, asciiFolding: true, lowercase: true });
+}
+
+export function formatMs(ms: number): string {
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(2)} ms`;
+}
+
+export function formatBytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+}

@@ -1,0 +1,259 @@
+/**
+ * Retrieval benchmarks: our indexer and search against raw LanceDB (and a plain JS vector scan) measured in
+ * the same run on the same rows. Not part of the test suite.
+ *   npm run bench                      # everything, writes BENCHMARKS.md
+ *   npm run bench -- --synthetic-files 200   # smaller synthetic index (100 chunks per file)
+ */
+import './benchSupport';
+import * as childProcess from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as lancedb from '@lancedb/lancedb';
+import { INDEX_CONCURRENCY } from '../src/core/limits';
+import { indexPaths } from '../src/node/index/indexer';
+import { openStore, type LanceStore } from '../src/node/store/lanceStore';
+import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
+import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
+import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach } from './benchSupport';
+import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
+
+interface BenchRow {
+  measure: string;
+  ours: string;
+  reference: string;
+  /** ours ÷ reference */
+  ratio: number;
+  goal: string;
+  met: boolean;
+}
+
+const DIMENSIONS = 384;
+const SECTIONS_PER_FILE = 100;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'synthetic-files': { type: 'string', default: '1000' }, 'keep': { type: 'boolean', default: false } } });
+  const syntheticFiles = Number(values['synthetic-files']);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bench-'));
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  const benchStarted = performance.now();
+  try {
+    await scifactBenchmarks(work, rows, notes);
+    await syntheticBenchmarks(work, syntheticFiles, rows, notes);
+  } finally {
+    if (!values.keep) {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+  notes.push(`Whole run: ${formatMs(performance.now() - benchStarted)}.`);
+  const table = renderTable(rows);
+  process.stdout.write(`\n${table}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`);
+  writeReport(table, notes);
+}
+
+// ------------------------------------------------------------------------------------------- SciFact
+
+async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]): Promise<void> {
+  const corpus = loadScifactCorpus();
+  const documentsFolder = path.join(work, 'scifact-documents');
+  writeScifactFiles(documentsFolder, corpus);
+
+  log(`SciFact: indexing ${corpus.length} documents through our indexer…`);
+  const ourFolder = path.join(work, 'scifact-ours');
+  const store = await openStore({ uri: ourFolder });
+  const oursStarted = performance.now();
+  const summary = await indexPaths({ roots: [documentsFolder], baseFolder: documentsFolder, store });
+  const oursMs = performance.now() - oursStarted;
+  const stats = await store.stats();
+  const durations = summary.durations;
+  notes.push(`SciFact ingest (ours): ${stats.documents} documents, ${stats.chunks} chunks; scan ${formatMs(durations.scanMs)}, convert+chunk ${formatMs(durations.convertMs)} (summed over ${INDEX_CONCURRENCY} workers), write ${formatMs(durations.writeMs)}, optimize ${formatMs(durations.optimizeMs)}.`);
+
+  // The reference gets the rows our store wrote (read back untimed), as plain objects in one add.
+  const preparedRows = await readChunkRows(ourFolder);
+  log(`SciFact: raw LanceDB add + FTS build of the same ${preparedRows.length} rows…`);
+  const referenceFolder = path.join(work, 'scifact-raw');
+  const referenceStarted = performance.now();
+  const referenceTable = await rawTableWithFullText(referenceFolder, preparedRows, undefined);
+  const referenceMs = performance.now() - referenceStarted;
+  rows.push(ratioRow(`SciFact ingest, ${corpus.length} docs (full text only)`, oursMs, referenceMs, 2, 'raw `add` + FTS build of the same rows'));
+
+  const queries = [...loadScifactQueries().values()];
+  log(`SciFact: ${queries.length} full-text queries, ours vs raw FTS…`);
+  const ourTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }));
+  const rawTimes = await timeEach(queries, (query) => rawFullText(referenceTable, query, 10));
+  rows.push(ratioRow(`SciFact full-text search p50 (${queries.length} queries, top 10)`, median(ourTimes), median(rawTimes), 2, 'raw LanceDB FTS'));
+  rows.push(ratioRow('SciFact full-text search p95', percentile(ourTimes, 0.95), percentile(rawTimes, 0.95), 2, 'raw LanceDB FTS'));
+
+  // One changed file, as the file watcher re-indexes it, against the full ingest measured above.
+  const changed = path.join(documentsFolder, `${corpus[42]._id}.md`);
+  fs.appendFileSync(changed, '\nAn added sentence about benchmark tokens.\n');
+  const singleStarted = performance.now();
+  const single = await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, optimize: false });
+  const singleMs = performance.now() - singleStarted;
+  fs.appendFileSync(changed, '\nAnother added sentence.\n');
+  const withOptimizeStarted = performance.now();
+  await indexPaths({ roots: [changed], baseFolder: documentsFolder, store });
+  const withOptimizeMs = performance.now() - withOptimizeStarted;
+  const found = await store.searchWith('benchmark tokens', { mode: 'fullText', limit: 1, rerank: false });
+  if (single.updated.length !== 1 || found[0]?.documentId === undefined) {
+    throw new Error(`The re-index did not update the file (updated: ${single.updated.length}, found: ${found.length}).`);
+  }
+  rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(singleMs), reference: formatMs(oursMs), ratio: singleMs / oursMs, goal: '≤ 1/500', met: singleMs / oursMs <= 1 / 500 });
+  notes.push(`Re-index of one file: ${formatMs(singleMs)} with optimize left to the debounce (what the watcher does), ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\` (= ${(oursMs / withOptimizeMs).toFixed(0)}× faster than the full ingest).`);
+  await store.close();
+}
+
+// ------------------------------------------------------------------------------------------- 100k synthetic
+
+async function syntheticBenchmarks(work: string, fileCount: number, rows: BenchRow[], notes: string[]): Promise<void> {
+  const documentsFolder = path.join(work, 'synthetic-documents');
+  const ourFolder = path.join(work, 'synthetic-ours');
+  log(`Synthetic: writing ${fileCount} files × ${SECTIONS_PER_FILE} sections…`);
+  writeSyntheticMarkdown(documentsFolder, { fileCount, sectionsPerFile: SECTIONS_PER_FILE });
+
+  log('Synthetic: indexing through our indexer in a child process (peak RSS)…');
+  const child = runIndexChild(documentsFolder, ourFolder);
+  const chunkCount = child.chunks;
+  const label = `${(chunkCount / 1000).toFixed(0)}k`;
+  rows.push({ measure: `Peak RSS indexing ${label} chunks (${DIMENSIONS}-d vectors)`, ours: formatBytes(child.maxRssBytes), reference: '1 GiB', ratio: child.maxRssBytes / 2 ** 30, goal: '≤ 1 GiB', met: child.maxRssBytes <= 2 ** 30 });
+  const childDurations = child.durations;
+  notes.push(`Synthetic index (child process): ${child.documents} files, ${chunkCount} chunks in ${formatMs(child.totalMs)}; convert+chunk ${formatMs(childDurations.convertMs)}, embed ${formatMs(childDurations.embedMs)}, write ${formatMs(childDurations.writeMs)}, optimize ${formatMs(childDurations.optimizeMs)}.`);
+
+  const prepared = await readChunkRows(ourFolder, true);
+  log(`Synthetic: raw LanceDB table of the same ${prepared.length} rows…`);
+  const referenceStarted = performance.now();
+  const referenceTable = await rawTableWithFullText(path.join(work, 'synthetic-raw'), prepared, DIMENSIONS);
+  notes.push(`Raw LanceDB add + FTS build of the same ${prepared.length} rows with vectors: ${formatMs(performance.now() - referenceStarted)}.`);
+  const packed = new Float32Array(prepared.length * DIMENSIONS);
+  prepared.forEach((row, index) => packed.set(row.vector as Float32Array, index * DIMENSIONS));
+  const chunkIds = prepared.map((row) => String(row.id));
+  prepared.length = 0;
+
+  const embedder = new HashedRandomEmbedder(DIMENSIONS);
+  const store = await openStore({ uri: ourFolder, embedder });
+  const queries = syntheticQueries(50);
+  const queryVectors = new Map(queries.map((query) => [query, embedder.vectorFor(query)]));
+  log(`Synthetic: ${queries.length} queries per mode…`);
+
+  const vectorTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'vector', limit: 10, rerank: false }));
+  const scanTimes = await timeEach(queries, async (query) => dotProductTopK(packed, DIMENSIONS, queryVectors.get(query)!, 10));
+  rows.push(ratioRow(`${label}: vector top-10 p50`, median(vectorTimes), median(scanTimes), 1, 'plain `Float32Array` dot-product scan'));
+  await checkVectorAgreement(store, packed, queries, queryVectors, chunkIds);
+
+  const fullTextTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }));
+  const rawTimes = await timeEach(queries, (query) => rawFullText(referenceTable, query, 10));
+  rows.push(ratioRow(`${label}: full-text top-10 p50`, median(fullTextTimes), median(rawTimes), 2, 'raw LanceDB FTS'));
+
+  const hybridTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'hybrid', limit: 10, expand: true, rerank: false }));
+  const partsMs = median(fullTextTimes) + median(vectorTimes);
+  rows.push(ratioRow(`${label}: hybrid + expansion top-10 p50`, median(hybridTimes), partsMs, 1.5, 'our full text + our vector search'));
+  const hybridPlainTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'hybrid', limit: 10, expand: false, rerank: false }));
+  notes.push(`${label} p95: vector ${formatMs(percentile(vectorTimes, 0.95))} (scan ${formatMs(percentile(scanTimes, 0.95))}), full text ${formatMs(percentile(fullTextTimes, 0.95))} (raw ${formatMs(percentile(rawTimes, 0.95))}), hybrid + expansion ${formatMs(percentile(hybridTimes, 0.95))}; hybrid without expansion p50 ${formatMs(median(hybridPlainTimes))}.`);
+  await store.close();
+}
+
+/** Our vector search must return the scan's top 10 (same vectors, exact search): a benchmark of wrong answers is worthless. */
+async function checkVectorAgreement(store: LanceStore, packed: Float32Array, queries: string[], queryVectors: Map<string, Float32Array>, chunkIds: string[]): Promise<void> {
+  const query = queries[0];
+  const ours = (await store.searchWith(query, { mode: 'vector', limit: 10, rerank: false })).map((result) => result.chunkId);
+  const scan = dotProductTopK(packed, DIMENSIONS, queryVectors.get(query)!, 10).map((hit) => chunkIds[hit.row]);
+  if (ours.join() !== scan.join()) {
+    throw new Error(`Vector search disagrees with the exact scan:\n ours ${ours.join()}\n scan ${scan.join()}`);
+  }
+}
+
+function runIndexChild(documentsFolder: string, indexFolder: string): { maxRssBytes: number; documents: number; chunks: number; totalMs: number; durations: Record<string, number> } {
+  const child = childProcess.spawnSync(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'syntheticIndexChild.ts'), documentsFolder, indexFolder, String(DIMENSIONS)], {
+    cwd: path.resolve(__dirname, '..'),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (child.status !== 0) {
+    throw new Error(`The indexing child failed (${child.status}): ${child.stderr}`);
+  }
+  return JSON.parse(child.stdout.trim().split('\n').pop()!);
+}
+
+// ------------------------------------------------------------------------------------------- raw LanceDB
+
+type PreparedRow = Record<string, unknown> & { id: string; vector?: Float32Array };
+
+/** Every chunk row of one of our indexes, as plain objects (vectors as `Float32Array`). */
+async function readChunkRows(indexFolder: string, withVectors = false): Promise<PreparedRow[]> {
+  const connection = await lancedb.connect(indexFolder);
+  const table = await connection.openTable(CHUNKS_TABLE);
+  const arrow = await table.query().toArrow();
+  const names = arrow.schema.fields.map((field) => field.name).filter((name) => withVectors || name !== 'vector');
+  const columns = names.map((name) => [name, arrow.getChild(name)!] as const);
+  const result: PreparedRow[] = [];
+  for (let row = 0; row < arrow.numRows; row++) {
+    const plain: Record<string, unknown> = {};
+    for (const [name, column] of columns) {
+      const value = column.get(row);
+      plain[name] = name === 'vector' ? (value as { toArray(): Float32Array }).toArray().slice() : value;
+    }
+    result.push(plain as PreparedRow);
+  }
+  connection.close();
+  return result;
+}
+
+async function rawTableWithFullText(folder: string, rows: readonly PreparedRow[], dimensions: number | undefined): Promise<lancedb.Table> {
+  const connection = await lancedb.connect(folder);
+  const table = await connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), { mode: 'overwrite' });
+  const batch = 20_000;
+  for (let start = 0; start < rows.length; start += batch) {
+    await table.add(rows.slice(start, start + batch) as Array<Record<string, unknown>>);
+  }
+  await table.createIndex('search_text', { config: referenceFullTextIndex() });
+  return table;
+}
+
+function rawFullText(table: lancedb.Table, query: string, limit: number): Promise<unknown[]> {
+  return table.query().fullTextSearch(query, { columns: ['search_text'] }).select([...CHUNK_RESULT_COLUMNS, '_score']).limit(limit).toArray();
+}
+
+// ------------------------------------------------------------------------------------------- report
+
+function ratioRow(measure: string, oursMs: number, referenceMs: number, goal: number, referenceName: string): BenchRow {
+  const ratio = oursMs / referenceMs;
+  return { measure, ours: formatMs(oursMs), reference: `${formatMs(referenceMs)} (${referenceName})`, ratio, goal: `≤ ${goal}×`, met: ratio <= goal };
+}
+
+function renderTable(rows: readonly BenchRow[]): string {
+  const lines = ['| measure | ours | reference | ratio | goal | met |', '|---|---|---|---|---|---|'];
+  for (const row of rows) {
+    const ratio = row.ratio < 0.01 ? `1/${(1 / row.ratio).toFixed(0)}` : `${row.ratio.toFixed(2)}×`;
+    lines.push(`| ${row.measure} | ${row.ours} | ${row.reference} | ${ratio} | ${row.goal} | ${row.met ? 'yes' : '**no**'} |`);
+  }
+  return lines.join('\n');
+}
+
+function writeReport(table: string, notes: readonly string[]): void {
+  const cpus = os.cpus();
+  const machine = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${formatBytes(os.totalmem())} RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.versions.node}, LanceDB 0.31.0, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}`;
+  const text = [
+    '# Benchmarks',
+    '',
+    `Measured ${new Date().toISOString()} with \`npm run bench\` (\`bench/run.ts\`) on ${machine}.`,
+    'Each reference runs in the same process on the same rows, right after ours. Times are medians unless marked p95;',
+    'single runs on a shared machine, so treat them as ±30 %.',
+    '',
+    table,
+    '',
+    ...notes.map((note) => `- ${note}`),
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.resolve(__dirname, '..', 'BENCHMARKS.md'), text);
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
