@@ -1,0 +1,67 @@
+import type { ItemLabel } from '../model/document';
+import type { SearchResult } from '../model/search';
+
+/** What an empty search shows the model. */
+export const NO_RESULTS_TEXT = 'No results found.';
+
+/**
+ * Which label names a result's `Type:`: the most structural one present. Unlike haiku.rag, plain paragraphs
+ * outrank headers and titles, because our chunks carry their section header's ref and would otherwise all
+ * read as `section_header`.
+ */
+const LABEL_PRIORITY: readonly ItemLabel[] = [
+  'table',
+  'code',
+  'list_item',
+  'formula',
+  'picture',
+  'caption',
+  'paragraph',
+  'footnote',
+  'document_index',
+  'page_header',
+  'page_footer',
+  'section_header',
+  'title',
+];
+
+/** The most structural label of a result, or undefined without labels. */
+export function primaryLabel(labels: readonly ItemLabel[]): ItemLabel | undefined {
+  let best: ItemLabel | undefined;
+  let bestPriority = Number.POSITIVE_INFINITY;
+  for (const label of labels) {
+    const priority = LABEL_PRIORITY.indexOf(label);
+    if (priority >= 0 && priority < bestPriority) {
+      best = label;
+      bestPriority = priority;
+    }
+  }
+  return best ?? labels[0];
+}
+
+/**
+ * One result as the model sees it:
+ * `[chunk_id] [rank i of n]`, `Source: "<title>" > <heading> > …` (left out when there is neither title nor
+ * heading), `Type: <label>` (left out without labels), then `Content:` and the content on the next line.
+ */
+export function renderSearchResultForModel(result: Pick<SearchResult, 'chunkId' | 'title' | 'headings' | 'labels' | 'content'>, position: { rank: number; total: number }): string {
+  const lines = [`[${result.chunkId}] [rank ${position.rank} of ${position.total}]`];
+  const source = [...(result.title ? [`"${result.title}"`] : []), ...result.headings];
+  if (source.length > 0) {
+    lines.push(`Source: ${source.join(' > ')}`);
+  }
+  const label = primaryLabel(result.labels);
+  if (label) {
+    lines.push(`Type: ${label}`);
+  }
+  lines.push('Content:', result.content);
+  return lines.join('\n');
+}
+
+/** Results in list order (rank i of n by position), separated by a blank line; none gives "No results found.". */
+export function renderSearchResultsForModel(results: ReadonlyArray<Pick<SearchResult, 'chunkId' | 'title' | 'headings' | 'labels' | 'content'>>): string {
+  if (results.length === 0) {
+    return NO_RESULTS_TEXT;
+  }
+  return results.map((result, index) => renderSearchResultForModel(result, { rank: index + 1, total: results.length })).join('\n\n');
+}
