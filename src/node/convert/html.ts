@@ -20,7 +20,7 @@ export interface HtmlWalkOptions {
 }
 
 /** Elements whose content is never document text. */
-const SKIPPED_TAGS = new Set(['script', 'style', 'nav', 'head', 'title', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'select', 'datalist', 'button']);
+const SKIPPED_TAGS = new Set(['script', 'style', 'nav', 'head', 'title', 'noscript', 'svg', 'canvas', 'iframe', 'object', 'embed', 'select', 'datalist', 'button']);
 
 /** Elements that always start their own item(s). */
 const BLOCK_TAGS = new Set([
@@ -159,10 +159,17 @@ class HtmlWalker {
     const classes = (element.attribs.class ?? '').split(/\s+/);
     if (/^h[1-6]$/.test(name)) {
       const label: ItemLabel = classes.includes('title') ? 'title' : 'section_header';
-      this.addTextItem(label, element.children, [element], depth, Number(name[1]));
+      // A heading closed by the wrong end tag (`<h3>…</h2>`) swallows what follows; browsers end it at the
+      // first block, so its text is the inline content before that and the rest is walked as usual.
+      const firstBlock = element.children.findIndex((child) => isElement(child) && !SKIPPED_TAGS.has(child.name) && this.isBlock(child));
+      const own = firstBlock < 0 ? element.children : element.children.slice(0, firstBlock);
+      const ownEnd = firstBlock < 0 ? undefined : lastEndIndex(own);
+      this.addTextItem(label, own, [element], depth, Number(name[1]), {}, ownEnd);
+      if (firstBlock >= 0) {
+        this.walkChildren(element.children.slice(firstBlock), depth);
+      }
     } else if (name === 'p' || name === 'dt' || name === 'dd' || name === 'summary' || name === 'legend') {
-      this.addTextItem(classes.includes('caption') ? 'caption' : 'paragraph', element.children, [element], depth);
-      this.addPicturesWithin(element.children, depth);
+      this.walkTextBlock(element, classes.includes('caption') ? 'caption' : 'paragraph', depth, {});
     } else if (name === 'figcaption' || name === 'caption') {
       this.addTextItem('caption', element.children, [element], depth);
     } else if (name === 'pre') {
@@ -195,6 +202,14 @@ class HtmlWalker {
   }
 
   private walkListItem(item: Element, depth: number, ordered: boolean): void {
+    this.walkTextBlock(item, 'list_item', depth, { ordered });
+  }
+
+  /**
+   * An element whose own text is one item (list items, paragraphs, definitions); lists, tables, code and figures
+   * inside it follow as items of their own at the same depth.
+   */
+  private walkTextBlock(item: Element, label: ItemLabel, depth: number, hint: { ordered?: boolean }): void {
     const own: ChildNode[] = [];
     const nested: Element[] = [];
     for (const child of item.children) {
@@ -205,7 +220,7 @@ class HtmlWalker {
       }
     }
     const rangeEnd = nested.length > 0 ? nested[0].startIndex : undefined;
-    this.addTextItem('list_item', own, [item], depth, 0, { ordered }, rangeEnd ?? undefined);
+    this.addTextItem(label, own, [item], depth, 0, hint, rangeEnd ?? undefined);
     this.addPicturesWithin(own, depth);
     for (const child of nested) {
       this.walkBlock(child, depth);
@@ -353,6 +368,12 @@ function clampSpan(value: string | undefined, fallback: number): number {
 function languageOf(element: Element): string | undefined {
   const match = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(element.attribs.class ?? '');
   return match?.[1];
+}
+
+/** Offset just past the last of `nodes`, for ranges that stop before an element's end. */
+function lastEndIndex(nodes: readonly ChildNode[]): number | undefined {
+  const last = nodes[nodes.length - 1]?.endIndex;
+  return last === null || last === undefined ? undefined : last + 1;
 }
 
 function isElement(node: ChildNode): node is Element {
