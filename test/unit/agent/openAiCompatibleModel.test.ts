@@ -1,0 +1,114 @@
+import * as assert from 'node:assert';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateText, stepCountIs, tool } from 'ai';
+import { z } from 'zod';
+import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
+import { runAgent } from '../../../src/core/agent/runAgent';
+import { HaikuError } from '../../../src/core/errors';
+import { MemoryKnowledgeBase } from '../../support/memoryKnowledgeBase';
+import { startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
+
+async function unusedPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+const knowledgeBase = new MemoryKnowledgeBase([{ id: 'doc', title: 'Doc', chunks: [{ id: 'chunk-1', content: 'hello world' }] }]);
+
+async function failureOf(baseUrl: string, options: { requestTimeoutMs?: number; abortSignal?: AbortSignal } = {}): Promise<HaikuError> {
+  const { model, description } = createOpenAiCompatibleModel({ baseUrl, name: 'qwen3:8b', requestTimeoutMs: options.requestTimeoutMs });
+  try {
+    await runAgent({ model, modelDescription: description, knowledgeBase, question: 'hi', mode: 'rag', maxRetries: 0, abortSignal: options.abortSignal });
+  } catch (error) {
+    assert.ok(error instanceof HaikuError, `expected a HaikuError, got ${String(error)}`);
+    assert.ok(!error.message.includes('\n'), 'one line');
+    return error;
+  }
+  assert.fail('the run should have failed');
+}
+
+describe('agent: OpenAI-compatible model', function () {
+  this.timeout(20_000);
+  let server: ScriptedChatServer;
+  beforeEach(async () => {
+    server = await startScriptedChatServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('posts to /chat/completions with temperature 0.3, a placeholder key, and reasoning_effort only when thinking', async () => {
+    server.push({ text: 'a' }, { text: 'b' });
+    const plain = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'qwen3:8b' });
+    await generateText({ model: plain.model, prompt: 'hi' });
+    const thinking = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'qwen3:8b', thinking: true, apiKey: 'secret', temperature: 0.7 });
+    await generateText({ model: thinking.model, prompt: 'hi' });
+    const [first, second] = server.requests;
+    assert.strictEqual(first.path, '/v1/chat/completions');
+    assert.strictEqual(first.body.model, 'qwen3:8b');
+    assert.strictEqual(first.body.temperature, 0.3);
+    assert.strictEqual(first.body.reasoning_effort, undefined);
+    assert.strictEqual(first.headers.authorization, 'Bearer not-needed');
+    assert.strictEqual(second.body.temperature, 0.7);
+    assert.strictEqual(second.body.reasoning_effort, 'medium');
+    assert.strictEqual(second.headers.authorization, 'Bearer secret');
+  });
+
+  it('runs a tool loop over non-streaming JSON responses too', async () => {
+    server.push({ toolCalls: [{ name: 'lookup', arguments: { key: 'alpha' } }] }, { text: 'alpha is 1' });
+    const { model } = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'm' });
+    const seen: string[] = [];
+    const result = await generateText({
+      model,
+      prompt: 'what is alpha',
+      stopWhen: stepCountIs(3),
+      tools: { lookup: tool({ inputSchema: z.object({ key: z.string() }), execute: async ({ key }) => (seen.push(key), '1') }) },
+    });
+    assert.deepStrictEqual(seen, ['alpha']);
+    assert.strictEqual(result.text, 'alpha is 1');
+    assert.strictEqual(server.requests[0].body.stream, undefined);
+  });
+
+  it('rejects a missing model name and a malformed base URL with actionable messages', () => {
+    assert.throws(() => createOpenAiCompatibleModel({ name: '' }), (error: HaikuError) => error.code === 'invalid_settings' && /--model/.test(error.message));
+    assert.throws(() => createOpenAiCompatibleModel({ name: 'm', baseUrl: 'not a url' }), (error: HaikuError) => error.code === 'invalid_settings');
+  });
+
+  it('an unreachable server is model_unreachable and names the URL and what to do', async () => {
+    const baseUrl = `http://127.0.0.1:${await unusedPort()}/v1`;
+    const error = await failureOf(baseUrl);
+    assert.strictEqual(error.code, 'model_unreachable');
+    assert.match(error.message, new RegExp(`Cannot reach the model server at ${baseUrl.replace(/[.]/g, '\\.')}.*ECONNREFUSED.*ollama serve.*--base-url`));
+  });
+
+  it('an unknown model (404) is model_failed and says how to fix the name', async () => {
+    server.push({ status: 404, body: { error: { message: "model 'qwen3:8b' not found, try pulling it first" } } });
+    const error = await failureOf(server.baseUrl);
+    assert.strictEqual(error.code, 'model_failed');
+    assert.match(error.message, /does not know the model 'qwen3:8b' \(404: model 'qwen3:8b' not found.*--model/);
+  });
+
+  it('a model without tool calling (400 or a server error mentioning tools) is model_failed naming the cause', async () => {
+    server.push({ status: 400, body: { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools' } } }, { status: 500, body: { error: 'this model cannot use tools' } });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await failureOf(server.baseUrl);
+      assert.strictEqual(error.code, 'model_failed');
+      assert.match(error.message, /does not support tool calling \(server said: .*tools\)\. Pick a model with tool support/);
+    }
+  });
+
+  it('a server that does not answer in time is model_failed; an abort is cancelled', async () => {
+    server.push({ hang: true }, { hang: true });
+    const timedOut = await failureOf(server.baseUrl, { requestTimeoutMs: 300 });
+    assert.strictEqual(timedOut.code, 'model_failed');
+    assert.match(timedOut.message, /did not answer in time/);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const cancelled = await failureOf(server.baseUrl, { abortSignal: controller.signal });
+    assert.strictEqual(cancelled.code, 'cancelled');
+  });
+});
