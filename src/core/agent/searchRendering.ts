@@ -1,20 +1,15 @@
 import type { SearchResult } from '../model/search';
+import { NO_RESULTS_TEXT, renderSearchResultForModel } from '../search/renderResults';
 
-// TEMPORARY until src/core/search/renderResults.ts lands (another helper): same block format as §2.7.
-function renderSearchResultForModel(result: SearchResult, rank: number, total: number): string {
-  const source = [`"${result.title}"`, ...result.headings].join(' > ');
-  return [`[${result.chunkId}] [rank ${rank} of ${total}]`, `Source: ${source}`, `Type: ${result.labels[0] ?? 'paragraph'}`, 'Content:', result.content].join('\n');
-}
-
-/** Separator between result blocks in a search tool's return (as the specification's capability renders them). */
+/** Separator between result blocks in a search tool's return (the specification's capability joins them with `---`). */
 export const RESULT_SEPARATOR = '\n---\n';
 
 /** Evidence already shown in one model response: chunk id → the sibling query that showed it. */
 export type ShownInResponse = Map<string, string>;
 
 /** The short line that replaces a result a sibling search of the same response already returned. */
-export function referenceLine(result: SearchResult, total: number, shownByQuery: string): string {
-  return `[${result.chunkId}] [rank ${result.rank} of ${total}] Already shown above in the results for "${shownByQuery}"; not repeated.`;
+export function referenceLine(chunkId: string, rank: number, total: number, shownByQuery: string): string {
+  return `[${chunkId}] [rank ${rank} of ${total}] Already shown above in the results for "${shownByQuery}"; not repeated.`;
 }
 
 /**
@@ -23,18 +18,19 @@ export function referenceLine(result: SearchResult, total: number, shownByQuery:
  */
 export function renderResultsDeduplicated(query: string, results: readonly SearchResult[], shown: ShownInResponse): string {
   if (results.length === 0) {
-    return 'No results found.';
+    return NO_RESULTS_TEXT;
   }
-  const blocks = results.map((result) => {
+  const blocks = results.map((result, position) => {
+    const rank = position + 1;
     const ids = [result.chunkId, ...(result.mergedChunkIds ?? [])];
     const earlier = ids.map((id) => shown.get(id)).find((value): value is string => value !== undefined);
     if (earlier !== undefined) {
-      return referenceLine(result, results.length, earlier);
+      return referenceLine(result.chunkId, rank, results.length, earlier);
     }
     for (const id of ids) {
       shown.set(id, query);
     }
-    return renderSearchResultForModel(result, result.rank, results.length);
+    return renderSearchResultForModel(result, { rank, total: results.length });
   });
   return blocks.join(RESULT_SEPARATOR);
 }
