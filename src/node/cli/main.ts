@@ -3,9 +3,18 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CommandIo } from './command';
 import { errorMessage, isHaikuError } from '../../core/errors';
 import { convertCommand } from './commands/convert';
+import { indexCommand } from './commands/indexFiles';
+import { searchCommand } from './commands/search';
+import { docsCommand } from './commands/docs';
+import { tocCommand } from './commands/toc';
+import { rebuildCommand } from './commands/rebuild';
+import { removeCommand } from './commands/remove';
+import { demoCommand } from './commands/demo';
+import { askCommand } from './commands/ask';
+import { analyzeCommand } from './commands/analyze';
 
 /** Every command, in the order `haiku help` lists them. */
-const commands: CliCommand[] = [convertCommand];
+const commands: CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand];
 
 function helpText(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

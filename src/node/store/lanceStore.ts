@@ -51,6 +51,8 @@ export interface OpenStoreOptions {
   embedder?: Embedder;
   reranker?: Reranker;
   search?: Partial<HaikuConfig['search']>;
+  /** Above this many bytes of vectors, vector search scans in LanceDB instead of the resident cache. */
+  vectorCacheMaxBytes?: number;
   abortSignal?: AbortSignal;
 }
 
@@ -118,6 +120,7 @@ export class LanceStore implements KnowledgeBase {
   readonly testHooks: StoreTestHooks = {};
   private readonly connection: lancedb.Connection;
   private readonly engine: SearchEngine;
+  private readonly vectorCacheMaxBytes: number;
   private documentsTable!: lancedb.Table;
   private chunksTable!: lancedb.Table;
   private itemsTable!: lancedb.Table;
@@ -130,12 +133,15 @@ export class LanceStore implements KnowledgeBase {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private optimizeTimer: NodeJS.Timeout | undefined;
   private orphansPossible = false;
+  /** Chunk rows were added since the FTS index was last updated (see `fullTextCandidates`). */
+  private fullTextIndexStale = false;
   private closed = false;
 
   constructor(connection: lancedb.Connection, uri: string, options: OpenStoreOptions) {
     this.connection = connection;
     this.uri = uri;
     this.embedder = options.embedder;
+    this.vectorCacheMaxBytes = options.vectorCacheMaxBytes ?? VECTOR_CACHE_MAX_BYTES;
     this.engine = new SearchEngine({ store: this, embedder: options.embedder, reranker: options.reranker, settings: options.search });
   }
 
@@ -420,6 +426,11 @@ export class LanceStore implements KnowledgeBase {
 
   /** BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given. */
   async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
+    if (this.fullTextIndexStale) {
+      // LanceDB 0.31.0's flat search over unindexed rows drops terms that are frequent among them (its BM25
+      // mixes the indexed row count with unindexed document frequencies), so new rows are folded in first.
+      await this.serialize(() => this.updateFullTextIndex());
+    }
     const states = await this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
     let fetch = limit;
@@ -473,7 +484,7 @@ export class LanceStore implements KnowledgeBase {
       return this.vectorCacheState.cache;
     }
     const rowCount = await this.chunksTable.countRows();
-    if (rowCount * dimensions * 4 > VECTOR_CACHE_MAX_BYTES) {
+    if (rowCount * dimensions * 4 > this.vectorCacheMaxBytes) {
       this.vectorCacheState = { kind: 'too_large' };
       return undefined;
     }
@@ -565,6 +576,7 @@ export class LanceStore implements KnowledgeBase {
       const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
       try {
         if (chunkRows.length > 0) {
+          this.fullTextIndexStale = true;
           await this.chunksTable.add(chunkRows as unknown as Array<Record<string, unknown>>);
         }
         if (itemRows.length > 0) {
@@ -736,11 +748,26 @@ export class LanceStore implements KnowledgeBase {
       if (options.sweepOrphans || this.orphansPossible) {
         await this.sweepOrphans();
       }
+      await this.updateFullTextIndex();
       const cleanupOlderThan = new Date(Date.now() - INDEX_VERSION_RETENTION_MS);
-      for (const table of [this.chunksTable, this.itemsTable, this.documentsTable]) {
+      for (const table of [this.itemsTable, this.documentsTable]) {
         await table.optimize({ cleanupOlderThan });
       }
     });
+  }
+
+  /** Compacts the chunks table and folds new rows into its indexes (call inside `serialize`). */
+  private async updateFullTextIndex(): Promise<void> {
+    if (this.rebuildReason) {
+      return;
+    }
+    this.fullTextIndexStale = false;
+    try {
+      await this.chunksTable.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+    } catch (error) {
+      this.fullTextIndexStale = true;
+      throw error;
+    }
   }
 
   private async sweepOrphans(): Promise<void> {

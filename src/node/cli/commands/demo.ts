@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CliCommand } from '../command';
+import { HaikuError } from '../../../core/errors';
+import { indexPaths } from '../../index/indexer';
+import { openStore } from '../../store/lanceStore';
+import { locationText, printJson, snippet, summaryText, wantsJson } from '../indexAccess';
+
+/** A query the four sample documents answer (the Go GC guide's GOGC section ranks first). */
+export const DEMO_QUERY = 'how does GOGC control garbage collection frequency';
+
+/** The repository's `samples/` folder: beside `dist/` when bundled, four levels up from this file under tsx. */
+export function findSamplesFolder(start = __dirname): string | undefined {
+  for (let folder = start; ; folder = path.dirname(folder)) {
+    const candidate = path.join(folder, 'samples');
+    if (fs.existsSync(path.join(candidate, 'features.md'))) {
+      return candidate;
+    }
+    if (path.dirname(folder) === folder) {
+      return undefined;
+    }
+  }
+}
+
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  usage: 'demo ["<query>"] [--keep] [--json]',
+  summary: 'Index the bundled samples (md, html, pdf, docx) into a temporary index and search them',
+  options: { json: { type: 'boolean' }, keep: { type: 'boolean' } },
+  async run(context) {
+    const samples = findSamplesFolder();
+    if (!samples) {
+      throw new HaikuError('not_found', 'The samples/ folder was not found next to the Haiku installation; run the demo from a clone of the repository.');
+    }
+    const query = context.positionals.join(' ').trim() || DEMO_QUERY;
+    const databaseFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-demo-'));
+    const store = await openStore({ uri: databaseFolder, abortSignal: context.abortSignal });
+    try {
+      const summary = await indexPaths({ roots: [samples], baseFolder: samples, store, abortSignal: context.abortSignal });
+      const results = await store.search(query, { limit: 5, abortSignal: context.abortSignal });
+      const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
+      if (wantsJson(context)) {
+        printJson(context, { database: databaseFolder, summary, query, results });
+        return 0;
+      }
+      const out = context.io.stdout;
+      out(`Indexed ${samples} into ${databaseFolder}\n`);
+      out(summaryText(summary));
+      for (const document of documents.values()) {
+        out(`  ${document.relativePath.padEnd(18)} ${document.format.padEnd(8)} ${document.title}\n`);
+      }
+      out(`\nSearch (full text): "${query}"\n\n`);
+      for (const result of results) {
+        const relativePath = documents.get(result.documentId)?.relativePath ?? result.uri;
+        const trail = [result.title, ...result.headings.filter((heading) => heading !== result.title)].join(' > ');
+        out(`${result.rank}. [${result.score.toFixed(2)}] ${trail}\n   ${locationText(relativePath, result.sourceRange, result.pageNumbers)}\n   ${snippet(result.content)}\n\n`);
+      }
+      if (results.length === 0) {
+        out('No results.\n');
+      }
+      out(context.flags.keep ? `Index kept at ${databaseFolder} (try: haiku search "…" --db ${databaseFolder}).\n` : 'Next: haiku index <your folder>, then haiku search "<question>".\n');
+      return 0;
+    } finally {
+      await store.close();
+      if (!context.flags.keep) {
+        fs.rmSync(databaseFolder, { recursive: true, force: true });
+      }
+    }
+  },
+};

@@ -1,0 +1,47 @@
+import type { CliCommand } from '../command';
+import { HaikuError } from '../../../core/errors';
+import type { SectionNode } from '../../../core/model/document';
+import { buildSectionTree } from '../../../core/toc';
+import { DATABASE_OPTIONS, locationText, printJson, wantsJson, withStore } from '../indexAccess';
+
+export const tocCommand: CliCommand = {
+  name: 'toc',
+  usage: 'toc <document id or path> [--db dir] [--json]',
+  summary: "Print a document's section tree with chunk counts",
+  options: { ...DATABASE_OPTIONS },
+  async run(context) {
+    const reference = context.positionals[0];
+    if (!reference) {
+      throw new HaikuError('not_found', 'Name a document by id or path, e.g. `haiku toc docs/guide.md` (see `haiku docs`).');
+    }
+    const { document, items } = await withStore(context, {}, async (store) => {
+      const found = await store.findDocument(reference);
+      if (!found) {
+        throw new HaikuError('not_found', `No indexed document matches '${reference}'. Run \`haiku docs\` to list them.`);
+      }
+      return { document: found, items: await store.getDocumentItems(found.id) };
+    });
+    const chunkIdsByRef = new Map(items.map((item) => [item.selfRef, item.chunkIds]));
+    const tree = buildSectionTree(items, chunkIdsByRef);
+    if (wantsJson(context)) {
+      printJson(context, { document, sections: tree });
+      return 0;
+    }
+    const itemsByRef = new Map(items.map((item) => [item.selfRef, item]));
+    const lines = [`${document.title} (${document.relativePath}, ${document.id})`];
+    const visit = (nodes: readonly SectionNode[], depth: number) => {
+      for (const node of nodes) {
+        const item = itemsByRef.get(node.selfRef);
+        const where = locationText(document.relativePath, item?.sourceRange, node.pageNumbers);
+        lines.push(`${'  '.repeat(depth + 1)}${node.title}  [${where}, ${node.chunkIds.length} chunk${node.chunkIds.length === 1 ? '' : 's'}]`);
+        visit(node.children, depth + 1);
+      }
+    };
+    visit(tree, 0);
+    if (tree.length === 0) {
+      lines.push('  (no section headings)');
+    }
+    context.io.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};

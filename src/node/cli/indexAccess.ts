@@ -1,0 +1,107 @@
+import type { ParseArgsConfig } from 'node:util';
+import * as path from 'node:path';
+import { defaultConfig } from '../../core/config';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
+import type { SourceRange } from '../../core/model/document';
+import type { Reranker } from '../../core/search/reranker';
+import { createEmbedder } from '../embeddings/createEmbedder';
+import type { IndexProgress, IndexSummary } from '../index/indexer';
+import { createReranker } from '../search/httpReranker';
+import { openStore, type LanceStore } from '../store/lanceStore';
+import { stringFlag, type CommandContext } from './command';
+
+/** Flags every index command takes. */
+export const DATABASE_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  db: { type: 'string' },
+  json: { type: 'boolean' },
+};
+
+/** Flags of commands that embed (index, rebuild, search): an OpenAI-compatible embeddings server. */
+export const EMBEDDING_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  'embeddings-url': { type: 'string' },
+  'embeddings-model': { type: 'string' },
+};
+
+/** The `--db` value resolved against the command's folder (default `.haiku/`). */
+export function databaseLocation(context: CommandContext): string {
+  const given = stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER;
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(given) ? given : path.resolve(context.io.cwd, given);
+}
+
+/** The embedder named by `--embeddings-model` (and `--embeddings-url`, default Ollama's), or none. */
+export function embedderFromFlags(context: CommandContext): Embedder | undefined {
+  const model = stringFlag(context, 'embeddings-model');
+  if (!model) {
+    return undefined;
+  }
+  const settings = defaultConfig().embeddings;
+  return createEmbedder({ ...settings, provider: 'openai', model, baseUrl: stringFlag(context, 'embeddings-url') ?? settings.baseUrl });
+}
+
+export function rerankerFromFlags(context: CommandContext): Reranker | undefined {
+  const baseUrl = stringFlag(context, 'reranker-url');
+  if (!baseUrl) {
+    return undefined;
+  }
+  return createReranker({ provider: 'http', baseUrl, model: stringFlag(context, 'reranker-model') ?? '' });
+}
+
+export async function openCommandStore(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker } = {}): Promise<LanceStore> {
+  return openStore({ uri: databaseLocation(context), embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
+}
+
+/** Runs `work` with an open store and always closes it. */
+export async function withStore<T>(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker }, work: (store: LanceStore) => Promise<T>): Promise<T> {
+  const store = await openCommandStore(context, options);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function wantsJson(context: CommandContext): boolean {
+  return context.flags.json === true;
+}
+
+export function printJson(context: CommandContext, value: unknown): void {
+  context.io.stdout(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Progress lines on stderr, at most one per file and phase change, so stdout stays the result. */
+export function progressPrinter(context: CommandContext): (progress: IndexProgress) => void {
+  let last = '';
+  return (progress) => {
+    const line = progress.phase === 'converting' && progress.currentFile ? `[${progress.filesDone}/${progress.filesTotal}] ${progress.currentFile}` : `${progress.phase}…`;
+    if (line !== last && progress.phase !== 'done') {
+      last = line;
+      context.io.stderr(line + '\n');
+    }
+  };
+}
+
+export function summaryText(summary: IndexSummary): string {
+  const lines = [
+    `Added ${summary.added.length}, updated ${summary.updated.length}, unchanged ${summary.unchanged}, removed ${summary.removed.length}, failed ${summary.failed.length} (${summary.chunksWritten} chunks written in ${(summary.durations.totalMs / 1000).toFixed(1)} s).`,
+  ];
+  for (const failure of summary.failed) {
+    lines.push(`  failed: ${failure.reason}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** `path:line` for text formats (1-based line), `path (page n)` for PDFs, else the path. */
+export function locationText(relativePath: string, sourceRange: SourceRange | undefined, pageNumbers: readonly number[]): string {
+  if (sourceRange?.startLine !== undefined) {
+    return `${relativePath}:${sourceRange.startLine + 1}`;
+  }
+  const page = sourceRange?.page ?? pageNumbers[0];
+  return page !== undefined ? `${relativePath} (page ${page})` : relativePath;
+}
+
+/** One line of whitespace-collapsed text, cut at `width` characters. */
+export function snippet(text: string, width = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+}

@@ -1,0 +1,158 @@
+import * as assert from 'node:assert/strict';
+import { chunkDocument } from '../../../src/core/chunker';
+import { documentIdForPath } from '../../../src/core/hash';
+import type { HaikuDocument } from '../../../src/core/model/document';
+import { convertMarkdown } from '../../../src/node/convert/markdown';
+import { openStore, type DocumentWrite, type LanceStore, type OpenStoreOptions } from '../../../src/node/store/lanceStore';
+import { CountingReranker, HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
+
+async function markdownWrite(relativePath: string, markdown: string, embedder?: HashingEmbedder): Promise<DocumentWrite> {
+  const converted = await convertMarkdown(markdown, { fileName: relativePath });
+  const document: HaikuDocument = { ...converted, id: documentIdForPath(relativePath), uri: `file:///virtual/${relativePath}`, relativePath, contentHash: String(markdown.length) };
+  const chunks = chunkDocument({ id: document.id, items: document.items });
+  const vectors = embedder ? await embedder.embed(chunks.map((chunk) => chunk.searchText), { kind: 'document' }) : undefined;
+  return { document, chunks, vectors, file: { mtimeMs: 1, size: markdown.length } };
+}
+
+/** Texts where word overlap (vectors) and BM25 (full text) rank differently. */
+const CORPUS: Record<string, string> = {
+  'solar.md': '# Solar panels\n\nSolar panels convert sunlight into electricity for the house roof.\n',
+  'wind.md': '# Wind\n\nTurbines turn wind into electricity; a wind farm powers houses, and wind speed matters.\n',
+  'battery.md': '# Batteries\n\nA battery stores electricity from panels at night for the house.\n',
+  'roof.md': '# Roof repair\n\nRepair the roof before installing panels; the roof must carry the panels.\n',
+  'garden.md': '# Garden\n\nPlant tomatoes in sunlight and water the garden daily.\n',
+  'grid.md': '# Grid\n\nThe grid buys surplus electricity; electricity prices vary.\n',
+};
+
+describe('SearchEngine', function () {
+  this.timeout(60_000);
+  let folder: ReturnType<typeof temporaryFolder>;
+  const stores: LanceStore[] = [];
+
+  async function storeWith(options: Partial<OpenStoreOptions>, files: Record<string, string> = CORPUS): Promise<LanceStore> {
+    const store = await openStore({ uri: `${folder.path}/db${stores.length}`, ...options });
+    stores.push(store);
+    const embedder = options.embedder as HashingEmbedder | undefined;
+    await store.writeDocuments(await Promise.all(Object.entries(files).map(([name, text]) => markdownWrite(name, text, embedder))));
+    return store;
+  }
+
+  beforeEach(() => {
+    folder = temporaryFolder('haiku-search-');
+  });
+
+  afterEach(async () => {
+    for (const store of stores.splice(0)) {
+      await store.close();
+    }
+    folder.cleanup();
+  });
+
+  it('fuses full-text and vector rankings with 1-based, weighted RRF (k = 60)', async () => {
+    const embedder = new HashingEmbedder(512);
+    const store = await storeWith({ embedder });
+    const query = 'electricity for the house from panels';
+    const fullText = await store.searchWith(query, { mode: 'fullText', limit: 50 });
+    const vector = await store.searchWith(query, { mode: 'vector', limit: 50 });
+    assert.ok(fullText.length >= 4 && vector.length === 6);
+    assert.notDeepEqual(fullText.map((result) => result.chunkId), vector.map((result) => result.chunkId).slice(0, fullText.length), 'the two rankings differ');
+
+    const expected = new Map<string, number>();
+    fullText.forEach((result, index) => expected.set(result.chunkId, (expected.get(result.chunkId) ?? 0) + 1 / (60 + index + 1)));
+    vector.forEach((result, index) => expected.set(result.chunkId, (expected.get(result.chunkId) ?? 0) + 1 / (60 + index + 1)));
+    const hybrid = await store.search(query, { limit: 6 });
+    assert.equal(hybrid.length, 6);
+    for (const result of hybrid) {
+      assert.ok(Math.abs(result.score - expected.get(result.chunkId)!) < 1e-12, `RRF score of ${result.chunkId}`);
+    }
+    const expectedOrder = [...expected].sort((left, right) => right[1] - left[1]).map(([id]) => id);
+    assert.deepEqual(hybrid.map((result) => result.score), [...hybrid.map((result) => result.score)].sort((left, right) => right - left));
+    assert.deepEqual(new Set(hybrid.map((result) => result.chunkId)), new Set(expectedOrder.slice(0, 6)));
+    assert.deepEqual(hybrid.map((result) => result.rank), [1, 2, 3, 4, 5, 6]);
+
+    // Weight 0 on full text: the fusion follows the vector ranking alone.
+    const vectorOnly = await storeWith({ embedder, search: { fullTextWeight: 0 } });
+    assert.deepEqual((await vectorOnly.search(query, { limit: 6 })).map((result) => result.chunkId), vector.map((result) => result.chunkId));
+  });
+
+  it('embeds each query once per session and never for an empty query', async () => {
+    const embedder = new HashingEmbedder(64);
+    const store = await storeWith({ embedder });
+    const before = embedder.calls;
+    assert.deepEqual(await store.search('   '), []);
+    assert.equal(embedder.calls, before);
+    await store.search('wind farm');
+    await store.search('wind farm', { limit: 2 });
+    assert.equal(embedder.calls, before + 1);
+  });
+
+  it('scans resident vectors and LanceDB alike, and keeps the cache current after writes', async () => {
+    const embedder = new HashingEmbedder(128);
+    const cached = await storeWith({ embedder });
+    const scanned = await storeWith({ embedder, vectorCacheMaxBytes: 0 });
+    for (const query of ['electricity', 'roof panels repair', 'garden tomatoes sunlight', 'wind speed']) {
+      const left = await cached.searchWith(query, { mode: 'vector', limit: 6 });
+      const right = await scanned.searchWith(query, { mode: 'vector', limit: 6 });
+      assert.equal(left.length, right.length);
+      left.forEach((result, index) => {
+        assert.ok(Math.abs(result.score - right[index].score) < 1e-5, query);
+        const tied = left.some((other, otherIndex) => otherIndex !== index && Math.abs(other.score - result.score) < 1e-6);
+        if (!tied) {
+          assert.equal(result.chunkId, right[index].chunkId, query);
+        }
+      });
+    }
+    // The cache is loaded now; a new, a replaced and a removed document must show at once.
+    await cached.writeDocuments([await markdownWrite('kite.md', '# Kites\n\nKites fly in strong wind over the beach.\n', embedder)]);
+    assert.equal((await cached.searchWith('kites beach', { mode: 'vector', limit: 1 }))[0].title, 'Kites');
+    await cached.writeDocuments([await markdownWrite('kite.md', '# Sailing\n\nBoats sail on the lake.\n', embedder)]);
+    const afterReplace = await cached.searchWith('kites beach strong', { mode: 'vector', limit: 10 });
+    assert.ok(afterReplace.every((result) => result.title !== 'Kites'));
+    await cached.removeDocuments([documentIdForPath('kite.md')]);
+    assert.ok((await cached.searchWith('boats sail lake', { mode: 'vector', limit: 10 })).every((result) => result.title !== 'Sailing'));
+  });
+
+  it('reranks a pool of limit × rerankPoolFactor candidates down to limit', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 30; index++) {
+      files[`doc${index}.md`] = `# Doc ${index}\n\nMeasurement ${'sensor '.repeat(1 + (index % 5))}reading number ${index}.\n`;
+    }
+    const reranker = new CountingReranker();
+    const store = await storeWith({ reranker, search: { rerankPoolFactor: 4 } }, files);
+    const results = await store.search('sensor reading', { limit: 3 });
+    assert.equal(reranker.calls.length, 1);
+    assert.equal(reranker.calls[0].documents.length, 12);
+    assert.equal(reranker.calls[0].topN, 3);
+    assert.equal(results.length, 3);
+    assert.deepEqual(results.map((result) => result.rank), [1, 2, 3]);
+    assert.ok(results[0].score >= results[1].score && results[1].score >= results[2].score);
+    // The reranker's scores are what the results carry (occurrences of the query words).
+    assert.equal(results[0].score, 6);
+  });
+
+  it('expands results with their section when asked, fetching items per document', async () => {
+    // Paragraphs of ~180 tokens: one chunk each, so a hit is smaller than its section.
+    const filler = (topic: string) => `${topic} rules apply to every employee of the company without exception. `.repeat(15).trim();
+    const text = [
+      '# Handbook',
+      '## Holidays',
+      `Employees get twenty days of leave. ${filler('Leave')}`,
+      `Unused leave carries over to March. ${filler('Carry-over')}`,
+      `Leave requests need approval. ${filler('Approval')}`,
+      '## Travel',
+      `Book trains for trips under four hours. ${filler('Travel')}`,
+      `Hotels are booked by the office. ${filler('Hotel')}`,
+    ].join('\n\n');
+    const store = await storeWith({}, { 'handbook.md': text, 'other.md': '# Other\n\nUnrelated leave policy notes.\n' });
+    const plain = await store.search('carries over March', { limit: 1 });
+    const expanded = await store.search('carries over March', { limit: 1, expand: true });
+    assert.equal(plain.length, 1);
+    assert.doesNotMatch(plain[0].content, /twenty days/, 'the matched chunk alone lacks the rest of its section');
+    assert.equal(expanded[0].chunkId, plain[0].chunkId);
+    assert.match(expanded[0].content, /twenty days of leave/);
+    assert.match(expanded[0].content, /carries over to March/);
+    assert.match(expanded[0].content, /need approval/);
+    assert.doesNotMatch(expanded[0].content, /Book trains/, 'stays inside the Holidays section');
+    assert.equal(expanded[0].rank, 1);
+  });
+});

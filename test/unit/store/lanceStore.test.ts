@@ -1,0 +1,168 @@
+import * as assert from 'node:assert/strict';
+import '../../../src/node/store/lanceEnvironment';
+import * as lancedb from '@lancedb/lancedb';
+import { chunkDocument } from '../../../src/core/chunker';
+import { isHaikuError } from '../../../src/core/errors';
+import { documentIdForPath } from '../../../src/core/hash';
+import type { HaikuDocument } from '../../../src/core/model/document';
+import { convertMarkdown } from '../../../src/node/convert/markdown';
+import { openStore, type DocumentWrite, type LanceStore } from '../../../src/node/store/lanceStore';
+import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
+
+/** A real converted Markdown document, ready to write. */
+async function markdownWrite(relativePath: string, markdown: string, embedder?: HashingEmbedder): Promise<DocumentWrite> {
+  const converted = await convertMarkdown(markdown, { fileName: relativePath });
+  const document: HaikuDocument = {
+    ...converted,
+    id: documentIdForPath(relativePath),
+    uri: `file:///virtual/${relativePath}`,
+    relativePath,
+    contentHash: relativePath + markdown.length,
+  };
+  const chunks = chunkDocument({ id: document.id, items: document.items });
+  const vectors = embedder ? await embedder.embed(chunks.map((chunk) => chunk.searchText), { kind: 'document' }) : undefined;
+  return { document, chunks, vectors, file: { mtimeMs: 1, size: markdown.length } };
+}
+
+describe('LanceStore', function () {
+  this.timeout(60_000);
+  let folder: ReturnType<typeof temporaryFolder>;
+  let store: LanceStore;
+
+  beforeEach(async () => {
+    folder = temporaryFolder('haiku-store-');
+    store = await openStore({ uri: folder.path });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    folder.cleanup();
+  });
+
+  it('stores documents, items with chunk ids, and content; lists and counts them', async () => {
+    await store.writeDocuments([
+      await markdownWrite('guide/alpha.md', '# Alpha guide\n\nThe alpha module configures pipelines.\n\n## Setup\n\nInstall the alpha package first.\n'),
+      await markdownWrite('beta.md', '# Beta\n\nBeta handles retries with exponential backoff.\n'),
+    ]);
+    const documents = await store.listDocuments();
+    assert.deepEqual(documents.map((document) => document.relativePath), ['beta.md', 'guide/alpha.md']);
+    const alpha = documents[1];
+    assert.equal(alpha.title, 'Alpha guide');
+    assert.equal(alpha.metadata.format, 'markdown');
+    assert.match((await store.getDocumentContent(alpha.id)) ?? '', /Install the alpha package/);
+    const items = await store.getDocumentItems(alpha.id);
+    assert.deepEqual(items.map((item) => item.position), items.map((_, index) => index));
+    assert.ok(items.every((item) => item.chunkIds.length > 0), 'every content item is referenced by a chunk');
+    const chunks = await store.getChunks(items.flatMap((item) => item.chunkIds));
+    assert.ok(chunks.length > 0);
+    assert.equal(chunks[0].title, 'Alpha guide');
+    assert.deepEqual(await store.stats(), { documents: 2, chunks: (await store.getChunks([...new Set([...items.flatMap((item) => item.chunkIds), ...(await store.getDocumentItems(documents[0].id)).flatMap((item) => item.chunkIds)])])).length });
+    assert.equal((await store.findDocument('guide/alpha.md'))?.id, alpha.id);
+  });
+
+  it('full-text search finds a word that only occurs in a heading', async () => {
+    await store.writeDocuments([
+      await markdownWrite('a.md', '# Overview\n\n## Quarantine procedures\n\nWash hands and wait two weeks.\n'),
+      await markdownWrite('b.md', '# Other\n\nNothing about that here, only washing cars.\n'),
+    ]);
+    const results = await store.search('quarantine');
+    assert.equal(results.length, 1);
+    assert.equal(results[0].content.includes('Quarantine'), false, 'the word is only in the heading trail');
+    assert.deepEqual(results[0].headings.slice(-1), ['Quarantine procedures']);
+    assert.equal(results[0].rank, 1);
+    assert.ok(results[0].score > 0);
+  });
+
+  it('keeps the previous version searchable when a replacement fails between writes, then switches cleanly', async () => {
+    await store.writeDocuments([await markdownWrite('doc.md', '# Doc\n\nThe original text mentions marmalade.\n')]);
+    const id = documentIdForPath('doc.md');
+    const itemsBefore = await store.getDocumentItems(id);
+    store.testHooks.beforeDocumentSwitch = () => {
+      throw new Error('injected failure');
+    };
+    await assert.rejects(store.writeDocuments([await markdownWrite('doc.md', '# Doc\n\nThe replacement text mentions porcupines.\n')]), /injected failure/);
+    store.testHooks.beforeDocumentSwitch = undefined;
+
+    assert.equal((await store.search('marmalade')).length, 1, 'old version still found');
+    assert.equal((await store.search('porcupines')).length, 0, 'half-written new version invisible');
+    assert.deepEqual(await store.getDocumentItems(id), itemsBefore);
+    assert.deepEqual(await store.stats(), { documents: 1, chunks: 1 });
+
+    // A reader opening the same folder from scratch sees the same thing.
+    const reader = await openStore({ uri: folder.path });
+    assert.equal((await reader.search('porcupines')).length, 0);
+    assert.equal((await reader.search('marmalade')).length, 1);
+    await reader.close();
+
+    await store.writeDocuments([await markdownWrite('doc.md', '# Doc\n\nThe replacement text mentions porcupines.\n')]);
+    assert.equal((await store.search('marmalade')).length, 0);
+    assert.equal((await store.search('porcupines')).length, 1);
+    await store.optimize({ sweepOrphans: true });
+    const raw = await (await lancedb.connect(folder.path)).openTable('chunks');
+    assert.equal(await raw.countRows(), 1, 'orphaned and superseded rows are gone after the sweep');
+  });
+
+  it('applies a filter before ranking so the limit is honoured, and reports an invalid filter', async () => {
+    const writes: DocumentWrite[] = [];
+    for (let index = 0; index < 40; index++) {
+      writes.push(await markdownWrite(`noise/${index}.md`, `# Noise ${index}\n\nBanana banana banana split recipe number ${index}.\n`));
+    }
+    const sections = Array.from({ length: 8 }, (_, index) => `## Part ${index}\n\nA banana appears once in part ${index}.\n`).join('\n');
+    writes.push(await markdownWrite('target/bananas.md', `# Target\n\n${sections}`));
+    await store.writeDocuments(writes);
+    const unfiltered = await store.search('banana', { limit: 6 });
+    assert.ok(unfiltered.every((result) => result.uri.includes('/noise/')), 'the noise documents outrank the target');
+    const filtered = await store.search('banana', { limit: 6, filter: "relative_path LIKE 'target/%'" });
+    assert.equal(filtered.length, 6);
+    assert.ok(filtered.every((result) => result.uri.endsWith('target/bananas.md')));
+    assert.deepEqual(await store.search('banana', { filter: "title = 'nothing matches'" }), []);
+
+    await assert.rejects(store.search('banana', { filter: 'no_such_column = 1' }), (error: unknown) => {
+      assert.ok(isHaikuError(error, 'invalid_filter'));
+      assert.match(error.message, /no_such_column/);
+      return true;
+    });
+    await assert.rejects(store.search('banana', { filter: "title = 'unterminated" }), (error: unknown) => isHaikuError(error, 'invalid_filter'));
+    assert.equal((await store.listDocuments({ filter: "relative_path = 'target/bananas.md'" })).length, 1);
+    // Quotes in ids are escaped, never interpolated raw.
+    assert.deepEqual(await store.getChunks(["x' OR '1'='1"]), []);
+  });
+
+  it('removes documents and their rows', async () => {
+    await store.writeDocuments([await markdownWrite('a.md', '# A\n\nApples.\n'), await markdownWrite('b.md', '# B\n\nBananas.\n')]);
+    await store.removeDocuments([documentIdForPath('a.md')]);
+    assert.deepEqual((await store.listDocuments()).map((document) => document.relativePath), ['b.md']);
+    assert.equal((await store.search('apples')).length, 0);
+    assert.deepEqual(await store.getDocumentItems(documentIdForPath('a.md')), []);
+  });
+
+  it('opens in a "rebuild needed" state when the embedder or the layout changed, and reset() recovers', async () => {
+    await store.close();
+    const withVectors = await openStore({ uri: folder.path + '/vectors', embedder: new HashingEmbedder(32) });
+    await withVectors.writeDocuments([await markdownWrite('a.md', '# A\n\nApples.\n', new HashingEmbedder(32))]);
+    await withVectors.close();
+
+    const otherEmbedder = await openStore({ uri: folder.path + '/vectors', embedder: new HashingEmbedder(64) });
+    assert.match(otherEmbedder.rebuildNeeded ?? '', /test:hashing-32 \(32 dimensions\).*test:hashing-64/);
+    await assert.rejects(otherEmbedder.search('apples'), (error: unknown) => isHaikuError(error, 'rebuild_needed') && /haiku rebuild/.test(error.message));
+    await otherEmbedder.reset();
+    assert.equal(otherEmbedder.rebuildNeeded, undefined);
+    assert.equal((await otherEmbedder.listDocuments()).length, 0);
+    await otherEmbedder.close();
+
+    // No embedder configured: full-text search still works, writes explain what to do.
+    const fullTextOnly = await openStore({ uri: folder.path + '/vectors' });
+    assert.equal(fullTextOnly.rebuildNeeded, undefined);
+    await assert.rejects(fullTextOnly.writeDocuments([await markdownWrite('b.md', '# B\n\nBananas.\n')]), (error: unknown) => isHaikuError(error, 'rebuild_needed'));
+    await fullTextOnly.close();
+
+    // An older table layout.
+    const settings = await (await lancedb.connect(folder.path)).openTable('settings');
+    await settings.update({ where: "id = 'settings'", valuesSql: { schema_version: '0' } });
+    store = await openStore({ uri: folder.path });
+    assert.match(store.rebuildNeeded ?? '', /layout v0/);
+    await assert.rejects(store.search('anything'), (error: unknown) => isHaikuError(error, 'rebuild_needed'));
+    await store.reset();
+    assert.equal(store.rebuildNeeded, undefined);
+  });
+});
