@@ -5,9 +5,9 @@ export function normalizeHeading(text: string): string {
   return text.replace(/[*_`#]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** The `#` headings of a ground-truth Markdown file, in order. */
+/** The `#` headings of a ground-truth Markdown file, in order (Markdown backslash escapes such as `FUNCTION\_USAGE` undone). */
 export function groundTruthHeadings(markdown: string): string[] {
-  return markdown.split(/\r?\n/).filter((line) => /^#{1,6}\s/.test(line)).map((line) => normalizeHeading(line.replace(/^#+\s*/, '')));
+  return markdown.split(/\r?\n/).filter((line) => /^#{1,6}\s/.test(line)).map((line) => normalizeHeading(line.replace(/^#+\s*/, '').replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')));
 }
 
 /**

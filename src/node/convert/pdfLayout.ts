@@ -1,0 +1,263 @@
+/**
+ * Page layout analysis for PDF text: text runs → line segments → reading order (recursive XY-cut) → lines.
+ * Pure geometry, no pdf.js: coordinates are device space with y growing downwards (top of page = 0).
+ */
+
+/** One text run as pdf.js reports it, moved to device space. */
+export interface PdfTextRun {
+  text: string;
+  /** Left edge of the run. */
+  x: number;
+  /** Baseline (y grows downwards). */
+  baseline: number;
+  width: number;
+  fontSize: number;
+  bold: boolean;
+  italic: boolean;
+  monospace: boolean;
+}
+
+/** A visual line (or a piece of one separated by a wide gap) with its dominant style. */
+export interface PdfLine {
+  pageNumber: number;
+  text: string;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  baseline: number;
+  fontSize: number;
+  /** Most of the line's characters are in a bold / italic / monospaced font. */
+  bold: boolean;
+  italic: boolean;
+  monospace: boolean;
+  /** Characters that are not white space. */
+  characterCount: number;
+  runs: PdfTextRun[];
+}
+
+/** Runs on one baseline further apart than this (in font sizes) start a new segment. */
+const SEGMENT_GAP_RATIO = 0.8;
+/** Segments on one baseline closer than this (in font sizes) are rejoined after ordering. */
+const REJOIN_GAP_RATIO = 1.6;
+/** Horizontal cuts need a white band at least this high (in median font sizes). */
+const HORIZONTAL_CUT_RATIO = 0.45;
+/** Vertical cuts need a white band at least this wide (in median font sizes). */
+const VERTICAL_CUT_RATIO = 0.6;
+/** Share of a line's characters that must be bold/italic/monospaced for the line to count as such. */
+const STYLE_SHARE = 0.8;
+
+/**
+ * Turns the runs of one page into lines in reading order. Runs are first chained in content-stream order into
+ * segments (a wide gap, a big size change or a jump backwards starts a new one), segments are ordered by a
+ * recursive XY-cut (columns before rows when both sides look like text columns), and neighbouring segments on
+ * one baseline are rejoined into lines.
+ */
+export function layoutPage(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
+  const segments = buildSegments(pageNumber, runs);
+  const ordered = orderByXyCut(segments);
+  return rejoinSegments(ordered);
+}
+
+function buildSegments(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
+  const segments: PdfLine[] = [];
+  let current: PdfLine | undefined;
+  for (const run of runs) {
+    if (run.text.length === 0 || !(run.fontSize > 0) || !Number.isFinite(run.x) || !Number.isFinite(run.baseline)) {
+      continue;
+    }
+    const blank = run.text.trim().length === 0;
+    if (current && fitsSegment(current, run, blank)) {
+      current.runs.push(run);
+      current.right = Math.max(current.right, run.x + Math.max(0, run.width));
+      continue;
+    }
+    if (blank) {
+      continue;
+    }
+    current = {
+      pageNumber, text: '', left: run.x, right: run.x + Math.max(0, run.width), top: 0, bottom: 0, baseline: run.baseline,
+      fontSize: run.fontSize, bold: false, italic: false, monospace: false, characterCount: 0, runs: [run],
+    };
+    segments.push(current);
+  }
+  segments.forEach(finishLine);
+  return segments.filter((segment) => segment.characterCount > 0);
+}
+
+function fitsSegment(segment: PdfLine, run: PdfTextRun, blank: boolean): boolean {
+  const size = segment.fontSize;
+  const gap = run.x - segment.right;
+  if (gap < -0.5 * size || gap > SEGMENT_GAP_RATIO * Math.max(size, run.fontSize)) {
+    return false;
+  }
+  const shift = run.baseline - segment.baseline;
+  if (blank) {
+    return Math.abs(shift) < 0.5 * size;
+  }
+  const ratio = run.fontSize / size;
+  if (Math.abs(shift) <= 0.2 * size && ratio > 1 / 1.3 && ratio < 1.3) {
+    return true;
+  }
+  // Superscripts and subscripts: smaller and a little off the baseline.
+  return run.fontSize < 0.9 * size && Math.abs(shift) <= 0.6 * size;
+}
+
+/** Computes text, bounds and dominant style of a line from its runs. */
+function finishLine(line: PdfLine): void {
+  const runs = [...line.runs].sort((left, right) => left.x - right.x);
+  line.runs = runs;
+  const sizeWeights = new Map<number, number>();
+  let bold = 0;
+  let italic = 0;
+  let monospace = 0;
+  let characters = 0;
+  let text = '';
+  let previousEnd = -Infinity;
+  let top = Infinity;
+  let bottom = -Infinity;
+  let left = Infinity;
+  let right = -Infinity;
+  for (const run of runs) {
+    const count = run.text.replace(/\s+/g, '').length;
+    if (count > 0) {
+      const key = Math.round(run.fontSize * 2) / 2;
+      sizeWeights.set(key, (sizeWeights.get(key) ?? 0) + count);
+      characters += count;
+      if (run.bold) bold += count;
+      if (run.italic) italic += count;
+      if (run.monospace) monospace += count;
+      top = Math.min(top, run.baseline - 0.75 * run.fontSize);
+      bottom = Math.max(bottom, run.baseline + 0.25 * run.fontSize);
+      left = Math.min(left, run.x);
+      right = Math.max(right, run.x + Math.max(0, run.width));
+    }
+    const gap = run.x - previousEnd;
+    if (text.length > 0 && gap > 0.15 * run.fontSize && !/\s$/.test(text) && !/^\s/.test(run.text)) {
+      text += ' ';
+    }
+    text += run.text;
+    previousEnd = Math.max(previousEnd, run.x + Math.max(0, run.width));
+  }
+  let dominantSize = line.fontSize;
+  let best = -1;
+  for (const [size, weight] of sizeWeights) {
+    if (weight > best || (weight === best && size > dominantSize)) {
+      best = weight;
+      dominantSize = size;
+    }
+  }
+  const baselineRun = runs.find((run) => Math.round(run.fontSize * 2) / 2 === dominantSize) ?? runs[0];
+  line.text = text.replace(/\s+/g, ' ').trim();
+  line.fontSize = dominantSize;
+  line.baseline = baselineRun.baseline;
+  line.characterCount = characters;
+  line.bold = characters > 0 && bold >= STYLE_SHARE * characters;
+  line.italic = characters > 0 && italic >= STYLE_SHARE * characters;
+  line.monospace = characters > 0 && monospace >= STYLE_SHARE * characters;
+  line.top = Number.isFinite(top) ? top : line.baseline - 0.75 * dominantSize;
+  line.bottom = Number.isFinite(bottom) ? bottom : line.baseline + 0.25 * dominantSize;
+  line.left = Number.isFinite(left) ? left : line.left;
+  line.right = Number.isFinite(right) ? right : line.right;
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) {
+    return 0;
+  }
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Splits items into groups separated by white bands along one axis at least `minimumGap` wide. */
+function splitByGaps(items: readonly PdfLine[], axis: 'x' | 'y', minimumGap: number): PdfLine[][] {
+  const start = (item: PdfLine) => (axis === 'y' ? item.top : item.left);
+  const end = (item: PdfLine) => (axis === 'y' ? item.bottom : item.right);
+  const sorted = [...items].sort((left, right) => start(left) - start(right));
+  const groups: PdfLine[][] = [];
+  let group: PdfLine[] = [];
+  let reach = -Infinity;
+  for (const item of sorted) {
+    if (group.length > 0 && start(item) - reach >= minimumGap) {
+      groups.push(group);
+      group = [];
+    }
+    group.push(item);
+    reach = Math.max(reach, end(item));
+  }
+  if (group.length > 0) {
+    groups.push(group);
+  }
+  return groups;
+}
+
+/** Both sides of a vertical cut look like columns of running text (not a table or a margin label). */
+function looksLikeTextColumns(groups: readonly PdfLine[][], height: number): boolean {
+  if (groups.length < 2 || height <= 0) {
+    return false;
+  }
+  return groups.every((group) => {
+    const top = Math.min(...group.map((line) => line.top));
+    const bottom = Math.max(...group.map((line) => line.bottom));
+    const characters = group.reduce((sum, line) => sum + line.characterCount, 0);
+    return group.length >= 3 && bottom - top >= 0.5 * height && characters / group.length >= 20;
+  });
+}
+
+/** Recursive XY-cut: rows split by horizontal white bands, columns by vertical ones, leaves read row by row. */
+function orderByXyCut(items: readonly PdfLine[]): PdfLine[] {
+  if (items.length <= 1) {
+    return [...items];
+  }
+  const size = median(items.map((item) => item.fontSize)) || 10;
+  const rows = splitByGaps(items, 'y', HORIZONTAL_CUT_RATIO * size);
+  const columns = splitByGaps(items, 'x', VERTICAL_CUT_RATIO * size);
+  const height = Math.max(...items.map((item) => item.bottom)) - Math.min(...items.map((item) => item.top));
+  if (columns.length > 1 && (rows.length === 1 || looksLikeTextColumns(columns, height))) {
+    return columns.flatMap((column) => orderByXyCut(column));
+  }
+  if (rows.length > 1) {
+    return rows.flatMap((row) => orderByXyCut(row));
+  }
+  return readRowByRow(items);
+}
+
+/** Leaf order: by baseline (items within a third of a font size share a row), then left to right. */
+function readRowByRow(items: readonly PdfLine[]): PdfLine[] {
+  const sorted = [...items].sort((left, right) => left.baseline - right.baseline);
+  const result: PdfLine[] = [];
+  let row: PdfLine[] = [];
+  for (const item of sorted) {
+    if (row.length > 0 && Math.abs(item.baseline - row[0].baseline) > 0.35 * Math.min(item.fontSize, row[0].fontSize)) {
+      result.push(...row.sort((left, right) => left.left - right.left));
+      row = [];
+    }
+    row.push(item);
+  }
+  result.push(...row.sort((left, right) => left.left - right.left));
+  return result;
+}
+
+/** Joins consecutive segments of one visual line (e.g. a section number and its title). */
+function rejoinSegments(ordered: readonly PdfLine[]): PdfLine[] {
+  const lines: PdfLine[] = [];
+  for (const segment of ordered) {
+    const previous = lines[lines.length - 1];
+    if (previous && sameVisualLine(previous, segment)) {
+      previous.runs.push(...segment.runs);
+      finishLine(previous);
+      continue;
+    }
+    lines.push({ ...segment, runs: [...segment.runs] });
+  }
+  return lines;
+}
+
+function sameVisualLine(previous: PdfLine, next: PdfLine): boolean {
+  const size = Math.max(previous.fontSize, next.fontSize);
+  const ratio = next.fontSize / previous.fontSize;
+  const gap = next.left - previous.right;
+  return Math.abs(next.baseline - previous.baseline) <= 0.25 * Math.min(previous.fontSize, next.fontSize)
+    && ratio > 1 / 1.3 && ratio < 1.3
+    && gap > -0.5 * size && gap <= REJOIN_GAP_RATIO * size;
+}
