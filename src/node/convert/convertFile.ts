@@ -87,7 +87,8 @@ async function convertBytes(filePath: string, bytes: Uint8Array, options: Conver
   const kind = converterFor(filePath);
   throwIfAborted(options.abortSignal);
   if (kind === 'pdf') {
-    return convertPdf(bytes, { fileName, abortSignal: options.abortSignal });
+    // pdf.js refuses Node's Buffer subclass: hand it a plain view of the same bytes.
+    return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, abortSignal: options.abortSignal });
   }
   if (kind === 'docx') {
     return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal });
@@ -132,6 +133,8 @@ export interface LoadDocumentOptions {
 export async function loadDocument(options: LoadDocumentOptions): Promise<HaikuDocument> {
   const absolutePath = path.resolve(options.rootPath, options.filePath);
   const bytes = await readFileChecked(absolutePath, options);
+  // Hashed before converting: a converter may transfer (detach) the buffer.
+  const contentHash = createHash('sha256').update(bytes).digest('hex');
   const converted = await convertBytes(absolutePath, bytes, options);
   const relativePath = path.relative(path.resolve(options.rootPath), absolutePath).split(path.sep).join('/');
   return {
@@ -139,7 +142,7 @@ export async function loadDocument(options: LoadDocumentOptions): Promise<HaikuD
     id: documentIdForPath(relativePath),
     uri: pathToFileURL(absolutePath).href,
     relativePath,
-    contentHash: createHash('sha256').update(bytes).digest('hex'),
+    contentHash,
   };
 }
 
