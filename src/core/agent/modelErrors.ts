@@ -11,7 +11,11 @@ export interface ModelDescription {
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
 
-function connectionErrorCode(error: unknown): string | undefined {
+/** Codes that mean no server listens there: retrying the request cannot help. */
+const NO_SERVER_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The connection error code somewhere in an error's cause chain. */
+export function connectionErrorCode(error: unknown): string | undefined {
   const seen = new Set<unknown>();
   let current = error;
   while (current instanceof Error && !seen.has(current)) {
@@ -23,6 +27,21 @@ function connectionErrorCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** True when the error says nothing listens at the address (refused, unknown host), as opposed to a dropped connection. */
+export function isNoServerError(error: unknown): boolean {
+  const code = connectionErrorCode(error);
+  return code !== undefined && NO_SERVER_CODES.has(code);
+}
+
+/** The `model_unreachable` error for a server that does not answer at `where`. */
+export function modelUnreachableError(where: string, detail: string, options?: { cause?: unknown }): HaikuError {
+  return new HaikuError(
+    'model_unreachable',
+    `Cannot reach the model server at ${where} (${detail}). Start it (for Ollama: 'ollama serve') or set the base URL (--base-url, HAIKU_BASE_URL or the haiku.qa.model.baseUrl setting).`,
+    options,
+  );
 }
 
 /** The server's own error text, shortened to what fits in one line. */
@@ -60,11 +79,7 @@ export function toModelError(error: unknown, model: ModelDescription = {}, abort
   }
   const connectionCode = connectionErrorCode(error);
   if (connectionCode !== undefined || (APICallError.isInstance(error) && error.statusCode === undefined && /cannot connect/i.test(error.message))) {
-    return new HaikuError(
-      'model_unreachable',
-      `Cannot reach the model server at ${where} (${connectionCode ?? errorMessage(error)}). Start it (for Ollama: 'ollama serve') or set the base URL (--base-url, HAIKU_BASE_URL or the haiku.qa.model.baseUrl setting).`,
-      { cause: error },
-    );
+    return modelUnreachableError(where, connectionCode ?? errorMessage(error), { cause: error });
   }
   if (APICallError.isInstance(error)) {
     const said = serverSaid(error);

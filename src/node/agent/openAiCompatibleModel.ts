@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { defaultSettingsMiddleware, wrapLanguageModel, type LanguageModel } from 'ai';
 import { HaikuError } from '../../core/errors';
 import * as limits from '../../core/limits';
-import type { ModelDescription } from '../../core/agent/modelErrors';
+import { connectionErrorCode, isNoServerError, modelUnreachableError, type ModelDescription } from '../../core/agent/modelErrors';
 
 export interface OpenAiCompatibleModelOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama, the default), LM Studio, vLLM, llama.cpp, OpenAI. */
@@ -60,7 +60,13 @@ export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOption
   const timedFetch: typeof fetch = (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return innerFetch(input, { ...init, signal });
+    return innerFetch(input, { ...init, signal }).catch((error: unknown) => {
+      // Nothing listens there: fail at once. Without a `cause` the SDK neither wraps nor retries this error.
+      if (isNoServerError(error)) {
+        throw modelUnreachableError(baseUrl, connectionErrorCode(error) ?? 'connection refused');
+      }
+      throw error;
+    });
   };
   const provider = createOpenAI({
     baseURL: baseUrl,

@@ -1,0 +1,197 @@
+import * as assert from 'node:assert';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { corpusRoot } from '../../support/paths';
+import { temporaryFolder } from '../../support/indexFixtures';
+import { startScriptedChatServer, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { askScripted } from './agentHarness';
+import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
+import { indexPaths } from '../../../src/node/index/indexer';
+import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
+import { runCli } from '../../../src/node/cli/main';
+import type { CommandIo } from '../../../src/node/cli/command';
+
+const guideFolder = path.join(corpusRoot, 'vite-docs', 'docs', 'guide');
+const GUIDE_FILES = ['dep-pre-bundling.md', 'env-and-mode.md', 'static-deploy.md'];
+
+/** The chunk ids in a tool message, in order. */
+function chunkIdsIn(text: string): string[] {
+  return [...text.matchAll(/^\[([^\]\s]+)\] \[rank \d+ of \d+\]/gm)].map((match) => match[1]);
+}
+
+function lastToolText(request: RecordedRequest): string {
+  return toolMessages(request).at(-1)?.content ?? '';
+}
+
+function captureIo(cwd: string): CommandIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (text) => out.push(text), stderr: (text) => err.push(text), cwd, env: {} };
+}
+
+describe('agent on a real LanceDB index of corpus documents', function () {
+  this.timeout(120_000);
+  let folder: { path: string; cleanup: () => void };
+  let databasePath: string;
+  let store: LanceStore;
+  let server: ScriptedChatServer;
+
+  before(async () => {
+    folder = temporaryFolder('haiku-agent-');
+    databasePath = path.join(folder.path, 'index');
+    store = await openStore({ uri: databasePath });
+    const summary = await indexPaths({ roots: GUIDE_FILES.map((file) => path.join(guideFolder, file)), store, baseFolder: guideFolder });
+    assert.strictEqual(summary.added.length, GUIDE_FILES.length, JSON.stringify(summary.failed));
+  });
+  after(async () => {
+    await store?.close();
+    folder?.cleanup();
+  });
+  beforeEach(async () => {
+    server = await startScriptedChatServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('rag_search shows expanded evidence; rag_cite turns it into citations with uri, headings and a source range', async () => {
+    server.push(
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'dependency pre-bundling cache', limit: 3 } }] },
+      (request) => ({ toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: chunkIdsIn(lastToolText(request)).slice(0, 1) } }] }),
+      { text: 'Vite caches pre-bundled dependencies in node_modules/.vite.' },
+    );
+    const { answer } = await askScripted(server, store);
+    const shown = lastToolText(server.requests[1]);
+    const ids = chunkIdsIn(shown);
+    assert.ok(ids.length >= 1 && ids.length <= 3, shown.slice(0, 500));
+    assert.match(shown, /Source: "[^"]+"/);
+    assert.strictEqual(answer.citations.length, 1);
+    const citation = answer.citations[0];
+    assert.strictEqual(citation.chunkId, ids[0]);
+    assert.match(citation.uri, /dep-pre-bundling\.md$/);
+    assert.ok(citation.content.length > 0 && shown.includes(citation.content.slice(0, 200)), 'the citation holds the content the model saw');
+    assert.ok(citation.sourceRange?.startLine !== undefined, 'a Markdown citation can jump to its lines');
+    assert.strictEqual(answer.citationStatus, 'grounded');
+  });
+
+  it('the document filter holds on the real index: search stays inside, cite outside is refused', async () => {
+    const outside = (await store.search('pre-bundling', { limit: 1, filter: "relative_path = 'dep-pre-bundling.md'" }))[0];
+    assert.ok(outside, 'a chunk of another document');
+    server.push(
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'pre-bundling cache mode env' } }] },
+      (request) => ({ toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [...chunkIdsIn(lastToolText(request)).slice(0, 1), outside.chunkId] } }] }),
+      { text: 'ok' },
+    );
+    const { answer } = await askScripted(server, store, { documentFilter: "relative_path = 'env-and-mode.md'" });
+    assert.ok(answer.state.searches['pre-bundling cache mode env'].length > 0);
+    for (const result of answer.state.searches['pre-bundling cache mode env']) {
+      assert.match(result.uri, /env-and-mode\.md$/);
+    }
+    assert.match(lastToolText(server.requests[2]), new RegExp(`Ignored 1 unresolvable id\\(s\\): ${outside.chunkId}`));
+    assert.deepStrictEqual(answer.citations.map((citation) => citation.uri.endsWith('env-and-mode.md')), [true]);
+  });
+
+  it('rag_cite repairs a mistyped real chunk id', async () => {
+    server.push(
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'static deploy GitHub Pages' } }] },
+      (request) => {
+        const id = chunkIdsIn(lastToolText(request))[0];
+        return { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [`[${id.slice(0, -1)}]`] } }] };
+      },
+      { text: 'ok' },
+    );
+    const { answer } = await askScripted(server, store);
+    const id = chunkIdsIn(lastToolText(server.requests[1]))[0];
+    assert.match(lastToolText(server.requests[2]), /Repaired near-miss id/);
+    assert.deepStrictEqual(answer.citations.map((citation) => citation.chunkId), [id]);
+  });
+
+  it('analysis: code reads toc.json through the real sandbox and section chunk ids are citable', async () => {
+    const documentId = (await store.listDocuments()).find((document) => document.relativePath === 'env-and-mode.md')!.id;
+    server.push(
+      {
+        toolCalls: [
+          {
+            name: 'execute_code',
+            arguments: {
+              code: `const toc = await readJson('/documents/${documentId}/toc.json');\nconst node = toc.tree[0];\nconsole.log(JSON.stringify({ title: node.title, ids: node.chunk_ids.slice(0, 2) }));`,
+            },
+          },
+        ],
+      },
+      (request) => ({ toolCalls: [{ name: 'cite', arguments: { chunk_ids: (JSON.parse(lastToolText(request)) as { ids: string[] }).ids } }] }),
+      { text: 'The first section explains modes.' },
+    );
+    const { answer } = await askScripted(server, store, { mode: 'analysis', createSandbox: (host) => createCodeSandbox({ host }) });
+    const printed = JSON.parse(lastToolText(server.requests[1])) as { title: string; ids: string[] };
+    assert.ok(printed.ids.length >= 1);
+    assert.deepStrictEqual(answer.citations.map((citation) => citation.chunkId), printed.ids);
+    assert.ok(answer.citations.every((citation) => citation.documentId === documentId && citation.content.length > 0));
+    assert.deepStrictEqual(answer.executions.map((execution) => execution.success), [true]);
+  });
+
+  it('haiku ask --json prints answer, citations and executions', async () => {
+    server.push(
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'dependency pre-bundling' } }] },
+      (request) => ({ toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: chunkIdsIn(lastToolText(request)).slice(0, 2) } }] }),
+      { text: 'Pre-bundling converts CommonJS to ESM.' },
+    );
+    await store.close();
+    try {
+      const io = captureIo(folder.path);
+      const code = await runCli(['ask', 'Why does Vite pre-bundle dependencies?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted', '--json'], io);
+      assert.strictEqual(code, 0, io.err.join(''));
+      const printed = JSON.parse(io.out.join('')) as { answer: string; citations: Array<Record<string, unknown>>; executions: unknown[] };
+      assert.strictEqual(printed.answer, 'Pre-bundling converts CommonJS to ESM.');
+      assert.ok(printed.citations.length >= 1);
+      for (const key of ['chunk_id', 'document_id', 'uri', 'title', 'headings', 'page_numbers', 'content']) {
+        assert.ok(key in printed.citations[0], `citation has ${key}`);
+      }
+      assert.deepStrictEqual(printed.executions, []);
+      // Both tool sets: the model routes.
+      assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search']);
+    } finally {
+      store = await openStore({ uri: databasePath });
+    }
+  });
+
+  it('haiku analyze --json --verbose runs code, lists executions, and prints the code on stderr', async () => {
+    server.push(
+      { toolCalls: [{ name: 'execute_code', arguments: { code: 'const docs = await list_documents();\nconsole.log(docs.length)' } }] },
+      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [] } }] },
+      { text: 'There are 3 documents.' },
+    );
+    await store.close();
+    try {
+      const io = captureIo(folder.path);
+      const code = await runCli(['analyze', 'How many documents?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted', '--json', '--verbose'], io);
+      assert.strictEqual(code, 0, io.err.join(''));
+      const printed = JSON.parse(io.out.join('')) as { answer: string; citations: unknown[]; executions: Array<{ code: string; stdout: string; stderr: string; success: boolean }> };
+      assert.strictEqual(printed.answer, 'There are 3 documents.');
+      assert.deepStrictEqual(printed.citations, []);
+      assert.strictEqual(printed.executions.length, 1);
+      assert.strictEqual(printed.executions[0].stdout.trim(), '3');
+      assert.strictEqual(printed.executions[0].success, true);
+      assert.strictEqual(printed.executions[0].stderr, '');
+      assert.match(io.err.join(''), /execute_code:\n {2}\| const docs = await list_documents\(\);/);
+      assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'search']);
+    } finally {
+      store = await openStore({ uri: databasePath });
+    }
+  });
+
+  it('an unreachable model exits non-zero with one line naming the server', async () => {
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const io = captureIo(folder.path);
+    const code = await runCli(['ask', 'anything', '--db', databasePath, '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], io);
+    assert.notStrictEqual(code, 0);
+    const stderr = io.err.join('');
+    assert.strictEqual(stderr.trim().split('\n').length, 1, stderr);
+    assert.match(stderr, new RegExp(`^haiku ask: Cannot reach the model server at http://127\\.0\\.0\\.1:${port}/v1`));
+    assert.deepStrictEqual(io.out, []);
+  });
+});
