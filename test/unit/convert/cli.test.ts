@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli } from '../../../src/node/cli/main';
+import type { CommandIo } from '../../../src/node/cli/command';
+import type { DocumentItem, SectionNode } from '../../../src/core/model/document';
+import { corpusRoot, repositoryRoot } from '../../support/paths';
+
+function captureIo(): CommandIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (text) => out.push(text), stderr: (text) => err.push(text), cwd: corpusRoot, env: {} };
+}
+
+describe('haiku convert', function () {
+  this.timeout(60_000);
+
+  it('prints the outline and the items of a Markdown file', async () => {
+    const io = captureIo();
+    const code = await runCli(['convert', 'vite-docs/docs/guide/cli.md'], io);
+    assert.equal(code, 0, io.err.join(''));
+    const text = io.out.join('');
+    assert.match(text, /^Command Line Interface {2}\(markdown, 30 items\)/);
+    assert.match(text, /\n {2}# Command Line Interface {2}\[items 0\.\.30\)\n {4}## Dev server {2}\[items 1\.\.8\)\n {6}### vite {2}\[items 2\.\.8\)/);
+    assert.match(text, /\n +7 #\/tables\/0 +table {2}17:0-36:\d+ {2}\| Options \|/);
+  });
+
+  it('prints JSON with title, format, items and toc', async () => {
+    const io = captureIo();
+    const code = await runCli(['convert', path.join(corpusRoot, 'go-docs', 'doc', 'gc-guide.html'), '--json'], io);
+    assert.equal(code, 0, io.err.join(''));
+    const parsed = JSON.parse(io.out.join('')) as { title: string; format: string; items: DocumentItem[]; toc: SectionNode[] };
+    assert.deepEqual(Object.keys(parsed), ['title', 'format', 'items', 'toc']);
+    assert.equal(parsed.title, 'A Guide to the Go Garbage Collector');
+    assert.equal(parsed.format, 'html');
+    assert.equal(parsed.toc.length, 5);
+    assert.equal(parsed.items[parsed.toc[0].itemRange[0]].text, 'Introduction');
+  });
+
+  it('reports a bad file on stderr with exit code 1, and a missing argument with 2', async () => {
+    const io = captureIo();
+    assert.equal(await runCli(['convert', 'no/such/file.md'], io), 1);
+    assert.match(io.err.join(''), /no\/such\/file\.md: cannot be read \(no such file\)/);
+    const usage = captureIo();
+    assert.equal(await runCli(['convert'], usage), 2);
+    assert.match(usage.err.join(''), /Usage: haiku convert <file> \[--json\]/);
+  });
+
+  it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const sources = ['src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
+    const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
+    if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newestSource) {
+      // Building here would race other work on the tree; `npm run test:unit` builds before testing.
+      this.skip();
+    }
+    for (const [file, title] of [
+      ['vite-docs/docs/guide/cli.md', 'Command Line Interface'],
+      ['go-docs/doc/gc-guide.html', 'A Guide to the Go Garbage Collector'],
+      ['pdf-docx/docling/word_sample.docx', 'Swimming in the lake'],
+    ]) {
+      const output = execFileSync(process.execPath, [bundle, 'convert', path.join(corpusRoot, file), '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      assert.equal((JSON.parse(output) as { title: string }).title, title);
+    }
+  });
+});
