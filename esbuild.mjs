@@ -29,6 +29,8 @@ const nodeCommon = {
 
 const builds = [
   { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js' },
+  // The extension's heavy half (store, indexer, agent, sandbox host), required on first use so activation stays cheap.
+  { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: 'dist/backend.js' },
   // The shebang comes from main.ts itself; esbuild keeps it on the first line.
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },

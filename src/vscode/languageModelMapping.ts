@@ -238,3 +238,41 @@ export function contentFromStreamParts(parts: readonly LanguageModelV3StreamPart
   }
   return content;
 }
+
+/**
+ * The reverse direction, for the `haiku` model provider: VS Code chat messages (as data) become an AI SDK
+ * prompt. Tool results become `tool` messages named after the call they answer.
+ */
+export function chatMessagesToPrompt(messages: readonly ChatMessageData[], system?: string): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = system ? [{ role: 'system', content: system }] : [];
+  const toolNames = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      const content: Array<{ type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }> = [];
+      for (const part of message.parts) {
+        if (part.kind === 'text') {
+          content.push({ type: 'text', text: part.value });
+        } else if (part.kind === 'toolCall') {
+          toolNames.set(part.callId, part.name);
+          content.push({ type: 'tool-call', toolCallId: part.callId, toolName: part.name, input: part.input });
+        }
+      }
+      if (content.length > 0) {
+        prompt.push({ role: 'assistant', content });
+      }
+      continue;
+    }
+    const results = message.parts.filter((part): part is Extract<ChatPartData, { kind: 'toolResult' }> => part.kind === 'toolResult');
+    if (results.length > 0) {
+      prompt.push({
+        role: 'tool',
+        content: results.map((part) => ({ type: 'tool-result' as const, toolCallId: part.callId, toolName: toolNames.get(part.callId) ?? 'unknown', output: { type: 'text' as const, value: part.texts.join('') } })),
+      });
+    }
+    const texts = message.parts.filter((part): part is Extract<ChatPartData, { kind: 'text' }> => part.kind === 'text');
+    if (texts.length > 0) {
+      prompt.push({ role: 'user', content: texts.map((part) => ({ type: 'text' as const, text: part.value })) });
+    }
+  }
+  return prompt;
+}

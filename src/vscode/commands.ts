@@ -1,0 +1,150 @@
+import * as vscode from 'vscode';
+import type { HaikuConfig } from '../core/config';
+import { errorMessage } from '../core/errors';
+import { plainCitation } from './citationFormat';
+import { COMMANDS, type CommandId } from './contributionIds';
+import { renderingUri, type DocumentNavigator } from './documentNavigation';
+import type { ExtensionKnowledgeBase } from './indexBackend';
+import type { IndexService } from './indexService';
+import { insertCitation } from './insertCitation';
+import type { RunsPanel } from './runs/runsPanel';
+import type { SectionsTreeNode, SectionsTreeProvider } from './sectionsTree';
+import { SECRET_KEYS } from './settingsMapping';
+
+export interface CommandDependencies {
+  context: vscode.ExtensionContext;
+  indexService: IndexService;
+  navigator: DocumentNavigator;
+  runsPanel: RunsPanel;
+  sectionsTree: SectionsTreeProvider;
+  output: vscode.LogOutputChannel;
+  knowledgeBase: () => Promise<ExtensionKnowledgeBase>;
+  relativePathOf: (uri: string) => string;
+  getConfig: () => HaikuConfig;
+  /** After an API key changed: reload what uses it. */
+  onApiKeyChanged: (which: keyof typeof SECRET_KEYS) => Promise<void>;
+}
+
+/** Runs a command body and turns a failure into an error notification with the actionable message. */
+function guarded<T extends unknown[]>(output: vscode.LogOutputChannel, body: (...args: T) => unknown): (...args: T) => Promise<unknown> {
+  return async (...args: T) => {
+    try {
+      return await body(...args);
+    } catch (error) {
+      output.error(errorMessage(error));
+      void vscode.window.showErrorMessage(`Haiku: ${errorMessage(error)}`, 'Show Log').then((choice) => choice && output.show());
+      return undefined;
+    }
+  };
+}
+
+/** Every command of package.json, registered by its id constant. */
+export function registerCommands(dependencies: CommandDependencies): vscode.Disposable[] {
+  const { indexService, navigator, runsPanel, sectionsTree, output, knowledgeBase, relativePathOf } = dependencies;
+  const register = <T extends unknown[]>(id: CommandId, body: (...args: T) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, guarded(output, body));
+
+  return [
+    register(COMMANDS.rebuildIndex, async () => {
+      await indexService.rebuild();
+      const status = indexService.current;
+      void vscode.window.showInformationMessage(`Haiku: index rebuilt — ${status.documents} documents, ${status.chunks} chunks.`);
+    }),
+    register(COMMANDS.pauseIndexing, () => indexService.pause()),
+    register(COMMANDS.resumeIndexing, () => indexService.resume()),
+    register(COMMANDS.indexCurrentFile, async (uri?: vscode.Uri) => {
+      const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+      if (!target || target.scheme !== 'file') {
+        void vscode.window.showInformationMessage('Haiku: open a workspace file (Markdown, HTML, PDF, DOCX or text) to index it.');
+        return;
+      }
+      await indexService.indexFiles([target]);
+      vscode.window.setStatusBarMessage(`Haiku: indexed ${relativePathOf(target.toString())}`, 3000);
+    }),
+    register(COMMANDS.showOutput, () => output.show()),
+    register(COMMANDS.setApiKey, async (which?: keyof typeof SECRET_KEYS, value?: string) => {
+      const choices: Array<vscode.QuickPickItem & { key: keyof typeof SECRET_KEYS }> = [
+        { key: 'model', label: 'Chat model endpoint', description: 'haiku.model.baseUrl' },
+        { key: 'embeddings', label: 'Embeddings endpoint', description: 'haiku.embeddings.baseUrl' },
+        { key: 'reranker', label: 'Reranker endpoint', description: 'haiku.reranker.baseUrl' },
+      ];
+      const key = which ?? (await vscode.window.showQuickPick(choices, { title: 'Haiku: Set API Key', placeHolder: 'Which endpoint is the key for?' }))?.key;
+      if (!key) {
+        return;
+      }
+      const secret = value ?? await vscode.window.showInputBox({ title: `API key for the ${key} endpoint`, prompt: 'Stored in VS Code\'s secret storage. Leave empty to remove the key.', password: true, ignoreFocusOut: true });
+      if (secret === undefined) {
+        return;
+      }
+      if (secret === '') {
+        await dependencies.context.secrets.delete(SECRET_KEYS[key]);
+      } else {
+        await dependencies.context.secrets.store(SECRET_KEYS[key], secret);
+      }
+      await dependencies.onApiKeyChanged(key);
+      vscode.window.setStatusBarMessage(secret === '' ? `Haiku: ${key} API key removed` : `Haiku: ${key} API key saved`, 3000);
+    }),
+    register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>
+      insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
+    register(COMMANDS.showRuns, (runId?: string) => runsPanel.show(typeof runId === 'string' ? runId : undefined)),
+    register(COMMANDS.openChunk, async (chunkId: string) => {
+      await navigator.openChunk(chunkId);
+    }),
+    register(COMMANDS.openSection, async (node: SectionsTreeNode) => {
+      if (node.kind === 'document') {
+        const document = node.document;
+        await vscode.commands.executeCommand('vscode.open', /^(pdf|docx)$/.test(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri));
+      } else if (node.kind === 'section') {
+        await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine });
+      }
+    }),
+    register(COMMANDS.askAboutSection, async (node?: SectionsTreeNode) => {
+      const target = node;
+      if (!target || target.kind === 'folder') {
+        return;
+      }
+      const query = target.kind === 'section'
+        ? `@haiku What does the section "${target.section.title}" of ${target.document.relativePath} say?`
+        : `@haiku Summarize ${target.document.relativePath}.`;
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: true });
+      return query;
+    }),
+    register(COMMANDS.copyCitation, async (node?: SectionsTreeNode) => {
+      if (!node || node.kind === 'folder') {
+        return undefined;
+      }
+      const document = node.document;
+      let text: string;
+      if (node.kind === 'section') {
+        const outline = await sectionsTree.outline(document);
+        const header = outline.items.find((item) => item.selfRef === node.section.selfRef);
+        const trail = trailOf(outline.sections, node.section.selfRef) ?? [node.section.title];
+        text = plainCitation({ title: document.title, headings: trail, pageNumbers: node.section.pageNumbers, sourceRange: header?.sourceRange }, document.relativePath);
+      } else {
+        text = `${document.title} — ${document.relativePath}`;
+      }
+      await vscode.env.clipboard.writeText(text);
+      vscode.window.setStatusBarMessage('Haiku: citation copied', 3000);
+      return text;
+    }),
+    register(COMMANDS.reindexDocument, async (node?: SectionsTreeNode) => {
+      if (!node || node.kind === 'folder') {
+        return;
+      }
+      await indexService.indexFiles([vscode.Uri.parse(node.document.uri)]);
+    }),
+  ];
+}
+
+/** Titles from the root to the section with this selfRef. */
+function trailOf(sections: readonly import('../core/model/document').SectionNode[], selfRef: string): string[] | undefined {
+  for (const section of sections) {
+    if (section.selfRef === selfRef) {
+      return [section.title];
+    }
+    const below = trailOf(section.children, selfRef);
+    if (below) {
+      return [section.title, ...below];
+    }
+  }
+  return undefined;
+}

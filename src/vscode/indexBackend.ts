@@ -1,0 +1,38 @@
+import type { KnowledgeBase } from '../core/model/search';
+import type { HaikuConfig } from '../core/config';
+
+/** The read side the extension needs beyond `KnowledgeBase`: counts for the status bar. */
+export interface ExtensionKnowledgeBase extends KnowledgeBase {
+  stats(): Promise<{ documents: number; chunks: number }>;
+}
+
+export interface IndexProgress {
+  done: number;
+  total: number;
+  /** The file being converted, when known. */
+  path?: string;
+}
+
+export interface IndexRunSummary {
+  indexed: number;
+  unchanged: number;
+  removed: number;
+  failed: Array<{ path: string; message: string }>;
+}
+
+/**
+ * What the index service drives: the store and the indexer of `src/node`, behind one narrow interface so the
+ * glue stays thin. Loaded with `await import()` on first use (see `loadIndexBackend`), keeping activation cheap.
+ */
+export interface IndexBackend {
+  readonly knowledgeBase: ExtensionKnowledgeBase;
+  /** Indexes files and folders (new or changed files are converted; unchanged ones skipped; vanished ones removed when `prune`). */
+  indexPaths(paths: readonly string[], options: { baseFolder: string; prune: boolean; abortSignal: AbortSignal; onProgress?: (progress: IndexProgress) => void }): Promise<IndexRunSummary>;
+  /** Removes the documents of these files (and of every file below these folders). */
+  removePaths(paths: readonly string[], options: { baseFolder: string }): Promise<number>;
+  /** Drops every document (for "Rebuild Index"). */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type IndexBackendLoader = (config: HaikuConfig, options: { abortSignal: AbortSignal; log: (line: string) => void }) => Promise<IndexBackend>;

@@ -1,0 +1,408 @@
+import * as vscode from 'vscode';
+import type { HaikuConfig } from '../core/config';
+import { errorMessage } from '../core/errors';
+import { haikuErrorCode } from './backendModule';
+import { INDEX_WATCH_DEBOUNCE_MS } from '../core/limits';
+import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
+
+export type IndexState = 'waiting-for-trust' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
+
+export interface IndexStatus {
+  state: IndexState;
+  documents: number;
+  chunks: number;
+  /** Set while indexing. */
+  progress?: IndexProgress;
+  /** Set in the error state: what went wrong and what to do. */
+  message?: string;
+}
+
+/** Work queued for the indexer: a full sync of every workspace folder, or single files. */
+interface PendingWork {
+  full: boolean;
+  rebuild: boolean;
+  changed: Set<string>;
+  deleted: Set<string>;
+}
+
+/**
+ * Keeps the index in step with the workspace: waits for trust, opens the store lazily, runs a full sync on start
+ * (a cancellable notification on the first build, the status bar afterwards), follows file-system events
+ * (debounced), and can pause, resume and rebuild. All indexing runs one job at a time.
+ */
+export class IndexService implements vscode.Disposable {
+  private backend: IndexBackend | undefined;
+  private backendPromise: Promise<IndexBackend> | undefined;
+  private status: IndexStatus = { state: 'starting', documents: 0, chunks: 0 };
+  private readonly pending: PendingWork = { full: false, rebuild: false, changed: new Set(), deleted: new Set() };
+  private debounceTimer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private currentAbort: AbortController | undefined;
+  private paused = false;
+  private readonly lifetime = new AbortController();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
+  private readonly indexEmitter = new vscode.EventEmitter<void>();
+  private idleWaiters: Array<() => void> = [];
+  /** Completed job summaries (tests and the output channel read them). */
+  readonly history: Array<IndexRunSummary & { kind: 'full' | 'files'; durationMs: number }> = [];
+
+  /** Fires on every state or count change. */
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  /** Fires after documents were added, changed or removed. */
+  readonly onDidChangeIndex = this.indexEmitter.event;
+
+  constructor(
+    private readonly getConfig: () => HaikuConfig,
+    private readonly loadBackend: IndexBackendLoader,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  get current(): IndexStatus {
+    return { ...this.status };
+  }
+
+  /** Starts once the workspace is trusted: opens the store, syncs, then watches. */
+  start(): void {
+    if (!vscode.workspace.isTrusted) {
+      this.setStatus({ state: 'waiting-for-trust' });
+      this.output.info('Workspace is not trusted: indexing waits until it is.');
+      this.disposables.push(vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()));
+      return;
+    }
+    this.watch();
+    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => this.requestFullSync()));
+    this.requestFullSync();
+  }
+
+  /** The store, opened on first use; rejects while the workspace is untrusted. */
+  async knowledgeBase(): Promise<ExtensionKnowledgeBase> {
+    return (await this.openBackend()).knowledgeBase;
+  }
+
+  /** The store if it is already open (the tree and tools use it without forcing a load). */
+  get openKnowledgeBase(): ExtensionKnowledgeBase | undefined {
+    return this.backend?.knowledgeBase;
+  }
+
+  private openBackend(): Promise<IndexBackend> {
+    if (!vscode.workspace.isTrusted) {
+      return Promise.reject(new Error('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.'));
+    }
+    this.backendPromise ??= (async () => {
+      const started = Date.now();
+      const config = this.getConfig();
+      this.output.info(`Opening the index at ${config.index.databaseUri}`);
+      const backend = await this.loadBackend(config, { abortSignal: this.lifetime.signal, log: (line) => this.output.info(line) });
+      this.backend = backend;
+      this.output.info(`Index opened in ${Date.now() - started} ms.`);
+      await this.refreshCounts();
+      return backend;
+    })();
+    this.backendPromise.catch(() => {
+      this.backendPromise = undefined;
+    });
+    return this.backendPromise;
+  }
+
+  /** Re-opens the store (after settings that change where or how it is stored). */
+  async reopen(): Promise<void> {
+    this.currentAbort?.abort();
+    await this.running?.catch(() => undefined);
+    const backend = this.backend;
+    this.backend = undefined;
+    this.backendPromise = undefined;
+    await backend?.close().catch(() => undefined);
+    this.requestFullSync();
+  }
+
+  private watch(): void {
+    const config = this.getConfig();
+    for (const pattern of config.index.include) {
+      const watcher = vscode.workspace.createFileSystemWatcher(pattern);
+      watcher.onDidCreate((uri) => this.fileChanged(uri), undefined, this.disposables);
+      watcher.onDidChange((uri) => this.fileChanged(uri), undefined, this.disposables);
+      watcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.disposables);
+      this.disposables.push(watcher);
+    }
+    // A deleted folder reports only itself: catch it with a pattern that matches everything, then remove below it.
+    const folderWatcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    folderWatcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.disposables);
+    this.disposables.push(folderWatcher);
+  }
+
+  private fileChanged(uri: vscode.Uri): void {
+    if (uri.scheme !== 'file' || this.isExcluded(uri)) {
+      return;
+    }
+    this.pending.deleted.delete(uri.fsPath);
+    this.pending.changed.add(uri.fsPath);
+    this.schedule();
+  }
+
+  private fileDeleted(uri: vscode.Uri): void {
+    if (uri.scheme !== 'file') {
+      return;
+    }
+    this.pending.changed.delete(uri.fsPath);
+    this.pending.deleted.add(uri.fsPath);
+    this.schedule();
+  }
+
+  /** The database folder may sit inside the workspace: never index it. */
+  private isExcluded(uri: vscode.Uri): boolean {
+    const database = this.getConfig().index.databaseUri;
+    return database !== '' && uri.fsPath.startsWith(database);
+  }
+
+  /** Re-indexes these files now (Index Current File, Re-index Document). */
+  async indexFiles(uris: readonly vscode.Uri[]): Promise<void> {
+    for (const uri of uris) {
+      this.pending.changed.add(uri.fsPath);
+    }
+    this.schedule(0);
+    await this.whenIdle();
+  }
+
+  requestFullSync(): void {
+    this.pending.full = true;
+    this.schedule(0);
+  }
+
+  /** Drops the index and builds it again from the workspace folders. */
+  async rebuild(): Promise<void> {
+    this.currentAbort?.abort();
+    this.pending.rebuild = true;
+    this.pending.full = true;
+    this.paused = false;
+    this.schedule(0);
+    await this.whenIdle();
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.currentAbort?.abort();
+    this.setStatus({ state: 'paused', progress: undefined });
+    this.output.info('Indexing paused; file changes are queued until it resumes.');
+  }
+
+  resume(): void {
+    if (!this.paused) {
+      return;
+    }
+    this.paused = false;
+    this.output.info('Indexing resumed.');
+    // A paused full sync may have been cut short: run it again (unchanged files are skipped quickly).
+    this.pending.full = true;
+    this.setStatus({ state: 'ready' });
+    this.schedule(0);
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Resolves when no indexing job runs and nothing is queued (tests wait on it). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    const nothingQueued = !this.pending.full && this.pending.changed.size === 0 && this.pending.deleted.size === 0;
+    return this.running === undefined && this.debounceTimer === undefined && (nothingQueued || this.paused || this.status.state === 'waiting-for-trust');
+  }
+
+  private notifyIdle(): void {
+    if (this.isIdle()) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      waiters.forEach((resolve) => resolve());
+    }
+  }
+
+  private schedule(delay = INDEX_WATCH_DEBOUNCE_MS): void {
+    if (this.lifetime.signal.aborted) {
+      return;
+    }
+    if (this.debounceTimer) {
+      clearTimeout(this.debounceTimer);
+    }
+    this.debounceTimer = setTimeout(() => {
+      this.debounceTimer = undefined;
+      void this.drain();
+    }, delay);
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running || this.paused || !vscode.workspace.isTrusted) {
+      this.notifyIdle();
+      return;
+    }
+    this.running = (async () => {
+      while (!this.paused && !this.lifetime.signal.aborted && (this.pending.full || this.pending.changed.size > 0 || this.pending.deleted.size > 0)) {
+        await this.runOnce();
+      }
+    })();
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+      this.notifyIdle();
+    }
+  }
+
+  private async runOnce(): Promise<void> {
+    const full = this.pending.full;
+    const rebuild = this.pending.rebuild;
+    const changed = [...this.pending.changed];
+    const deleted = [...this.pending.deleted];
+    this.pending.full = false;
+    this.pending.rebuild = false;
+    this.pending.changed.clear();
+    this.pending.deleted.clear();
+    const abort = new AbortController();
+    this.currentAbort = abort;
+    const started = Date.now();
+    try {
+      const backend = await this.openBackend();
+      if (rebuild) {
+        this.output.info('Rebuilding the index: dropping every document.');
+        await backend.reset();
+        await this.refreshCounts();
+        this.indexEmitter.fire();
+      }
+      const firstBuild = full && this.status.documents === 0;
+      this.setStatus({ state: 'indexing', progress: { done: 0, total: 0 }, message: undefined });
+      let summary: IndexRunSummary;
+      if (full) {
+        summary = firstBuild ? await this.withNotification((onProgress, signal) => this.syncFolders(backend, signal, onProgress), abort) : await this.syncFolders(backend, abort.signal);
+      } else {
+        summary = { indexed: 0, unchanged: 0, removed: 0, failed: [] };
+        for (const [baseFolder, paths] of this.byFolder(deleted)) {
+          summary.removed += await backend.removePaths(paths, { baseFolder });
+        }
+        for (const [baseFolder, paths] of this.byFolder(changed)) {
+          const part = await backend.indexPaths(paths, { baseFolder, prune: false, abortSignal: abort.signal, onProgress: (progress) => this.setStatus({ progress }) });
+          summary.indexed += part.indexed;
+          summary.unchanged += part.unchanged;
+          summary.removed += part.removed;
+          summary.failed.push(...part.failed);
+        }
+      }
+      const durationMs = Date.now() - started;
+      this.history.push({ ...summary, kind: full ? 'full' : 'files', durationMs });
+      this.output.info(`${full ? 'Sync' : 'Update'} done in ${durationMs} ms: ${summary.indexed} indexed, ${summary.unchanged} unchanged, ${summary.removed} removed, ${summary.failed.length} failed.`);
+      for (const failure of summary.failed) {
+        this.output.warn(`${failure.path}: ${failure.message}`);
+      }
+      await this.refreshCounts();
+      this.setStatus({ state: this.paused ? 'paused' : 'ready', progress: undefined });
+      if (summary.indexed > 0 || summary.removed > 0 || rebuild) {
+        this.indexEmitter.fire();
+      }
+    } catch (error) {
+      if (haikuErrorCode(error) === 'cancelled' || abort.signal.aborted) {
+        this.output.info(`Indexing stopped after ${Date.now() - started} ms.`);
+        // What was cut short runs again on resume (or now, when the user cancelled the notification only).
+        if (full && this.paused) {
+          this.pending.full = true;
+        }
+        await this.refreshCounts().catch(() => undefined);
+        this.setStatus({ state: this.paused ? 'paused' : 'ready', progress: undefined });
+        this.indexEmitter.fire();
+        return;
+      }
+      const message = errorMessage(error);
+      this.output.error(`Indexing failed: ${message}`);
+      this.setStatus({ state: 'error', progress: undefined, message });
+    } finally {
+      if (this.currentAbort === abort) {
+        this.currentAbort = undefined;
+      }
+    }
+  }
+
+  private async syncFolders(backend: IndexBackend, abortSignal: AbortSignal, onProgress?: (progress: IndexProgress) => void): Promise<IndexRunSummary> {
+    const summary: IndexRunSummary = { indexed: 0, unchanged: 0, removed: 0, failed: [] };
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') {
+        continue;
+      }
+      const part = await backend.indexPaths([folder.uri.fsPath], {
+        baseFolder: folder.uri.fsPath,
+        prune: true,
+        abortSignal,
+        onProgress: (progress) => {
+          this.setStatus({ progress });
+          onProgress?.(progress);
+        },
+      });
+      summary.indexed += part.indexed;
+      summary.unchanged += part.unchanged;
+      summary.removed += part.removed;
+      summary.failed.push(...part.failed);
+    }
+    return summary;
+  }
+
+  /** The first build shows a cancellable notification; cancelling stops the build (what was indexed stays). */
+  private withNotification(work: (onProgress: (progress: IndexProgress) => void, signal: AbortSignal) => Promise<IndexRunSummary>, abort: AbortController): Promise<IndexRunSummary> {
+    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Haiku: indexing documents', cancellable: true }, async (progress, token) => {
+      token.onCancellationRequested(() => abort.abort());
+      let reported = 0;
+      return work((current) => {
+        if (current.total > 0) {
+          const percent = (current.done / current.total) * 100;
+          progress.report({ increment: percent - reported, message: `${current.done}/${current.total}${current.path ? ` ${current.path}` : ''}` });
+          reported = percent;
+        }
+      }, abort.signal);
+    }));
+  }
+
+  /** Groups paths by the workspace folder that holds them (paths outside every folder are dropped). */
+  private byFolder(paths: readonly string[]): Map<string, string[]> {
+    const groups = new Map<string, string[]>();
+    for (const fsPath of paths) {
+      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(fsPath));
+      if (!folder) {
+        continue;
+      }
+      const list = groups.get(folder.uri.fsPath) ?? [];
+      list.push(fsPath);
+      groups.set(folder.uri.fsPath, list);
+    }
+    return groups;
+  }
+
+  private async refreshCounts(): Promise<void> {
+    if (!this.backend) {
+      return;
+    }
+    const stats = await this.backend.knowledgeBase.stats();
+    this.setStatus({ documents: stats.documents, chunks: stats.chunks });
+  }
+
+  private setStatus(update: Partial<IndexStatus>): void {
+    this.status = { ...this.status, ...update };
+    if ('progress' in update && update.progress === undefined) {
+      delete this.status.progress;
+    }
+    this.statusEmitter.fire(this.current);
+  }
+
+  dispose(): void {
+    this.lifetime.abort();
+    this.currentAbort?.abort();
+    if (this.debounceTimer) {
+      clearTimeout(this.debounceTimer);
+    }
+    this.disposables.forEach((disposable) => disposable.dispose());
+    this.statusEmitter.dispose();
+    this.indexEmitter.dispose();
+    void this.backend?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,112 @@
+import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+import type { HaikuConfig } from '../core/config';
+import type { SandboxFactory } from '../core/agent/agentRun';
+import type { IndexBackend, IndexBackendLoader, IndexRunSummary } from './indexBackend';
+
+/**
+ * The only place the extension reaches the heavy Node modules (LanceDB, converters, the AI SDK, the sandbox).
+ * Every one is loaded with `await import()` on first use, so `activate` parses none of them.
+ */
+
+function isInsideOrEqual(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function fsPathOf(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) => {
+  // LanceDB reads these when its native module loads (see shared notes §1): set them before the import.
+  process.env.LANCE_CPU_THREADS ??= '4';
+  process.env.LANCEDB_LOG ??= 'error';
+  const [{ openStore }, { indexPaths }, { createEmbedder }, { createReranker }] = await Promise.all([
+    import('../node/store/lanceStore.js'),
+    import('../node/index/indexer.js'),
+    import('../node/embeddings/createEmbedder.js'),
+    import('../node/search/httpReranker.js'),
+  ]);
+  const embedder = createEmbedder(config.embeddings);
+  const reranker = createReranker(config.reranker);
+  const store = await openStore({ uri: config.index.databaseUri, embedder, reranker, search: config.search, abortSignal: options.abortSignal });
+  const backend: IndexBackend = {
+    knowledgeBase: store,
+    async indexPaths(paths, indexOptions): Promise<IndexRunSummary> {
+      const summary = await indexPaths({
+        roots: paths,
+        store,
+        embedder,
+        abortSignal: indexOptions.abortSignal,
+        baseFolder: indexOptions.baseFolder,
+        include: config.index.include,
+        exclude: config.index.exclude,
+        maxFileBytes: config.index.maxFileBytes,
+        respectGitignore: config.index.respectGitignore,
+        removeMissing: indexOptions.prune,
+        // Incremental runs leave optimizing to the store's debounce.
+        optimize: indexOptions.prune,
+        onProgress: (progress) => indexOptions.onProgress?.({ done: progress.filesDone, total: progress.filesTotal, path: progress.currentFile }),
+      });
+      if (!indexOptions.prune && (summary.added.length > 0 || summary.updated.length > 0 || summary.removed.length > 0)) {
+        store.scheduleOptimize();
+      }
+      return {
+        indexed: summary.added.length + summary.updated.length,
+        unchanged: summary.unchanged,
+        removed: summary.removed.length,
+        failed: summary.failed.map((failure) => ({ path: failure.path, message: failure.reason })),
+      };
+    },
+    async removePaths(paths): Promise<number> {
+      const documents = await store.listDocuments();
+      const doomed = documents.filter((document) => {
+        const documentPath = fsPathOf(document.uri);
+        return documentPath !== undefined && paths.some((removed) => isInsideOrEqual(documentPath, removed));
+      });
+      if (doomed.length > 0) {
+        await store.removeDocuments(doomed.map((document) => document.id));
+        store.scheduleOptimize();
+      }
+      return doomed.length;
+    },
+    reset: () => store.reset(),
+    close: () => store.close(),
+  };
+  options.log(`Index at ${store.uri} (${embedder ? `embeddings ${embedder.id}` : 'full-text search only'}${reranker ? `, reranker ${reranker.id}` : ''}).`);
+  return backend;
+};
+
+export async function loadAgentModule(): Promise<typeof import('../core/agent/runAgent')> {
+  return import('../core/agent/runAgent.js');
+}
+
+/** The sandbox factory for `execute_code`, configured from the settings. */
+export async function loadSandboxFactory(config: HaikuConfig, extensionFolder: string): Promise<SandboxFactory> {
+  const { createCodeSandbox, resolveSandboxWorker } = await import('../node/sandbox/codeSandbox.js');
+  const workerScript = resolveSandboxWorker(path.join(extensionFolder, 'dist'));
+  return (host) => createCodeSandbox({
+    host,
+    workerScript,
+    limits: { codeTimeoutSeconds: config.sandbox.codeTimeoutSeconds, maxOutputChars: config.sandbox.maxOutputChars, memoryLimitBytes: config.sandbox.memoryLimitBytes },
+  });
+}
+
+/** The configured OpenAI-compatible model, or undefined when `haiku.model.baseUrl`/`name` are not set. */
+export async function loadConfiguredModel(config: HaikuConfig): Promise<{ model: import('ai').LanguageModel; description: string } | undefined> {
+  const { createOpenAiCompatibleModel } = await import('../node/agent/openAiCompatibleModel.js');
+  const created = createOpenAiCompatibleModel({
+    baseUrl: config.qa.model.baseUrl,
+    name: config.qa.model.name,
+    apiKey: config.qa.model.apiKey,
+    temperature: config.qa.model.temperature,
+    vision: config.qa.model.vision,
+    thinking: config.qa.model.thinking,
+  });
+  return { model: created.model, description: created.description.name ?? config.qa.model.name };
+}

@@ -1,0 +1,195 @@
+import * as vscode from 'vscode';
+import type { SectionNode } from '../core/model/document';
+import type { DocumentSummary, StoredItem } from '../core/model/search';
+import { buildSectionTree } from '../core/toc';
+import { COMMANDS, SECTIONS_VIEW_ID } from './contributionIds';
+import type { ExtensionKnowledgeBase } from './indexBackend';
+import { folderOf, headerItem, sectionPathAtLine } from './sectionLocate';
+
+export type SectionsTreeNode =
+  | { kind: 'folder'; key: string; path: string }
+  | { kind: 'document'; key: string; document: DocumentSummary }
+  | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number };
+
+interface DocumentOutline {
+  contentHash: string;
+  items: StoredItem[];
+  sections: SectionNode[];
+}
+
+/**
+ * The Sections view: documents grouped by folder, then each document's section tree. Node objects are cached by
+ * key so `reveal` and `getParent` see the same instances; everything refreshes when the index changes.
+ */
+export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTreeNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<SectionsTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private documents: DocumentSummary[] | undefined;
+  private readonly outlines = new Map<string, DocumentOutline>();
+  private readonly nodes = new Map<string, SectionsTreeNode>();
+  private readonly parents = new Map<string, SectionsTreeNode | undefined>();
+  /** Calls of getChildren (tests check the UI asked). */
+  getChildrenCalls = 0;
+
+  constructor(private readonly knowledgeBase: () => ExtensionKnowledgeBase | undefined) {}
+
+  refresh(): void {
+    this.documents = undefined;
+    this.nodes.clear();
+    this.parents.clear();
+    this.changeEmitter.fire(undefined);
+  }
+
+  async listDocuments(): Promise<DocumentSummary[]> {
+    const knowledgeBase = this.knowledgeBase();
+    if (!knowledgeBase) {
+      return [];
+    }
+    this.documents ??= (await knowledgeBase.listDocuments()).sort((left, right) => left.relativePath.localeCompare(right.relativePath));
+    return this.documents;
+  }
+
+  async outline(document: DocumentSummary): Promise<DocumentOutline> {
+    const cached = this.outlines.get(document.id);
+    if (cached && cached.contentHash === document.contentHash) {
+      return cached;
+    }
+    const knowledgeBase = this.knowledgeBase();
+    const items = knowledgeBase ? await knowledgeBase.getDocumentItems(document.id) : [];
+    const chunkIdsByRef = new Map(items.map((item) => [item.selfRef, item.chunkIds]));
+    const outline = { contentHash: document.contentHash, items, sections: buildSectionTree(items, chunkIdsByRef) };
+    this.outlines.set(document.id, outline);
+    return outline;
+  }
+
+  private node<T extends SectionsTreeNode>(node: T, parent: SectionsTreeNode | undefined): T {
+    const existing = this.nodes.get(node.key) as T | undefined;
+    if (existing) {
+      return existing;
+    }
+    this.nodes.set(node.key, node);
+    this.parents.set(node.key, parent);
+    return node;
+  }
+
+  async getChildren(element?: SectionsTreeNode): Promise<SectionsTreeNode[]> {
+    this.getChildrenCalls++;
+    const documents = await this.listDocuments();
+    if (!element) {
+      const folders = [...new Set(documents.map((document) => folderOf(document.relativePath)))].filter((folder) => folder !== '').sort();
+      const topLevel = documents.filter((document) => folderOf(document.relativePath) === '');
+      return [
+        ...folders.map((folder) => this.node({ kind: 'folder', key: `folder:${folder}`, path: folder }, undefined)),
+        ...topLevel.map((document) => this.documentNode(document, undefined)),
+      ];
+    }
+    if (element.kind === 'folder') {
+      return documents.filter((document) => folderOf(document.relativePath) === element.path).map((document) => this.documentNode(document, element));
+    }
+    const outline = await this.outline(element.document);
+    const sections = element.kind === 'document' ? outline.sections : element.section.children;
+    return sections.map((section) => this.sectionNode(element.document, section, outline.items, element));
+  }
+
+  private documentNode(document: DocumentSummary, parent: SectionsTreeNode | undefined): SectionsTreeNode {
+    return this.node({ kind: 'document', key: `document:${document.id}`, document }, parent);
+  }
+
+  private sectionNode(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[], parent: SectionsTreeNode): SectionsTreeNode {
+    const startLine = headerItem(section, items)?.sourceRange?.startLine;
+    return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine }, parent);
+  }
+
+  getParent(element: SectionsTreeNode): SectionsTreeNode | undefined {
+    return this.parents.get(element.key);
+  }
+
+  getTreeItem(element: SectionsTreeNode): vscode.TreeItem {
+    switch (element.kind) {
+      case 'folder': {
+        const item = new vscode.TreeItem(element.path, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = element.key;
+        item.iconPath = vscode.ThemeIcon.Folder;
+        item.contextValue = 'haiku.folder';
+        return item;
+      }
+      case 'document': {
+        const document = element.document;
+        const item = new vscode.TreeItem(document.title || document.relativePath, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = element.key;
+        item.description = document.relativePath.split('/').pop();
+        item.tooltip = `${document.relativePath} (${document.format})`;
+        item.resourceUri = vscode.Uri.parse(document.uri);
+        item.iconPath = vscode.ThemeIcon.File;
+        item.contextValue = `haiku.document.${document.format}`;
+        item.command = { command: COMMANDS.openSection, title: 'Open', arguments: [element] };
+        return item;
+      }
+      case 'section': {
+        const section = element.section;
+        const item = new vscode.TreeItem(section.title, section.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = element.key;
+        const page = section.pageNumbers.length > 0 ? `p. ${section.pageNumbers[0]}` : undefined;
+        item.description = page ?? (element.startLine !== undefined ? `L${element.startLine + 1}` : undefined);
+        item.tooltip = `${element.document.relativePath} › ${section.title}${page ? ` (${page})` : ''} — ${section.chunkIds.length} chunks`;
+        item.iconPath = new vscode.ThemeIcon('symbol-string');
+        item.contextValue = 'haiku.section';
+        item.command = { command: COMMANDS.openSection, title: 'Open Section', arguments: [element] };
+        return item;
+      }
+    }
+  }
+
+  /** The tree node of the innermost section at `line` of the document with this URI, building parents on the way. */
+  async nodeAt(uri: string, line: number): Promise<SectionsTreeNode | undefined> {
+    const documents = await this.listDocuments();
+    const document = documents.find((candidate) => candidate.uri === uri);
+    if (!document) {
+      return undefined;
+    }
+    const folder = folderOf(document.relativePath);
+    const folderNode = folder === '' ? undefined : this.node({ kind: 'folder', key: `folder:${folder}`, path: folder } as SectionsTreeNode, undefined);
+    let parent = this.documentNode(document, folderNode);
+    const outline = await this.outline(document);
+    for (const section of sectionPathAtLine(outline.sections, outline.items, line)) {
+      parent = this.sectionNode(document, section, outline.items, parent);
+    }
+    return parent;
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+}
+
+/** Creates the view and keeps the selection on the section under the active editor's cursor (when visible). */
+export function createSectionsView(provider: SectionsTreeProvider): { view: vscode.TreeView<SectionsTreeNode>; disposable: vscode.Disposable } {
+  const view = vscode.window.createTreeView(SECTIONS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  let timer: NodeJS.Timeout | undefined;
+  const follow = (editor: vscode.TextEditor | undefined): void => {
+    if (timer) {
+      clearTimeout(timer);
+    }
+    timer = setTimeout(async () => {
+      timer = undefined;
+      if (!editor || !view.visible || editor.document.uri.scheme !== 'file') {
+        return;
+      }
+      try {
+        const node = await provider.nodeAt(editor.document.uri.toString(), editor.selection.active.line);
+        if (node && node.kind !== 'folder') {
+          await view.reveal(node, { select: true, focus: false, expand: false });
+        }
+      } catch {
+        // Revealing is a convenience; a tree that changed meanwhile is fine to skip.
+      }
+    }, 300);
+  };
+  const subscriptions = [
+    view,
+    vscode.window.onDidChangeActiveTextEditor(follow),
+    vscode.window.onDidChangeTextEditorSelection((event) => follow(event.textEditor)),
+    view.onDidChangeVisibility(() => follow(vscode.window.activeTextEditor)),
+  ];
+  return { view, disposable: vscode.Disposable.from(...subscriptions, { dispose: () => timer && clearTimeout(timer) }) };
+}

@@ -1,0 +1,99 @@
+import type { SectionNode } from '../../core/model/document';
+import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
+import { walkSections } from '../../core/toc';
+import { TOOL_SECTION_MAX_CHARS } from '../../core/limits';
+import { locationLabel } from '../citationFormat';
+
+/** Pure text rendering of the language-model tools' results (no `vscode` import, unit-tested). */
+
+export function formatSearchHits(query: string, results: readonly SearchResult[], relativePathOf: (uri: string) => string): string {
+  if (results.length === 0) {
+    return `No hits for "${query}". Try other words, or haiku_listDocuments to see what is indexed.`;
+  }
+  const blocks = results.map((result) => {
+    const location = locationLabel(result.sourceRange, result.pageNumbers);
+    const trail = result.headings.length > 0 ? result.headings.join(' > ') : result.title;
+    return [
+      `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''} — ${trail}`,
+      `chunk: ${result.chunkId} · score ${result.score.toFixed(3)}`,
+      result.content.trim(),
+    ].join('\n');
+  });
+  return `${results.length} hits for "${query}" (cite as path and line or page):\n\n${blocks.join('\n\n---\n\n')}`;
+}
+
+export function formatDocumentList(documents: readonly DocumentSummary[]): string {
+  if (documents.length === 0) {
+    return 'No documents are indexed (or none match).';
+  }
+  return `${documents.length} documents:\n${documents.map((document) => `- ${document.relativePath} — "${document.title}" (${document.format}, id ${document.id})`).join('\n')}`;
+}
+
+/** A document by id, exact relative path, or a unique path suffix. */
+export function findDocument(documents: readonly DocumentSummary[], reference: string): DocumentSummary | undefined {
+  const wanted = reference.trim().replace(/\\/g, '/').replace(/^\.\//, '');
+  return documents.find((document) => document.id === wanted)
+    ?? documents.find((document) => document.relativePath === wanted)
+    ?? (() => {
+      const matches = documents.filter((document) => document.relativePath.endsWith(`/${wanted}`) || document.relativePath.toLowerCase() === wanted.toLowerCase());
+      return matches.length === 1 ? matches[0] : undefined;
+    })();
+}
+
+function normalizeTitle(title: string): string {
+  return title.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** A section by title or heading trail (`A > B`): the trail is matched from the outside in, titles case-insensitively. */
+export function findSection(sections: readonly SectionNode[], reference: string): SectionNode | undefined {
+  const parts = reference.split('>').map(normalizeTitle).filter((part) => part !== '');
+  if (parts.length === 0) {
+    return undefined;
+  }
+  if (parts.length > 1) {
+    let level: readonly SectionNode[] = sections;
+    let found: SectionNode | undefined;
+    for (const part of parts) {
+      found = level.find((section) => normalizeTitle(section.title) === part);
+      if (!found) {
+        break;
+      }
+      level = found.children;
+    }
+    if (found) {
+      return found;
+    }
+  }
+  const last = parts[parts.length - 1];
+  const all = [...walkSections(sections)];
+  return all.find((section) => normalizeTitle(section.title) === last) ?? all.find((section) => normalizeTitle(section.title).includes(last));
+}
+
+export function formatTableOfContents(document: DocumentSummary, sections: readonly SectionNode[]): string {
+  const lines: string[] = [];
+  const visit = (nodes: readonly SectionNode[], depth: number): void => {
+    for (const node of nodes) {
+      const page = node.pageNumbers.length > 0 ? ` (p. ${node.pageNumbers[0]})` : '';
+      lines.push(`${'  '.repeat(depth)}- ${node.title}${page}`);
+      visit(node.children, depth + 1);
+    }
+  };
+  visit(sections, 0);
+  return `Sections of ${document.relativePath} ("${document.title}"):\n${lines.length > 0 ? lines.join('\n') : '(no headings)'}\nRead one with haiku_readSection and its title.`;
+}
+
+/** The section's items as Markdown, with where it sits in the source; cut at `TOOL_SECTION_MAX_CHARS`. */
+export function formatSection(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[]): string {
+  const [start, end] = section.itemRange;
+  const inside = items.filter((item) => item.position >= start && item.position < end);
+  const lines = inside.filter((item) => item.sourceRange?.startLine !== undefined).map((item) => item.sourceRange!);
+  const pages = [...new Set(inside.flatMap((item) => item.pageNumbers))].sort((left, right) => left - right);
+  const first = lines[0];
+  const last = lines[lines.length - 1];
+  const where = first ? locationLabel({ startLine: first.startLine, endLine: last.endLine, endColumn: last.endColumn }) : locationLabel(undefined, pages);
+  let text = inside.map((item) => (item.label === 'section_header' ? `${'#'.repeat(Math.max(1, item.headingLevel))} ${item.text}` : item.label === 'code' ? `\`\`\`\n${item.text}\n\`\`\`` : item.text)).join('\n\n');
+  if (text.length > TOOL_SECTION_MAX_CHARS) {
+    text = `${text.slice(0, TOOL_SECTION_MAX_CHARS)}\n[… cut at ${TOOL_SECTION_MAX_CHARS} characters; read a subsection for the rest]`;
+  }
+  return `${document.relativePath}${where ? ` ${where}` : ''} — ${section.title}\n\n${text}`;
+}
