@@ -45,6 +45,14 @@ interface DocxNode {
  */
 export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string }): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
+  const filePath = options.filePath ?? options.fileName;
+  if (isOleCompoundFile(bytes)) {
+    // DOCX is a zip; an OLE container is either a password-protected DOCX or a legacy binary .doc.
+    if (containsUtf16(bytes, 'EncryptedPackage')) {
+      throw new ConversionError('encrypted_file', filePath, 'is password-protected. Remove the password in Word (File > Info > Protect Document) or exclude the file.');
+    }
+    throw new ConversionError('corrupt_file', filePath, 'is a legacy binary Word file (.doc), not DOCX. Save it as .docx in Word or LibreOffice.');
+  }
   let result: { value: string; messages: Array<{ type: string; message: string }> };
   try {
     result = await mammoth.convertToHtml(
@@ -58,7 +66,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
       },
     );
   } catch (error) {
-    throw new ConversionError('corrupt_file', options.filePath ?? options.fileName, `not a readable DOCX file (${error instanceof Error ? error.message : String(error)}). Re-save it from Word or exclude it from indexing.`, { cause: error });
+    throw new ConversionError('corrupt_file', filePath, `is not a readable DOCX file (${error instanceof Error ? error.message : String(error)}). Re-save it from Word or exclude it from indexing.`, { cause: error });
   }
   throwIfAborted(options.abortSignal);
   const html = await parseHtml(result.value);
@@ -66,6 +74,18 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
   walkHtml(html.children, builder, { abortSignal: options.abortSignal });
   const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message))];
   return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
+}
+
+const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+function isOleCompoundFile(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= OLE_SIGNATURE.length && OLE_SIGNATURE.every((value, index) => bytes[index] === value);
+}
+
+/** Whether `text` occurs in `bytes` as UTF-16LE (how OLE directory entries store stream names). */
+function containsUtf16(bytes: Uint8Array, text: string): boolean {
+  const needle = Buffer.from(text, 'utf16le');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(needle) >= 0;
 }
 
 /** Adds outline numbers to numbered headings, normalises heading style variants and marks code paragraphs. */

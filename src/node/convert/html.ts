@@ -202,6 +202,11 @@ class HtmlWalker {
   }
 
   private walkListItem(item: Element, depth: number, ordered: boolean): void {
+    // mammoth renders Word footnotes and endnotes as `<li id="footnote-1">…<a href="#footnote-ref-1">↑</a></li>`.
+    if (/^(footnote|endnote)-\d+$/.test(item.attribs.id ?? '')) {
+      this.walkTextBlock(item, 'footnote', 0, {});
+      return;
+    }
     this.walkTextBlock(item, 'list_item', depth, { ordered });
   }
 
@@ -233,7 +238,10 @@ class HtmlWalker {
   }
 
   private addTextItem(label: ItemLabel, content: readonly ChildNode[], rangeNodes: readonly ChildNode[], depth: number, headingLevel = 0, hint: { ordered?: boolean } = {}, rangeEndOverride?: number): void {
-    const text = normalizeInline(collectText(content));
+    let text = normalizeInline(collectText(content));
+    if (label === 'footnote') {
+      text = text.replace(/\s*\u2191$/, '');
+    }
     if (!text) {
       return;
     }

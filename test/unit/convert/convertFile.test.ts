@@ -124,6 +124,15 @@ describe('convertFile', function () {
     await assert.rejects(convertFile(truncated), expectConversionError('corrupt_file', truncated));
   });
 
+  it('refuses a password-protected DOCX with encrypted_file and a legacy .doc with corrupt_file', async () => {
+    // Both are OLE compound files; an encrypted OOXML package holds an "EncryptedPackage" stream.
+    const signature = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+    const encrypted = write('secret.docx', Buffer.concat([signature, Buffer.alloc(1024), Buffer.from('EncryptedPackage', 'utf16le'), Buffer.alloc(512)]));
+    await assert.rejects(convertFile(encrypted), expectConversionError('encrypted_file', encrypted));
+    const legacy = write('old.docx', Buffer.concat([signature, Buffer.alloc(1024), Buffer.from('WordDocument', 'utf16le'), Buffer.alloc(512)]));
+    await assert.rejects(convertFile(legacy), (error: Error) => expectConversionError('corrupt_file', legacy)(error) && /legacy binary Word/.test(error.message));
+  });
+
   it('converts a batch, continuing past bad files and reporting each error', async () => {
     const good = write('batch/good.md', '# Good\n\nText.');
     const empty = write('batch/empty.txt', '');

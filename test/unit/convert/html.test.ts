@@ -99,6 +99,12 @@ describe('convertHtml', function () {
     assert.equal(rows.length, (sliceRange(source, tables[0]).match(/<tr/g) ?? []).length + 1);
   });
 
+  it('labels mammoth-style footnotes as footnote items without the back link', async () => {
+    const source = '<p>Claim<sup><a href="#footnote-1" id="footnote-ref-1">[1]</a></sup>.</p><ol><li id="footnote-1"><p>The source. <a href="#footnote-ref-1">\u2191</a></p></li></ol>';
+    const document = await convertHtml(source, { fileName: 'notes.html' });
+    assert.deepEqual(document.items.map((item) => [item.label, item.text, item.treeDepth]), [['paragraph', 'Claim[1].', 0], ['footnote', 'The source.', 0]]);
+  });
+
   it('handles titles, lists, spans, figures, code languages and skipped elements', async () => {
     const source = [
       '<html><head><title>Page &amp; title</title><style>p { color: red }</style></head><body>',
