@@ -12,6 +12,8 @@ export const BINARY_SNIFF_BYTES = 8192;
 export const PDF_PAGE_TIMEOUT_MS = 20_000;
 /** A whole conversion that takes longer than this is abandoned (ms). */
 export const CONVERSION_TIMEOUT_MS = 120_000;
+/** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */
+export const MAX_TABLE_CELL_SPAN = 1000;
 
 // --- Chunking ---
 /** Maximum tokens per chunk (gpt-tokenizer, o200k_base encoding). */

@@ -1,6 +1,7 @@
 import type { ChildNode, Document, Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import type { ConvertedDocument, ItemLabel } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
+import { MAX_TABLE_CELL_SPAN } from '../../core/limits';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 
 export interface ConvertOptions {
@@ -30,9 +31,6 @@ const BLOCK_TAGS = new Set([
 ]);
 
 const LIST_TAGS = new Set(['ul', 'ol', 'menu']);
-
-/** A table may not claim more rows or columns per cell than this (guards `colspan="100000"`). */
-const MAX_CELL_SPAN = 1000;
 
 type HtmlParserModule = typeof import('htmlparser2', { with: { 'resolution-mode': 'import' } });
 
@@ -108,14 +106,13 @@ function titleElementText(nodes: readonly ChildNode[]): string | undefined {
   return undefined;
 }
 
-/** The text of the document's `title` item, else of its first level-1 heading, else of its first heading. */
+/** The text of the document's `title` item, else of its first level-1 heading (deeper headings name sections, not documents). */
 export function firstHeadingText(builder: DocumentBuilder): string | undefined {
   const title = builder.first('title');
   if (title?.text) {
     return title.text;
   }
-  const headers = builder.items.filter((item) => item.label === 'section_header' && item.text);
-  return (headers.find((item) => item.headingLevel === 1) ?? headers[0])?.text;
+  return builder.items.find((item) => item.label === 'section_header' && item.headingLevel === 1 && item.text)?.text;
 }
 
 /**
@@ -370,7 +367,7 @@ function spanGrid(rows: readonly Element[]): string[][] {
 
 function clampSpan(value: string | undefined, fallback: number): number {
   const parsed = Number.parseInt(value ?? '', 10);
-  return Number.isFinite(parsed) && parsed >= 1 ? Math.min(parsed, MAX_CELL_SPAN) : fallback;
+  return Number.isFinite(parsed) && parsed >= 1 ? Math.min(parsed, MAX_TABLE_CELL_SPAN) : fallback;
 }
 
 function languageOf(element: Element): string | undefined {

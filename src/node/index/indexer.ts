@@ -32,6 +32,8 @@ export interface IndexSummary {
   added: string[];
   updated: string[];
   unchanged: number;
+  /** Of the unchanged: files whose modification time moved but whose content hash did not (metadata refresh only). */
+  touched: number;
   removed: string[];
   failed: IndexFailure[];
   /** Chunks written in this run. */
@@ -71,6 +73,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     added: [],
     updated: [],
     unchanged: 0,
+    touched: 0,
     removed: [],
     failed: [],
     chunksWritten: 0,
@@ -115,6 +118,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
       summary.unchanged++;
       filesDone++;
       if (verdict === 'touched') {
+        summary.touched++;
         touched.push({ documentId: state!.id, mtimeMs: file.mtimeMs, size: file.size });
       }
     }
@@ -222,6 +226,7 @@ export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'b
     added: [],
     updated: [],
     unchanged: 0,
+    touched: 0,
     removed: [],
     failed: [],
     chunksWritten: 0,

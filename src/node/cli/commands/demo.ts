@@ -3,12 +3,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
+import { DEFAULT_EXCLUDE_GLOBS } from '../../../core/limits';
 import { indexPaths } from '../../index/indexer';
 import { openStore } from '../../store/lanceStore';
 import { locationText, printJson, snippet, summaryText, wantsJson } from '../indexAccess';
 
-/** A query the four sample documents answer (the Go GC guide's GOGC section ranks first). */
-export const DEMO_QUERY = 'how does GOGC control garbage collection frequency';
+/** A query the samples answer: Vite's "npm Dependency Resolving and Pre-Bundling" section ranks first. */
+export const DEMO_QUERY = 'dependency pre-bundling';
 
 /** The repository's `samples/` folder: beside `dist/` when bundled, four levels up from this file under tsx. */
 export function findSamplesFolder(start = __dirname): string | undefined {
@@ -37,7 +38,8 @@ export const demoCommand: CliCommand = {
     const databaseFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-demo-'));
     const store = await openStore({ uri: databaseFolder, abortSignal: context.abortSignal });
     try {
-      const summary = await indexPaths({ roots: [samples], baseFolder: samples, store, abortSignal: context.abortSignal });
+      // The samples' README describes their sources; it is not one of the demo documents.
+      const summary = await indexPaths({ roots: [samples], baseFolder: samples, store, exclude: [...DEFAULT_EXCLUDE_GLOBS, 'README.md'], abortSignal: context.abortSignal });
       const results = await store.search(query, { limit: 5, abortSignal: context.abortSignal });
       const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
       if (wantsJson(context)) {

@@ -1,0 +1,207 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isHaikuError } from '../../../src/core/errors';
+import { documentIdForPath } from '../../../src/core/hash';
+import { indexPaths, rebuildIndex, type IndexProgress } from '../../../src/node/index/indexer';
+import { scanRoots } from '../../../src/node/index/scanner';
+import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
+import { HashingEmbedder, temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { corpusRoot } from '../../support/paths';
+
+/** Real documents from the shared corpus: Markdown, HTML, PDF, DOCX. */
+const CORPUS_FILES: Record<string, string> = {
+  'vite/features.md': 'vite-docs/docs/guide/features.md',
+  'vite/dep-pre-bundling.md': 'vite-docs/docs/guide/dep-pre-bundling.md',
+  'vite/server-options.md': 'vite-docs/docs/config/server-options.md',
+  'go/gc-guide.html': 'go-docs/doc/gc-guide.html',
+  'go/faq.md': 'go-docs/doc/faq.md',
+  'office/multi_page.pdf': 'pdf-docx/docling/multi_page.pdf',
+  'office/unit_test_headers.docx': 'pdf-docx/docling/unit_test_headers.docx',
+};
+
+function copyCorpus(folder: string): void {
+  for (const [target, source] of Object.entries(CORPUS_FILES)) {
+    fs.mkdirSync(path.dirname(path.join(folder, target)), { recursive: true });
+    fs.copyFileSync(path.join(corpusRoot, source), path.join(folder, target));
+  }
+}
+
+async function chunkIdsByDocument(store: LanceStore): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>();
+  for (const document of await store.listDocuments()) {
+    const ids = new Set((await store.getDocumentItems(document.id)).flatMap((item) => item.chunkIds));
+    result.set(document.relativePath, [...ids].sort());
+  }
+  return result;
+}
+
+describe('indexPaths', function () {
+  this.timeout(120_000);
+  let workspace: ReturnType<typeof temporaryFolder>;
+  let database: ReturnType<typeof temporaryFolder>;
+  let store: LanceStore;
+
+  beforeEach(async () => {
+    workspace = temporaryFolder('haiku-workspace-');
+    database = temporaryFolder('haiku-db-');
+    store = await openStore({ uri: database.path });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    workspace.cleanup();
+    database.cleanup();
+  });
+
+  it('indexes incrementally: unchanged files cost no write, a changed file replaces only its rows, a deleted file goes', async () => {
+    copyCorpus(workspace.path);
+    const first = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual(first.failed, []);
+    assert.deepEqual([...first.added].sort(), Object.keys(CORPUS_FILES).sort());
+    assert.ok(first.chunksWritten > 50);
+    assert.equal((await store.stats()).chunks, first.chunksWritten);
+    assert.ok((await store.search('GOGC memory limit', { limit: 3 }))[0].uri.endsWith('go/gc-guide.html'));
+    const idsBefore = await chunkIdsByDocument(store);
+
+    const versions = await store.tableVersions();
+    const second = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual({ added: second.added, updated: second.updated, removed: second.removed, unchanged: second.unchanged }, { added: [], updated: [], removed: [], unchanged: 7 });
+    assert.deepEqual(await store.tableVersions(), versions, 'no table was written for unchanged files');
+
+    // Modification time moved, content did not: hashed, not rewritten.
+    const future = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(workspace.path, 'go/faq.md'), future, future);
+    const touched = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual({ unchanged: touched.unchanged, touched: touched.touched, updated: touched.updated }, { unchanged: 7, touched: 1, updated: [] });
+    const afterTouch = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual({ unchanged: afterTouch.unchanged, touched: afterTouch.touched }, { unchanged: 7, touched: 0 }, 'the new modification time was recorded');
+    const { chunks, document_items } = await store.tableVersions();
+    assert.deepEqual({ chunks, document_items }, { chunks: versions.chunks, document_items: versions.document_items }, 'chunks and items were not rewritten');
+
+    fs.appendFileSync(path.join(workspace.path, 'vite/features.md'), '\n## Zanzibar appendix\n\nA new section about zanzibar.\n');
+    const third = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual(third.updated, ['vite/features.md']);
+    assert.equal(third.unchanged, 6);
+    const idsAfter = await chunkIdsByDocument(store);
+    for (const [relativePath, ids] of idsBefore) {
+      if (relativePath !== 'vite/features.md') {
+        assert.deepEqual(idsAfter.get(relativePath), ids, `${relativePath} kept its chunk ids`);
+      }
+    }
+    const changed = new Set(idsAfter.get('vite/features.md'));
+    assert.ok(idsBefore.get('vite/features.md')!.filter((id) => changed.has(id)).length > 10, 'unchanged chunks of the edited file keep their ids');
+    assert.equal((await store.search('zanzibar'))[0].headings.at(-1), 'Zanzibar appendix');
+
+    fs.rmSync(path.join(workspace.path, 'go/faq.md'));
+    const fourth = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual(fourth.removed, ['go/faq.md']);
+    assert.equal((await store.listDocuments()).length, 6);
+    assert.equal(await store.getDocument(documentIdForPath('go/faq.md')), undefined);
+    assert.equal((await store.stats()).chunks, [...(await chunkIdsByDocument(store)).values()].reduce((sum, ids) => sum + ids.length, 0));
+  });
+
+  it('reports a bad file and indexes the rest; the previous good version of a file that turned bad stays', async () => {
+    writeFiles(workspace.path, { 'notes.md': '# Notes\n\nThe quokka is a small marsupial.\n', 'ok.md': '# OK\n\nFine.\n' });
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    writeFiles(workspace.path, {
+      'notes.md': Uint8Array.from([0x23, 0x20, 0xc3, 0x28, 0x0a, 0xff, 0xfe]),
+      'broken.pdf': 'this is not a pdf at all',
+      'new.md': '# New\n\nA wombat appears.\n',
+    });
+    const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual(summary.added, ['new.md']);
+    assert.deepEqual(summary.failed.map((failure) => failure.path).sort(), ['broken.pdf', 'notes.md']);
+    const notes = summary.failed.find((failure) => failure.path === 'notes.md')!;
+    assert.equal(notes.code, 'invalid_encoding');
+    assert.match(notes.reason, /notes\.md/);
+    assert.deepEqual(summary.removed, [], 'a failing file is not a deleted file');
+    assert.equal((await store.search('quokka')).length, 1, 'the old version is still searchable');
+    assert.equal((await store.search('wombat')).length, 1);
+  });
+
+  it('respects include/exclude globs, nested .gitignore files, node_modules and the size limit', async () => {
+    writeFiles(workspace.path, {
+      '.gitignore': 'drafts/\n*.tmp.md\n',
+      'a.md': '# A\n',
+      'page.HTML': '<h1>Page</h1>',
+      'notes.txt': 'plain text',
+      'data.json': '{}',
+      'x.tmp.md': '# ignored by pattern\n',
+      'drafts/d.md': '# ignored folder\n',
+      'sub/.gitignore': 'secret.md\n',
+      'sub/secret.md': '# ignored by nested gitignore\n',
+      'sub/visible.md': '# visible\n',
+      'node_modules/pkg/readme.md': '# dependency\n',
+      'skip/me.md': '# excluded by option\n',
+      'big.md': `# Big\n\n${'x'.repeat(5000)}\n`,
+    });
+    const scan = await scanRoots({ roots: [workspace.path], baseFolder: workspace.path, exclude: ['**/skip/**'], maxFileBytes: 1000 });
+    assert.deepEqual(scan.files.map((file) => file.relativePath), ['a.md', 'notes.txt', 'page.HTML', 'sub/visible.md']);
+    assert.deepEqual(scan.skipped.map((skipped) => skipped.path), ['big.md']);
+
+    const withoutGitignore = await scanRoots({ roots: [workspace.path], baseFolder: workspace.path, respectGitignore: false, include: ['**/*.md'] });
+    assert.deepEqual(withoutGitignore.files.map((file) => file.relativePath), ['a.md', 'big.md', 'drafts/d.md', 'skip/me.md', 'sub/secret.md', 'sub/visible.md', 'x.tmp.md']);
+
+    // A root inside the base folder inherits the base folder's .gitignore; a named file is taken as is.
+    const sub = await scanRoots({ roots: [path.join(workspace.path, 'drafts'), path.join(workspace.path, 'data.json')], baseFolder: workspace.path });
+    assert.deepEqual(sub.files.map((file) => file.relativePath), ['data.json']);
+  });
+
+  it('stops on cancellation and leaves a consistent index that a later run completes', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 40; index++) {
+      files[`notes/note${String(index).padStart(2, '0')}.md`] = `# Note ${index}\n\nThe pangolin count for note ${index} is ${index * 7}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    const controller = new AbortController();
+    const events: IndexProgress[] = [];
+    await assert.rejects(
+      indexPaths({
+        roots: [workspace.path],
+        baseFolder: workspace.path,
+        store,
+        abortSignal: controller.signal,
+        concurrency: 1,
+        onProgress: (progress) => {
+          events.push(progress);
+          if (progress.phase === 'converting' && progress.filesDone === 25) {
+            controller.abort();
+          }
+        },
+      }),
+      (error: unknown) => isHaikuError(error, 'cancelled'),
+    );
+    assert.ok(events.some((event) => event.filesTotal === 40 && event.currentFile));
+    const partial = await store.listDocuments();
+    assert.ok(partial.length < 40);
+    for (const document of partial) {
+      assert.ok((await store.getDocumentItems(document.id)).some((item) => item.chunkIds.length > 0), `${document.relativePath} is complete`);
+    }
+    assert.equal((await store.stats()).chunks, partial.length);
+
+    const resumed = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.equal(resumed.added.length + resumed.unchanged, 40);
+    assert.equal(resumed.unchanged, partial.length);
+    assert.deepEqual(await store.stats(), { documents: 40, chunks: 40 });
+    assert.equal((await store.search('pangolin', { limit: 50 })).length, 40);
+  });
+
+  it('embeds chunks in batches and rebuilds with the same documents and chunk ids', async () => {
+    await store.close();
+    const embedder = new HashingEmbedder(64);
+    store = await openStore({ uri: database.path + '/hybrid', embedder });
+    copyCorpus(workspace.path);
+    const summary = await indexPaths({ roots: [path.join(workspace.path, 'vite'), path.join(workspace.path, 'go')], baseFolder: workspace.path, store, embedder });
+    assert.equal(embedder.textsEmbedded, summary.chunksWritten);
+    assert.ok(embedder.calls >= Math.ceil(summary.chunksWritten / 64) && embedder.calls < summary.chunksWritten);
+    const before = await chunkIdsByDocument(store);
+    const hybrid = await store.search('dependency pre-bundling esbuild', { limit: 3 });
+    assert.ok(hybrid[0].score < 2 / 61 + 1e-9 && hybrid[0].score > 0, 'hybrid scores are RRF scores');
+
+    const rebuilt = await rebuildIndex({ store, embedder });
+    assert.deepEqual(rebuilt.roots.map((root) => path.relative(workspace.path, root.path)), ['go', 'vite']);
+    assert.equal(rebuilt.added.length, 5);
+    assert.deepEqual(await chunkIdsByDocument(store), before);
+  });
+});
