@@ -244,7 +244,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
         const size = rotated[0].fontSize;
         lines.push({
           pageNumber, text, left: 0, right: 0, top: viewport.height, bottom: viewport.height, baseline: viewport.height, fontSize: size,
-          bold: false, italic: false, monospace: false, characterCount: text.replace(/\s+/g, '').length, runs: rotated,
+          bold: false, italic: false, monospace: false, characterCount: text.replace(/\s+/g, '').length, runs: rotated, rotated: true,
         });
       }
     }

@@ -33,6 +33,8 @@ export interface PdfLine {
   monospace: boolean;
   /** Characters that are not white space. */
   characterCount: number;
+  /** Text not running left to right (vertical margin notes, rotated table headers), placed after the page body. */
+  rotated?: boolean;
   runs: PdfTextRun[];
 }
 

@@ -54,6 +54,8 @@ type FurnitureLabel = 'page_header' | 'page_footer';
 
 /** Share of the page height at the top and bottom where headers and footers live. */
 const FURNITURE_ZONE = 0.13;
+/** The same for a line holding nothing but a page number. */
+const PAGE_NUMBER_ZONE = 0.2;
 /** A header/footer text must repeat on at least this share of pages. */
 const FURNITURE_REPEAT_SHARE = 0.3;
 /** A header/footer band (same position, with a page number) must appear on at least this share of pages. */
@@ -225,14 +227,17 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
   const result = new Map<PdfLine, FurnitureLabel>();
   for (const candidate of candidates) {
     const text = candidate.line.text.trim();
-    const repeated = pageCount >= 2 && (pagesByKey.get(candidate.key)?.size ?? 0) >= Math.max(2, Math.ceil(FURNITURE_REPEAT_SHARE * pageCount));
+    // Bare numbers repeat too (table cells), so repetition alone needs some words.
+    const repeated = pageCount >= 2 && /\p{L}{3}/u.test(furnitureKey(text)) && (pagesByKey.get(candidate.key)?.size ?? 0) >= Math.max(2, Math.ceil(FURNITURE_REPEAT_SHARE * pageCount));
     const banded = pageCount === 1 || (pagesByBand.get(candidate.band)?.size ?? 0) >= Math.max(2, Math.ceil(FURNITURE_BAND_SHARE * pageCount));
     const small = candidate.line.fontSize <= 1.3 * bodySize && text.length <= 120;
     const numbered = PAGE_NUMBER_AT_EDGE.test(text);
     // Footers without a page number ("© 2014 Company") count when they sit in a band many pages share.
     const bandedFooter = pageCount >= 3 && candidate.zone === 'page_footer';
-    const pageNumberOnly = PAGE_NUMBER_ONLY.test(text) && isOutermost(candidate.line, pages.find((page) => page.pageNumber === candidate.line.pageNumber), candidate.zone);
-    if (repeated || (small && banded && (numbered || bandedFooter)) || (small && pageNumberOnly)) {
+    // Only the line nearest the page edge: a bold "Definition 20" opening the body is not a header.
+    const outermost = isOutermost(candidate.line, pages.find((page) => page.pageNumber === candidate.line.pageNumber), candidate.zone);
+    const pageNumberOnly = PAGE_NUMBER_ONLY.test(text);
+    if (repeated || (small && outermost && ((banded && (numbered || bandedFooter)) || pageNumberOnly))) {
       result.set(candidate.line, candidate.zone);
     }
   }
@@ -240,30 +245,35 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
 }
 
 function furnitureZone(line: PdfLine, page: PdfPageLines): FurnitureLabel | undefined {
-  if (line.baseline <= page.height * FURNITURE_ZONE) {
+  if (line.rotated) {
+    return undefined;
+  }
+  // Bare page numbers may sit further in (LaTeX puts them well above the bottom edge).
+  const zone = PAGE_NUMBER_ONLY.test(line.text.trim()) ? PAGE_NUMBER_ZONE : FURNITURE_ZONE;
+  if (line.baseline <= page.height * zone) {
     return 'page_header';
   }
-  return line.baseline >= page.height * (1 - FURNITURE_ZONE) ? 'page_footer' : undefined;
+  return line.baseline >= page.height * (1 - zone) ? 'page_footer' : undefined;
 }
 
 /** No other line lies between this one and the page edge (a footnote marker above the footer is not a page number). */
 function isOutermost(line: PdfLine, page: PdfPageLines | undefined, zone: FurnitureLabel): boolean {
   const tolerance = 0.5 * line.fontSize;
-  return !page?.lines.some((other) => other !== line && (zone === 'page_header' ? other.baseline < line.baseline - tolerance : other.baseline > line.baseline + tolerance));
+  return !page?.lines.some((other) => other !== line && !other.rotated && (zone === 'page_header' ? other.baseline < line.baseline - tolerance : other.baseline > line.baseline + tolerance));
 }
 
-/** No body line within about a line of it towards the page centre (headers stand apart from the text). */
+/** Headers and footers stand apart from the body: the next line towards the page centre is at least 0.8 of a line away. */
 function isSetApart(line: PdfLine, page: PdfPageLines, zone: FurnitureLabel): boolean {
-  const distance = 0.8 * line.fontSize;
-  return !page.lines.some((other) => {
-    if (other === line) {
-      return false;
-    }
-    if (furnitureZone(other, page) === zone) {
-      return false;
-    }
-    return zone === 'page_header' ? other.top >= line.bottom - 1 && other.top - line.bottom < distance : other.bottom <= line.top + 1 && line.top - other.bottom < distance;
-  });
+  const header = zone === 'page_header';
+  const inward = page.lines.filter((other) => other !== line && !other.rotated
+    && Math.abs(other.baseline - line.baseline) > 0.3 * Math.min(other.fontSize, line.fontSize)
+    && (header ? other.baseline > line.baseline : other.baseline < line.baseline));
+  if (inward.length === 0) {
+    return true;
+  }
+  const nearest = inward.reduce((best, other) => (header ? (other.top < best.top ? other : best) : (other.bottom > best.bottom ? other : best)));
+  const gap = header ? nearest.top - line.bottom : line.top - nearest.bottom;
+  return gap >= 0.8 * line.fontSize;
 }
 
 function startsListItem(text: string): boolean {
@@ -292,6 +302,9 @@ function groupBlocks(lines: readonly PdfLine[], bodySize: number): PdfBlock[] {
 
 function continuesBlock(lines: readonly PdfLine[], line: PdfLine, bodySize: number): boolean {
   const previous = lines[lines.length - 1];
+  if (line.rotated || previous.rotated) {
+    return false;
+  }
   if (line.bold !== previous.bold || line.italic !== previous.italic || line.monospace !== previous.monospace) {
     return false;
   }
@@ -426,7 +439,8 @@ function isHeading(block: PdfBlock, referenceSize: number): boolean {
     // A big chapter number ("1" in 40 pt) is a heading; a small one is a page or list number.
     return size >= 1.5 * referenceSize;
   }
-  if (!/\p{L}/u.test(text) || text.length > 160 || words > 20 || block.lines.length > (size >= 1.5 * referenceSize ? 4 : 3)) {
+  // Two letters in a row at least: figure labels ("α", "s2") are not headings.
+  if (!/\p{L}{2}/u.test(text) || text.length > 160 || words > 20 || block.lines.length > (size >= 1.5 * referenceSize ? 4 : 3)) {
     return false;
   }
   if (BULLET.test(text) || TOC_LINE.test(text) || block.monospace) {
