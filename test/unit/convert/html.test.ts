@@ -78,6 +78,19 @@ describe('convertHtml', function () {
     });
   });
 
+  it('keeps every heading of every Go HTML page, same text, level and order', async () => {
+    const pages = ['articles/race_detector.html', 'code.html', 'contribute.html', 'diagnostics.html', 'effective_go.html', 'gc-guide.html', 'gdb.html', 'install/source.html'];
+    for (const page of pages) {
+      const source = fs.readFileSync(path.join(goDocs, page), 'utf8');
+      const document = await convertHtml(source, { fileName: path.basename(page) });
+      const headers = document.items.filter((item) => item.label === 'section_header');
+      const expected = headingsOf(source.replace(/<!--[\s\S]*?-->/g, ''));
+      assert.ok(expected.length > 0, page);
+      assert.deepEqual(headers.map((item) => [item.headingLevel, item.text]), expected.map((heading) => [heading.level, heading.text]), page);
+      assert.match(document.title, /^[A-Z]/, page);
+    }
+  });
+
   it('turns every <pre> of Effective Go into a code item and keeps its 16 h2 / 43 h3', async () => {
     const source = fs.readFileSync(path.join(goDocs, 'effective_go.html'), 'utf8');
     const document = await convertHtml(source, { fileName: 'effective_go.html' });
