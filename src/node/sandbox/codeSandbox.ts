@@ -307,11 +307,10 @@ class WorkerCodeSandbox implements CodeSandbox {
       case 'list_documents':
         return JSON.stringify((await this.host.listDocuments()).map(toGuestDocument));
       case 'cite': {
-        const ids = args[0];
-        if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+        if (!args.every((id) => typeof id === 'string')) {
           throw namedError('TypeError', 'cite(chunkIds): pass one chunk id string or an array of them.');
         }
-        return JSON.stringify(await this.host.cite(ids as string[]));
+        return JSON.stringify(await this.host.cite(args as string[]));
       }
       case 'readFile':
         return await this.host.readFile(stringArgument(args[0], 'readFile(path): path'));

@@ -1,17 +1,22 @@
 /**
  * JavaScript evaluated once in every fresh QuickJS context, before any guest code. It is a function expression
- * called with the raw host bridge `{ call(method, argsJson) -> Promise<string>, write(stream, text) }`, which
- * it keeps in its closure: the raw functions never appear on `globalThis`. It installs the documented globals
- * (see `SANDBOX_API_DESCRIPTION`) as frozen, non-writable, non-configurable properties, and returns
- * `{ complete }`, which the host calls on each evaluation's promise to get a JSON outcome.
+ * called with the raw host bridge `{ call(method, ...primitives) -> Promise<string>, write(stream, text),
+ * done(ok, text) }`, which it keeps in its closure: the raw functions never appear on `globalThis`. It installs
+ * the documented globals (see `SANDBOX_API_DESCRIPTION`) as frozen, non-writable, non-configurable properties,
+ * and returns `{ complete, describeError }`; the host calls `complete` on each evaluation's promise, and
+ * `complete` reports through `done`.
  *
- * Every argument is checked here and again on the host; results arrive as JSON text and are parsed here with
- * the `JSON.parse` captured before guest code ran.
+ * The host never reads guest objects: arguments cross as strings and numbers only, outcomes as a boolean and a
+ * string, so a guest that pollutes prototypes (`toJSON`, `Promise.prototype.then`, …) can break its own
+ * helpers but cannot change what the host receives. Results arrive as JSON text, parsed with the `JSON.parse`
+ * captured before guest code ran.
  */
 export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   'use strict';
   var callHost = raw.call;
   var write = raw.write;
+  var done = raw.done;
+  var reflectApply = Reflect.apply;
   var parse = JSON.parse;
   var stringify = JSON.stringify;
   var freeze = Object.freeze;
@@ -64,14 +69,18 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   }
 
   // Host rejections carry "ENOENT: ..." style messages; expose the kind as error.code like Node does.
-  function call(method, args) {
-    return callHost(method, stringify(args)).then(null, function (error) {
+  async function call(method, args) {
+    var list = [method];
+    for (var index = 0; index < args.length; index++) { list[index + 1] = args[index]; }
+    try {
+      return await reflectApply(callHost, undefined, list);
+    } catch (error) {
       if (error && typeof error.message === 'string') {
         var match = /^(E[A-Z]+):/.exec(error.message);
         if (match) { try { error.code = match[1]; } catch (ignored) { } }
       }
       throw error;
-    });
+    }
   }
 
   function requireString(value, what) {
@@ -122,7 +131,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !(limit >= 1))) {
       throw new TypeError('search(query, limit): limit must be a number of at least 1');
     }
-    return parse(await call('search', [query, limit === undefined || limit === null ? null : Math.floor(limit)]));
+    return parse(await call('search', [query, limit === undefined || limit === null ? undefined : Math.floor(limit)]));
   }
 
   async function list_documents() {
@@ -134,7 +143,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     for (var index = 0; index < ids.length; index++) {
       if (typeof ids[index] !== 'string') { throw new TypeError('cite(chunkIds): pass one chunk id string or an array of them'); }
     }
-    return parse(await call('cite', [ids]));
+    return parse(await call('cite', ids));
   }
 
   async function readFile(path) {
@@ -205,16 +214,19 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
 
   // The evaluation's promise yields {value: lastExpression}; a promise left as the last value is awaited.
   async function complete(evaluation) {
+    var display;
     try {
       var result = await evaluation;
       var value = result === null || result === undefined ? undefined : result.value;
       if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
         value = await value;
       }
-      return stringify({ ok: true, display: value === undefined ? null : formatValue(value, true) });
+      display = value === undefined ? undefined : formatValue(value, true);
     } catch (error) {
-      return stringify({ ok: false, error: describeError(error) });
+      done(false, describeError(error));
+      return;
     }
+    done(true, display);
   }
 
   return freeze({ complete: complete, describeError: describeError });

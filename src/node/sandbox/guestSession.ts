@@ -28,6 +28,8 @@ export interface GuestSessionOptions {
   maxOutputChars: number;
   /** Performs a host call; resolves with JSON text (the raw text for `readFile`), rejects with an Error. */
   callHost(method: string, args: unknown[]): Promise<string>;
+  /** Epoch milliseconds; tests substitute a controllable clock. */
+  clock?: () => number;
 }
 
 export interface GuestOutcome {
@@ -105,11 +107,14 @@ export class GuestSession {
   private readonly preludeApi: QuickJSHandle;
   private readonly completeFunction: QuickJSHandle;
 
+  private readonly now: () => number;
+
   private constructor(
     private readonly options: GuestSessionOptions,
     private readonly runtime: QuickJSRuntime,
     private readonly context: QuickJSContext,
   ) {
+    this.now = options.clock ?? Date.now;
     const bridge = this.createBridge();
     const prelude = context.unwrapResult(context.evalCode(GUEST_PRELUDE_SOURCE.replace('__STACK_LINES__', String(SANDBOX_STACK_TRACE_LINES)), 'sandbox-api.js'));
     this.preludeApi = context.unwrapResult(context.callFunction(prelude, context.undefined, bridge));
@@ -146,14 +151,14 @@ export class GuestSession {
     this.current = execution;
     this.interrupted = false;
     this.runtime.setInterruptHandler(() => {
-      if (Date.now() >= deadline) {
+      if (this.now() >= deadline) {
         this.interrupted = true;
         return true;
       }
       return false;
     });
     // A guest awaiting a slow host call runs no bytecode, so the interrupt handler cannot fire: race the clock.
-    const timer = setTimeout(() => this.finishTimedOut(execution, 'the code was awaiting a result (a search, a read, or a promise that never settles)'), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => this.finishTimedOut(execution, 'the code was awaiting a result (a search, a read, or a promise that never settles)'), Math.max(0, deadline - this.now()));
     try {
       this.start(execution, code);
       return await execution.done;
@@ -194,6 +199,8 @@ export class GuestSession {
         this.finishFailed(execution, description);
         return;
       }
+      // complete() reports through done(); watching its promise as well catches what it cannot report
+      // (uncatchable errors such as an interrupt or running out of memory while describing an error).
       const settled = context.resolvePromise(completion.value);
       completion.value.dispose();
       settled.then((result) => this.onCompleted(execution, result), (error: unknown) => this.finishFaulted(execution, error));
@@ -206,27 +213,33 @@ export class GuestSession {
 
   private onCompleted(execution: Execution, result: { value: QuickJSHandle } | { error: QuickJSHandle }): void {
     if ('error' in result) {
-      // complete() catches ordinary errors itself; only uncatchable ones (interrupt, out of memory) get here.
-      const description = this.describeGuestError(result.error);
+      const description = execution.finished ? '' : this.describeGuestError(result.error);
       result.error.dispose();
       this.finishFailed(execution, description);
       return;
     }
-    let outcome: { ok: true; display: string | null } | { ok: false; error: string };
-    try {
-      outcome = JSON.parse(this.context.getString(result.value)) as typeof outcome;
-    } finally {
-      result.value.dispose();
+    result.value.dispose();
+    // Normally done() has finished the execution already.
+    this.finishFailed(execution, 'SandboxError: the code finished without reporting its outcome.');
+  }
+
+  /** `done(ok, text)` from the prelude's `complete`: the only way an outcome reaches the host. */
+  private onDone(okHandle: QuickJSHandle, textHandle: QuickJSHandle): void {
+    const execution = this.current;
+    if (!execution || execution.finished) {
+      return;
     }
+    const ok = this.context.typeof(okHandle) === 'boolean' && this.context.dump(okHandle) === true;
+    const text = this.context.typeof(textHandle) === 'string' ? this.context.getString(textHandle) : undefined;
     if (this.interrupted) {
       this.finishInterrupted(execution);
-    } else if (outcome.ok) {
-      if (outcome.display !== null) {
-        execution.stdout.append(outcome.display.endsWith('\n') ? outcome.display : outcome.display + '\n');
+    } else if (ok) {
+      if (text !== undefined) {
+        execution.stdout.append(text.endsWith('\n') ? text : text + '\n');
       }
       execution.finish(true, false);
     } else {
-      execution.finish(false, false, outcome.error);
+      execution.finish(false, false, text ?? 'Error: unknown error');
     }
   }
 
@@ -266,8 +279,8 @@ export class GuestSession {
   private describeGuestError(handle: QuickJSHandle): string {
     // describeError runs guest code: give it a short fresh budget so a hostile getter cannot hang us.
     const savedInterrupted = this.interrupted;
-    const budgetEnd = Date.now() + 1000;
-    this.runtime.setInterruptHandler(() => Date.now() >= budgetEnd);
+    const budgetEnd = this.now() + 1000;
+    this.runtime.setInterruptHandler(() => this.now() >= budgetEnd);
     try {
       const describe = this.context.getProp(this.preludeApi, 'describeError');
       const described = this.context.callFunction(describe, this.context.undefined, handle);
@@ -285,7 +298,7 @@ export class GuestSession {
       this.interrupted = savedInterrupted;
       const deadline = this.current?.deadline ?? 0;
       this.runtime.setInterruptHandler(() => {
-        if (Date.now() >= deadline) {
+        if (this.now() >= deadline) {
           this.interrupted = true;
           return true;
         }
@@ -311,7 +324,10 @@ export class GuestSession {
   private createBridge(): QuickJSHandle {
     const context = this.context;
     const bridge = context.newObject();
-    const call = context.newFunction('call', (methodHandle, argsHandle) => this.hostCall(methodHandle, argsHandle));
+    const call = context.newFunction('call', (methodHandle, ...argumentHandles) => this.hostCall(methodHandle, argumentHandles));
+    const done = context.newFunction('done', (okHandle, textHandle) => {
+      this.onDone(okHandle, textHandle);
+    });
     const write = context.newFunction('write', (streamHandle, textHandle) => {
       const execution = this.current;
       if (execution && context.typeof(textHandle) === 'string') {
@@ -321,12 +337,14 @@ export class GuestSession {
     });
     context.setProp(bridge, 'call', call);
     context.setProp(bridge, 'write', write);
+    context.setProp(bridge, 'done', done);
     call.dispose();
     write.dispose();
+    done.dispose();
     return bridge;
   }
 
-  private hostCall(methodHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+  private hostCall(methodHandle: QuickJSHandle, argumentHandles: QuickJSHandle[]): QuickJSHandle {
     const context = this.context;
     const deferred = context.newPromise();
     const execution = this.current;
@@ -336,23 +354,31 @@ export class GuestSession {
       error.dispose();
       return deferred.handle;
     };
-    if (context.typeof(methodHandle) !== 'string' || context.typeof(argsHandle) !== 'string') {
+    if (context.typeof(methodHandle) !== 'string') {
       return rejectNow('TypeError', 'Invalid host call.');
     }
     const method = context.getString(methodHandle);
-    let args: unknown[];
-    try {
-      args = JSON.parse(context.getString(argsHandle)) as unknown[];
-    } catch {
-      return rejectNow('TypeError', `Invalid arguments for ${method}().`);
+    // Only primitives cross: nothing of a guest object (getters, toJSON, prototypes) is ever read here.
+    const args: Array<string | number | null> = [];
+    for (const handle of argumentHandles) {
+      const kind = context.typeof(handle);
+      if (kind === 'string') {
+        args.push(context.getString(handle));
+      } else if (kind === 'number') {
+        args.push(context.getNumber(handle));
+      } else if (kind === 'undefined') {
+        args.push(null);
+      } else {
+        return rejectNow('TypeError', `${method}(): arguments must be strings or numbers.`);
+      }
     }
     if (!execution || execution.finished) {
       return rejectNow('Error', `${method}() cannot start: no execute_code call is running.`);
     }
-    if (Date.now() >= execution.deadline) {
+    if (this.now() >= execution.deadline) {
       return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
     }
-    this.options.callHost(method, Array.isArray(args) ? args : []).then(
+    this.options.callHost(method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         const handle = context.newString(value);
         resolved.resolve(handle);

@@ -16,5 +16,6 @@ export type MainToWorkerMessage =
 export type WorkerToMainMessage =
   | { type: 'ready' }
   | { type: 'startupFailed'; message: string }
+  /** `args` are the guest's primitives in order (`cite` passes one chunk id per argument). */
   | { type: 'hostCall'; executionId: number; callId: number; method: string; args: unknown[] }
   | { type: 'executionResult'; executionId: number; stdout: string; stderr: string; success: boolean; needsReset: boolean };

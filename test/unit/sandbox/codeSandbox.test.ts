@@ -1,0 +1,421 @@
+import * as assert from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CodeSandbox, SandboxHost } from '../../../src/core/agent/codeSandbox';
+import { createKnowledgeBaseSandboxHost } from '../../../src/core/analysis/knowledgeBaseSandboxHost';
+import { SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
+import { isHaikuError } from '../../../src/core/errors';
+import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
+import { createStructuredKnowledgeBase, type StructuredDocument } from '../../support/structuredKnowledgeBase';
+
+const guide: StructuredDocument = {
+  id: 'dguide',
+  uri: 'file:///work/docs/guide.md',
+  title: 'User guide',
+  relativePath: 'docs/guide.md',
+  items: [
+    { selfRef: '#/texts/0', label: 'section_header', text: 'Install', headingLevel: 1 },
+    { selfRef: '#/texts/1', label: 'paragraph', text: 'Run the installer for apples.' },
+    { selfRef: '#/texts/2', label: 'section_header', text: 'Usage', headingLevel: 1 },
+    { selfRef: '#/texts/3', label: 'paragraph', text: 'Open the app and pick apples.' },
+  ],
+  chunks: [
+    { chunkId: 'c-install', itemRefs: ['#/texts/0', '#/texts/1'] },
+    { chunkId: 'c-usage', itemRefs: ['#/texts/2', '#/texts/3'] },
+  ],
+};
+
+const secret: StructuredDocument = {
+  id: 'dsecret',
+  uri: 'file:///work/private/secret.md',
+  title: 'Secret',
+  relativePath: 'private/secret.md',
+  items: [{ selfRef: '#/texts/0', label: 'paragraph', text: 'Secret apples are kept here.' }],
+  chunks: [{ chunkId: 'c-secret', itemRefs: ['#/texts/0'] }],
+};
+
+const onlyDocs = "relative_path LIKE 'docs/%'";
+
+interface RecordingHost extends SandboxHost {
+  searches: Array<{ query: unknown; limit: unknown }>;
+  cited: string[][];
+}
+
+function recordingHost(overrides: Partial<SandboxHost> = {}): RecordingHost {
+  const searches: RecordingHost['searches'] = [];
+  const cited: string[][] = [];
+  const base = createKnowledgeBaseSandboxHost({ knowledgeBase: createStructuredKnowledgeBase([guide, secret]), filter: onlyDocs });
+  return {
+    searches,
+    cited,
+    search: async (query, limit) => {
+      searches.push({ query, limit });
+      return base.search(query, limit);
+    },
+    listDocuments: () => base.listDocuments(),
+    cite: async (chunkIds) => {
+      cited.push(chunkIds);
+      return base.cite(chunkIds);
+    },
+    readFile: (file) => base.readFile(file),
+    listDir: (folder) => base.listDir(folder),
+    ...overrides,
+  };
+}
+
+async function sandboxWith(limits: Partial<CodeSandboxLimits> = {}, host: SandboxHost = recordingHost()): Promise<CodeSandbox> {
+  return createCodeSandbox({ host, limits: { codeTimeoutSeconds: 10, ...limits } });
+}
+
+describe('code sandbox (QuickJS in a worker)', function () {
+  this.timeout(60_000);
+  let shared: CodeSandbox;
+  let sharedHost: RecordingHost;
+
+  before(async () => {
+    sharedHost = recordingHost();
+    shared = await sandboxWith({}, sharedHost);
+  });
+  after(async () => {
+    await shared.dispose();
+  });
+
+  describe('execution', () => {
+    it('keeps top-level declarations and globals between calls (JS_EVAL_FLAG_ASYNC)', async () => {
+      const first = await shared.execute('const kept = 21; let counter = 1; var legacy = "v"; function twice(x) { return 2 * x; } globalThis.explicit = "g";');
+      assert.strictEqual(first.success, true, first.stderr);
+      const second = await shared.execute('counter += 1; await null; console.log(twice(kept), counter, legacy, explicit)');
+      assert.strictEqual(second.stdout, '42 2 v g\n');
+      assert.strictEqual(second.sessionReset, false);
+    });
+
+    it('supports top-level await and prints the last expression like a REPL (undefined is not printed)', async () => {
+      const result = await shared.execute('const total = await Promise.resolve(5); total * 2');
+      assert.deepStrictEqual([result.stdout, result.success], ['10\n', true]);
+      assert.strictEqual((await shared.execute('void 0')).stdout, '');
+      assert.strictEqual((await shared.execute('({ a: [1, "x"], b: null })')).stdout, '{"a":[1,"x"],"b":null}\n');
+      assert.strictEqual((await shared.execute('Promise.resolve("awaited for you")')).stdout, 'awaited for you\n');
+    });
+
+    it('captures console output: log/info/debug to stdout, warn/error to stderr', async () => {
+      const result = await shared.execute('console.log("a", 1, {k: true}, [1, 2]); console.info("b"); console.debug("c"); console.warn("w"); console.error(new TypeError("e"));');
+      assert.strictEqual(result.stdout, 'a 1 {"k":true} [1,2]\nb\nc\n');
+      assert.strictEqual(result.stderr, 'w\nTypeError: e');
+      assert.strictEqual(result.success, true);
+    });
+
+    it('reports guest exceptions with name, message and stack, keeps output printed before, and keeps variables', async () => {
+      await shared.execute('const beforeError = "still here";');
+      const result = await shared.execute('console.log("partial"); function fail() { throw new RangeError("bad range"); }\nfail()');
+      assert.strictEqual(result.success, false);
+      assert.strictEqual(result.stdout, 'partial\n');
+      assert.match(result.stderr, /^RangeError: bad range\n\s+at fail \(execute_code\.js:1:\d+\)/);
+      assert.strictEqual(result.sessionReset, false);
+      assert.strictEqual((await shared.execute('beforeError')).stdout, 'still here\n');
+      const syntax = await shared.execute('let = = 1');
+      assert.strictEqual(syntax.success, false);
+      assert.match(syntax.stderr, /^SyntaxError: /);
+      const thrownValue = await shared.execute('throw { code: 7 }');
+      assert.strictEqual(thrownValue.stderr, 'Uncaught {"code":7}');
+    });
+
+    it('returns the code and a duration with every result', async () => {
+      const result = await shared.execute('1 + 1');
+      assert.strictEqual(result.code, '1 + 1');
+      assert.ok(result.durationMs >= 0 && result.durationMs < 5_000);
+    });
+
+    it('runs concurrent execute calls one after the other', async () => {
+      const [first, second] = await Promise.all([
+        shared.execute('var order = []; await null; order.push("first"); order.length'),
+        shared.execute('order.push("second"); order.join(",")'),
+      ]);
+      assert.strictEqual(first.stdout, '1\n');
+      assert.strictEqual(second.stdout, 'first,second\n');
+    });
+  });
+
+  describe('host functions', () => {
+    it('search() returns plain snake_case hits scoped by the filter, with the default limit', async () => {
+      sharedHost.searches.length = 0;
+      const result = await shared.execute('const hits = await search("apples"); hits.sort((a, b) => a.rank - b.rank); hits.map((hit) => [Object.keys(hit).join(","), hit.document_id, hit.chunk_id])');
+      assert.strictEqual(result.success, true, result.stderr);
+      const rows = JSON.parse(result.stdout) as Array<[string, string, string]>;
+      assert.strictEqual(rows.length, 2);
+      assert.strictEqual(rows[0][0], 'chunk_id,document_id,uri,title,content,headings,labels,page_numbers,doc_item_refs,score,rank');
+      assert.ok(rows.every((row) => row[1] === 'dguide'), 'the secret document is filtered out');
+      assert.deepStrictEqual(sharedHost.searches, [{ query: 'apples', limit: 10 }]);
+      await shared.execute('await search("apples", 500.7)');
+      assert.deepStrictEqual(sharedHost.searches[1], { query: 'apples', limit: 100 }, 'clamped');
+      const bad = await shared.execute('await search({ toString() { return "apples"; } })');
+      assert.strictEqual(bad.success, false);
+      assert.match(bad.stderr, /^TypeError: search\(query, limit\): query must be a string/);
+      assert.strictEqual(sharedHost.searches.length, 2);
+    });
+
+    it('list_documents() lists the filtered documents', async () => {
+      const result = await shared.execute('await list_documents()');
+      assert.deepStrictEqual(JSON.parse(result.stdout), [
+        { id: 'dguide', title: 'User guide', uri: 'file:///work/docs/guide.md', relative_path: 'docs/guide.md', format: 'markdown', created_at: '2026-01-01T00:00:00.000Z' },
+      ]);
+    });
+
+    it('cite() accepts one id or an array and reports unknown ids (outside the filter too)', async () => {
+      sharedHost.cited.length = 0;
+      const result = await shared.execute('[await cite("c-install"), await cite(["c-usage", "c-secret", "nope"])]');
+      assert.deepStrictEqual(JSON.parse(result.stdout), [{ accepted: ['c-install'], unknown: [] }, { accepted: ['c-usage'], unknown: ['c-secret', 'nope'] }]);
+      assert.deepStrictEqual(sharedHost.cited, [['c-install'], ['c-usage', 'c-secret', 'nope']]);
+      const bad = await shared.execute('await cite([1, 2])');
+      assert.match(bad.stderr, /^TypeError: cite\(chunkIds\)/);
+    });
+
+    it('reads the VFS: readFile, readJson, readLines, listDir, exists, Path', async () => {
+      const result = await shared.execute(`
+        const folder = Path.join('/documents', (await listDir('/documents'))[0]);
+        const toc = await readJson(Path.join(folder, 'toc.json'));
+        const lines = await readLines(folder + '/items.jsonl');
+        const [start, end] = toc.tree[1].item_range;
+        console.log(folder, Path.basename(folder + '/toc.json'), Path.dirname(folder), lines.length);
+        console.log(lines.slice(start, end).map((line) => JSON.parse(line).text).join(' | '));
+        console.log(await exists(folder + '/toc.json'), await exists(folder + '/nope.txt'), await exists('/documents/dsecret'), await exists('/'));
+        (await readFile(folder + '/metadata.json')).length > 0`);
+      assert.strictEqual(result.success, true, result.stderr);
+      assert.strictEqual(result.stdout, '/documents/dguide toc.json /documents 4\nUsage | Open the app and pick apples.\ntrue false false true\ntrue\n');
+    });
+
+    it('never shows documents outside the filter, whatever the path', async () => {
+      const result = await shared.execute(`
+        const outcomes = [];
+        for (const file of ['/documents/dsecret/content.txt', '/documents/dguide/../dsecret/items.jsonl', '../../documents/dsecret/metadata.json']) {
+          try { outcomes.push(await readFile(file)); } catch (error) { outcomes.push(error.code); }
+        }
+        try { await listDir('/documents/dsecret'); } catch (error) { outcomes.push(error.code + ' ' + error.message.slice(0, 40)); }
+        outcomes`);
+      assert.deepStrictEqual(JSON.parse(result.stdout), ['ENOENT', 'ENOENT', 'ENOENT', "ENOENT ENOENT: no such file or directory, '/doc"]);
+    });
+
+    it('turns a host rejection into a catchable guest error that fails the call if uncaught', async () => {
+      const result = await shared.execute('await readFile("/documents/dguide/missing.txt")');
+      assert.strictEqual(result.success, false);
+      assert.match(result.stderr, /^Error: ENOENT: no such file or directory, '\/documents\/dguide\/missing\.txt'/);
+      assert.strictEqual(result.sessionReset, false);
+    });
+  });
+
+  describe('isolation', () => {
+    it('has no require, process, fetch, timers, import or Node objects', async () => {
+      const result = await shared.execute('[typeof require, typeof process, typeof fetch, typeof setTimeout, typeof setInterval, typeof queueMicrotask, typeof module, typeof exports, typeof Buffer, typeof WebAssembly, typeof __dirname]');
+      assert.deepStrictEqual(JSON.parse(result.stdout), Array(11).fill('undefined'));
+      const dynamicImport = await shared.execute('await import("node:fs")');
+      assert.strictEqual(dynamicImport.success, false);
+    });
+
+    it('gives Function constructors only the guest global', async () => {
+      const result = await shared.execute(`[
+        Function('return typeof this.process')(),
+        search.constructor.constructor('return typeof process')(),
+        (async () => {}).constructor('return typeof require')() instanceof Promise,
+        console.log.constructor('return typeof globalThis.require')(),
+        Object.getOwnPropertyNames(globalThis).filter((name) => /^(call|write|raw|bridge)$/.test(name)).length,
+        Object.getOwnPropertyNames(Function('return this')()).includes('process'),
+      ]`);
+      assert.deepStrictEqual(JSON.parse(result.stdout), ['undefined', 'undefined', true, 'undefined', 0, false]);
+    });
+
+    it('freezes the API: assignments, deletions and new properties do not stick', async () => {
+      const result = await shared.execute(`
+        search.injected = 1; console.log = null; Path.join = null;
+        try { search = () => 'fake'; } catch (error) { }
+        [delete globalThis.search, search.injected, typeof console.log, typeof Path.join, Object.isFrozen(search), Object.isFrozen(console), Object.isFrozen(Path)]`);
+      assert.deepStrictEqual(JSON.parse(result.stdout), [false, null, 'function', 'function', true, true, true]);
+      const redeclare = await shared.execute('const readFile = 1');
+      assert.strictEqual(redeclare.success, false, 'the API cannot be shadowed at the top level');
+    });
+
+    it('keeps prototype pollution inside the guest: the host and its calls are unaffected', async () => {
+      const host = recordingHost();
+      const sandbox = await sandboxWith({}, host);
+      try {
+        const polluted = await sandbox.execute(`
+          Object.prototype.polluted = 'yes';
+          search.__proto__.pollutedFunction = 'yes';
+          Array.prototype.pollutedArray = 'yes';
+          Object.defineProperty(Object.prototype, 'toJSON', { value: function () { return 'hijacked'; }, configurable: true });
+          String.prototype.trim = function () { return 'x'; };
+          JSON.parse = () => ({ hijacked: true });
+          JSON.stringify = () => 'hijacked';
+          Reflect.apply = () => { throw new Error('hijacked'); };
+          const hits = await search('apples', 1);
+          await cite([hits[0].chunk_id]);
+          hits.length`);
+        assert.strictEqual(polluted.success, true, polluted.stderr);
+        assert.deepStrictEqual(host.cited, [['c-install']]);
+        assert.deepStrictEqual(host.searches, [{ query: 'apples', limit: 1 }], 'the host received exactly the guest\'s arguments');
+        const plain: Record<string, unknown> = {};
+        assert.strictEqual(plain.polluted, undefined);
+        assert.strictEqual((Function.prototype as unknown as Record<string, unknown>).pollutedFunction, undefined);
+        assert.strictEqual(([] as unknown as Record<string, unknown>).pollutedArray, undefined);
+        assert.strictEqual(' a '.trim(), 'a');
+        assert.strictEqual(JSON.stringify({ a: 1 }), '{"a":1}');
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+  });
+
+  describe('limits', () => {
+    it('stops an infinite loop at the time limit, resets the session, and the next call works', async () => {
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 1 });
+      try {
+        await sandbox.execute('const survivor = 1;');
+        const started = Date.now();
+        const result = await sandbox.execute('console.log("before"); while (true) {}');
+        const elapsed = Date.now() - started;
+        assert.strictEqual(result.success, false);
+        assert.strictEqual(result.sessionReset, true);
+        assert.strictEqual(result.stdout, 'before\n', 'output printed before the interrupt is kept');
+        assert.match(result.stderr, /interrupted.*time limit of 1 s/);
+        assert.match(result.stderr, /session was reset: variables .* are gone/);
+        assert.ok(elapsed >= 950 && elapsed < 2_500, `stopped after ${elapsed} ms`);
+        const next = await sandbox.execute('typeof survivor');
+        assert.deepStrictEqual([next.success, next.stdout, next.sessionReset], [true, 'undefined\n', false]);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('stops a computation that runs inside awaited continuations too', async () => {
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 1 });
+      try {
+        const result = await sandbox.execute('await list_documents(); for (;;) { await null; }');
+        assert.deepStrictEqual([result.success, result.sessionReset], [false, true]);
+        assert.strictEqual((await sandbox.execute('2 + 2')).stdout, '4\n');
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('does not let a hung host call block past the time limit', async () => {
+      let released = false;
+      const host = recordingHost({ search: () => new Promise(() => undefined), cite: async (ids) => { released = true; return { accepted: ids, unknown: [] }; } });
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 1 }, host);
+      try {
+        const started = Date.now();
+        const result = await sandbox.execute('console.log("searching"); const hits = await search("apples"); await cite(["c-install"]);');
+        const elapsed = Date.now() - started;
+        assert.strictEqual(result.success, false);
+        assert.strictEqual(result.sessionReset, true);
+        assert.strictEqual(result.stdout, 'searching\n');
+        assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while the code was awaiting a result/);
+        assert.ok(elapsed < 2_500, `returned after ${elapsed} ms`);
+        assert.strictEqual(released, false, 'nothing after the hung call ran');
+        assert.strictEqual((await sandbox.execute('"alive"')).stdout, 'alive\n');
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('fails deep recursion with a clean stack overflow error, a short trace, and the session kept', async () => {
+      await shared.execute('const beforeRecursion = "kept";');
+      const result = await shared.execute('function down(n) { return down(n + 1) + 1; }\ndown(0)');
+      assert.strictEqual(result.success, false);
+      assert.strictEqual(result.sessionReset, false);
+      assert.match(result.stderr, /^InternalError: stack overflow\n/);
+      const lines = result.stderr.split('\n');
+      assert.ok(lines.length <= SANDBOX_STACK_TRACE_LINES + 2, `${lines.length} lines`);
+      assert.match(lines[lines.length - 1], /\.\.\. \d+ more frames/);
+      assert.strictEqual((await shared.execute('beforeRecursion')).stdout, 'kept\n');
+    });
+
+    it('fails a memory bomb with a clean out-of-memory error and keeps the session', async () => {
+      const sandbox = await sandboxWith({ memoryLimitBytes: 16 * 1024 * 1024 });
+      try {
+        await sandbox.execute('const beforeBomb = "kept";');
+        const result = await sandbox.execute('var hoard = []; while (true) { hoard.push(new Float64Array(1 << 20)); }');
+        assert.strictEqual(result.success, false);
+        assert.match(result.stderr, /out of memory/);
+        assert.strictEqual(result.sessionReset, false);
+        const after = await sandbox.execute('hoard = null; beforeBomb');
+        assert.strictEqual(after.stdout, 'kept\n', after.stderr);
+        const bigString = await sandbox.execute('"y".repeat(64 * 1024 * 1024).length');
+        assert.strictEqual(bigString.success, false);
+        assert.match(bigString.stderr, /out of memory|invalid string length/i);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('truncates an output flood with a marker that counts what was cut', async () => {
+      const sandbox = await sandboxWith({ maxOutputChars: 1_000 });
+      try {
+        const result = await sandbox.execute('for (let index = 0; index < 10000; index++) console.log("line " + String(index).padStart(4, "0"));');
+        const fullLength = 10_000 * 'line 0000\n'.length;
+        assert.strictEqual(result.success, true);
+        assert.strictEqual(result.stdout, `${'line 0000\nline 0001\n'.slice(0, 0)}${result.stdout.slice(0, 1_000)}[output truncated: ${fullLength - 1_000} more characters]`);
+        assert.ok(result.stdout.startsWith('line 0000\nline 0001\n'));
+        const value = await sandbox.execute('"z".repeat(5000)');
+        assert.strictEqual(value.stdout, `${'z'.repeat(1_000)}\n[output truncated: 4001 more characters]`);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('bounds an endless output flood by both limits', async () => {
+      const sandbox = await sandboxWith({ maxOutputChars: 2_000, codeTimeoutSeconds: 1 });
+      try {
+        const result = await sandbox.execute('while (true) console.log("flood");');
+        assert.strictEqual(result.success, false);
+        assert.strictEqual(result.sessionReset, true);
+        assert.ok(result.stdout.length < 2_100, `${result.stdout.length} characters`);
+        assert.match(result.stdout, /\[output truncated: \d+ more characters\]$/);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('aborts a running execution: rejects with CancelledError, resets, and the next call works', async () => {
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 60 });
+      try {
+        await sandbox.execute('const beforeAbort = 1;');
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 200);
+        const started = Date.now();
+        await assert.rejects(sandbox.execute('while (true) {}', { abortSignal: controller.signal }), (error: unknown) => isHaikuError(error, 'cancelled'));
+        assert.ok(Date.now() - started < 2_000);
+        const next = await sandbox.execute('typeof beforeAbort');
+        assert.strictEqual(next.stdout, 'undefined\n');
+        await assert.rejects(sandbox.execute('1', { abortSignal: AbortSignal.abort() }), (error: unknown) => isHaikuError(error, 'cancelled'));
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('reports a crashed worker as a reset and replaces it', async () => {
+      const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-sandbox-'));
+      const script = path.join(folder, 'crashing-worker.js');
+      // A worker that starts fine and dies on its first execution, like a wasm fault would.
+      fs.writeFileSync(script, "const { parentPort } = require('node:worker_threads'); parentPort.postMessage({ type: 'ready' }); parentPort.on('message', () => process.exit(3));");
+      const sandbox = await createCodeSandbox({ host: recordingHost(), limits: { codeTimeoutSeconds: 5 }, workerScript: { file: script, execArgv: [] } });
+      try {
+        const result = await sandbox.execute('1');
+        assert.deepStrictEqual([result.success, result.sessionReset], [false, true]);
+        assert.match(result.stderr, /^SandboxError: the sandbox worker stopped \(exit code 3\)\.\nThe sandbox session was reset/);
+        const again = await sandbox.execute('1');
+        assert.strictEqual(again.sessionReset, true, 'a fresh worker was started (and crashed again)');
+      } finally {
+        await sandbox.dispose();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses to run after dispose', async () => {
+      const sandbox = await sandboxWith();
+      assert.strictEqual((await sandbox.execute('1')).stdout, '1\n');
+      await sandbox.dispose();
+      await assert.rejects(sandbox.execute('1'), (error: unknown) => isHaikuError(error, 'sandbox_failed'));
+    });
+  });
+});

@@ -1,0 +1,52 @@
+import * as assert from 'node:assert';
+import { GuestSession } from '../../../src/node/sandbox/guestSession';
+
+/** The QuickJS session on this thread, with a controllable clock: deadline rules that timing cannot pin down. */
+describe('sandbox guest session (in-thread, controlled clock)', () => {
+  const realStart = Date.now();
+  let offset = 0;
+  const clock = (): number => Date.now() + offset;
+  const calls: Array<{ method: string; args: unknown[] }> = [];
+  let session: GuestSession;
+
+  before(async () => {
+    session = await GuestSession.create({
+      memoryLimitBytes: 32 * 1024 * 1024,
+      stackLimitBytes: 256 * 1024,
+      maxOutputChars: 10_000,
+      clock,
+      callHost: async (method, args) => {
+        calls.push({ method, args });
+        if (args[0] === '/documents/slow') {
+          // This read ends after the deadline: the code that continues from it may not start another one.
+          offset += 120_000;
+        }
+        return method === 'readFile' ? 'text of ' + String(args[0]) : '[]';
+      },
+    });
+  });
+  after(() => session.dispose());
+
+  it('starts no host call once the deadline has passed; the rejection is catchable and the session survives', async () => {
+    assert.ok(realStart > 0);
+    const deadline = clock() + 60_000;
+    const outcome = await session.execute(`
+      const first = await readFile('/documents/slow');
+      let second;
+      try { second = await readFile('/documents/after'); } catch (error) { second = error.name + ': ' + error.message; }
+      console.log(first);
+      console.log(second);`, deadline, 60);
+    assert.strictEqual(outcome.stdout, 'text of /documents/slow\nTimeoutError: readFile() was not started: the time limit of 60 s for this execute_code call has passed. No further searches or reads start in this call; print what you have.\n');
+    assert.deepStrictEqual(calls.map((call) => call.args[0]), ['/documents/slow'], 'the second read never reached the host');
+    assert.strictEqual(outcome.needsReset, false);
+    const next = await session.execute('first.length', clock() + 60_000, 60);
+    assert.strictEqual(next.stdout, '23\n');
+  });
+
+  it('passes only primitives to the host, one argument per chunk id for cite', async () => {
+    calls.length = 0;
+    const outcome = await session.execute("await cite(['a', 'b']); await search('q'); await search('q', 3.9)", clock() + 60_000, 60);
+    assert.strictEqual(outcome.success, true, outcome.stderr);
+    assert.deepStrictEqual(calls.map((call) => [call.method, call.args]), [['cite', ['a', 'b']], ['search', ['q', null]], ['search', ['q', 3]]]);
+  });
+});
