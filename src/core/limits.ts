@@ -117,7 +117,7 @@ export const SANDBOX_SEARCH_DEFAULT_LIMIT = 10;
 /** Largest `limit` of `search()` inside the sandbox (larger requests are clamped). */
 export const SANDBOX_SEARCH_MAX_LIMIT = 100;
 /** After the deadline, the host waits this long for the worker's own report before killing it (ms). */
-export const SANDBOX_WATCHDOG_GRACE_MS = 2_000;
+export const SANDBOX_WATCHDOG_GRACE_MS = 5_000;
 /** A sandbox worker must have loaded QuickJS within this time (ms). */
 export const SANDBOX_STARTUP_TIMEOUT_MS = 30_000;
 /** Stack frames of a guest error kept in stderr; deep recursion would otherwise flood the output. */
