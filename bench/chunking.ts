@@ -37,7 +37,10 @@ function measure(name: string, documents: ReadonlyArray<{ id: string; items: rea
     if (exact > CHUNK_MAX_TOKENS) overLimit++;
     if (exact > chunk.tokenCount) underestimated++;
   }
-  console.log(`${name}: ${documents.length} documents -> ${chunks} chunks in ${elapsed.toFixed(0)} ms; max exact tokens ${maximum}, over limit ${overLimit}, tokenCount under exact ${underestimated} (${CHUNK_TOKENIZER_NAME})`);
+  const exactCounts = all.map((chunk) => countChunkTokens(chunk.searchText)).sort((left, right) => left - right);
+  const median = exactCounts[Math.floor(exactCounts.length / 2)] ?? 0;
+  const small = exactCounts.filter((count) => count < 64).length;
+  console.log(`${name}: ${documents.length} documents -> ${chunks} chunks in ${elapsed.toFixed(0)} ms; max exact tokens ${maximum}, over limit ${overLimit}, tokenCount under exact ${underestimated}; median ${median} tokens, ${small} chunks under 64 (${CHUNK_TOKENIZER_NAME})`);
   return elapsed;
 }
 

@@ -35,9 +35,9 @@ type ItemSource = Pick<DocumentItem, 'selfRef' | 'label' | 'text' | 'headingLeve
  *   header is searchable;
  * - the token limit covers what is embedded: the heading trail, a newline and the content (`searchText`),
  *   except that a very long trail leaves at least `CHUNK_MIN_CONTENT_TOKENS` for content;
- * - an item over the budget is split at sentence boundaries (line boundaries for code and tables), then at
- *   whitespace, and as a last resort between characters, so no chunk exceeds the limit; items that fit
- *   (tables and code included) are never split;
+ * - an item over the budget is split into balanced parts at sentence boundaries (line boundaries for code
+ *   and tables), then at whitespace, and as a last resort between characters, so no chunk exceeds the
+ *   limit, not even for an unbroken 10 kB token run; items that fit (tables and code included) are never split;
  * - noise items (page headers/footers, footnotes, document indexes) are left out; text-less items (pictures
  *   without a caption) only lend their ref to the chunk they sit in.
  * Ids hash the document id, the chunk's `searchText` and its occurrence index among identical texts, so they
@@ -318,32 +318,42 @@ function measureUnits(text: string, level: Exclude<SplitLevel, 'character'>): Me
 }
 
 /**
- * Packs consecutive units of `text` greedily into parts of at most `budget` tokens (one token allowed per
- * join, an upper bound), keeping the original text between them; a unit that alone exceeds the budget is
- * split at the next level.
+ * Packs consecutive units of `text` into parts of at most `budget` tokens (one token allowed per join, an
+ * upper bound), keeping the original text between them. Parts are balanced: a part closes where a unit's
+ * middle would cross its share of the total, so 300 tokens become two parts of ~150 rather than 256 + 44.
+ * A unit that alone exceeds the budget is split at the next level.
  */
 function packUnits(text: string, units: readonly MeasuredUnit[], budget: number, levels: readonly SplitLevel[]): TextPart[] {
   const joiner = levels[0] === 'line' ? '\n' : ' ';
+  const total = units.reduce((sum, unit) => sum + Math.min(unit.tokens, budget) + JOIN_TOKENS, -JOIN_TOKENS);
+  const share = total / Math.max(1, Math.ceil(total / budget));
   const parts: TextPart[] = [];
   let current: MeasuredUnit | undefined;
+  let consumed = 0;
+  let boundary = share;
   const flush = (): void => {
     if (current) {
       parts.push({ text: text.slice(current.start, current.end), tokens: current.tokens, joiner });
       current = undefined;
+      boundary = Math.max(boundary + share, consumed + share);
     }
   };
   for (const unit of units) {
     if (unit.tokens > budget) {
       flush();
       parts.push(...splitText(text.slice(unit.start, unit.end), budget, levels.slice(1), joiner));
+      consumed += unit.tokens + JOIN_TOKENS;
+      boundary = consumed + share;
       continue;
     }
-    if (current && current.tokens + JOIN_TOKENS + unit.tokens <= budget) {
+    const fits = current !== undefined && current.tokens + JOIN_TOKENS + unit.tokens <= budget;
+    if (current && fits && consumed + unit.tokens / 2 <= boundary) {
       current = { start: current.start, end: unit.end, tokens: current.tokens + JOIN_TOKENS + unit.tokens };
     } else {
       flush();
       current = { ...unit };
     }
+    consumed += unit.tokens + JOIN_TOKENS;
   }
   flush();
   return parts;
