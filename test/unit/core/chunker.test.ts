@@ -146,6 +146,17 @@ describe('chunkDocument', () => {
     assert.strictEqual(chunks.map((chunk) => chunk.content).join(' '), text, 'parts cover the text exactly once, in order');
   });
 
+  it('balances the parts of a split item instead of leaving a small tail', () => {
+    const text = paragraphOfSentences(15);
+    const total = countChunkTokens(text);
+    assert.ok(total > CHUNK_MAX_TOKENS && total < 1.5 * CHUNK_MAX_TOKENS, `${total} tokens`);
+    const chunks = chunkDocument({ id: 'doc', items: documentOf([['paragraph', text]]) });
+    assert.strictEqual(chunks.length, 2);
+    for (const chunk of chunks) {
+      assert.ok(Math.abs(countChunkTokens(chunk.content) - total / 2) < 30, `${countChunkTokens(chunk.content)} of ${total}`);
+    }
+  });
+
   it('splits oversized code at line boundaries and an unbroken run between characters', () => {
     const code = Array.from({ length: 120 }, (_, line) => `    result${line} = transform(input${line}, options);`).join('\n');
     const codeChunks = chunkDocument({ id: 'doc', items: documentOf([['code', code]]) });
