@@ -112,6 +112,14 @@ describe('convertHtml', function () {
     assert.equal(rows.length, (sliceRange(source, tables[0]).match(/<tr/g) ?? []).length + 1);
   });
 
+  it('counts CRLF line ends once in source ranges', async () => {
+    const document = await convertHtml('<h1>A</h1>\r\n\r\n<p>B\r\nC</p>', { fileName: 'crlf.html' });
+    assert.deepEqual(document.items.map((item) => item.sourceRange), [
+      { startLine: 0, startColumn: 0, endLine: 0, endColumn: 10 },
+      { startLine: 2, startColumn: 0, endLine: 3, endColumn: 5 },
+    ]);
+  });
+
   it('labels mammoth-style footnotes as footnote items without the back link', async () => {
     const source = '<p>Claim<sup><a href="#footnote-1" id="footnote-ref-1">[1]</a></sup>.</p><ol><li id="footnote-1"><p>The source. <a href="#footnote-ref-1">\u2191</a></p></li></ol>';
     const document = await convertHtml(source, { fileName: 'notes.html' });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { convertMarkdown } from '../../../src/node/convert/markdown';
 import { buildSectionTree, walkSections } from '../../../src/core/toc';
 import type { ConvertedDocument, DocumentItem, SectionNode } from '../../../src/core/model/document';
-import { corpusRoot } from '../../support/paths';
+import { corpusRoot, filesBelow } from '../../support/paths';
 
 const modPath = path.join(corpusRoot, 'go-docs', 'ref', 'mod.md');
 const cliPath = path.join(corpusRoot, 'vite-docs', 'docs', 'guide', 'cli.md');
@@ -170,6 +170,17 @@ describe('convertMarkdown', function () {
       assert.equal(document.items[0].label, 'section_header');
       assert.equal(document.items[0].headingLevel, 1);
     });
+  });
+
+  it('has one section_header per ATX heading line in every Markdown file of the corpus', async () => {
+    const files = filesBelow(corpusRoot).filter((file) => file.endsWith('.md') && !/\.groundtruth\.md$|(^|\/)(README|COPYRIGHT-content)\.md$/.test(file));
+    assert.ok(files.length >= 64, `found ${files.length}`);
+    for (const file of files) {
+      const source = fs.readFileSync(path.join(corpusRoot, file), 'utf8');
+      const document = await convertMarkdown(source, { fileName: path.basename(file) });
+      const headers = document.items.filter((item) => item.label === 'section_header');
+      assert.deepEqual(headers.map((item) => item.sourceRange?.startLine), headingsOf(source).map((heading) => heading.line), file);
+    }
   });
 
   it('keeps VitePress ::: containers as text (vite-docs/docs/guide/features.md)', async () => {
