@@ -139,42 +139,40 @@ export async function registerCitations(
 ): Promise<CitationReport> {
   const retrieved = retrievedResultsById(state);
   const report: CitationReport = { accepted: [], unknown: [], repaired: {} };
-  const resolved: Array<{ raw: string; id: string; content?: CitationContent }> = [];
-  const pending: Array<{ raw: string; id: string }> = [];
+  // One slot per id, in the model's order, so citations keep the order the model gave.
+  const slots: Array<{ raw: string; id: string; content?: CitationContent }> = [];
   for (const raw of rawIds) {
     const id = normalizeCitedId(String(raw));
-    if (id === '') {
-      continue;
-    }
-    const hit = retrieved.get(id);
-    if (hit) {
-      resolved.push({ raw, id, content: contentFromSearchResult(hit) });
-    } else {
-      pending.push({ raw, id });
+    if (id !== '') {
+      const hit = retrieved.get(id);
+      slots.push({ raw, id, content: hit ? contentFromSearchResult(hit) : undefined });
     }
   }
+  const pending = slots.filter((slot) => slot.content === undefined);
   if (pending.length > 0) {
     const records = await knowledgeBase.getChunks(
-      pending.map((entry) => entry.id),
+      pending.map((slot) => slot.id),
       { filter: state.documentFilter ?? undefined },
     );
     const recordsById = new Map(records.map((record) => [record.chunkId, record]));
-    for (const entry of pending) {
-      const record = recordsById.get(entry.id);
+    for (const slot of pending) {
+      const record = recordsById.get(slot.id);
       if (record) {
-        resolved.push({ raw: entry.raw, id: entry.id, content: contentFromChunkRecord(record) });
+        slot.content = contentFromChunkRecord(record);
         continue;
       }
-      const repairedId = repairChunkId(entry.id, retrieved.keys());
+      const repairedId = repairChunkId(slot.id, retrieved.keys());
       const repairedHit = repairedId === undefined ? undefined : retrieved.get(repairedId);
       if (repairedId !== undefined && repairedHit) {
-        report.repaired[entry.raw] = repairedId;
-        resolved.push({ raw: entry.raw, id: repairedId, content: contentFromSearchResult(repairedHit) });
+        report.repaired[slot.raw] = repairedId;
+        slot.id = repairedId;
+        slot.content = contentFromSearchResult(repairedHit);
       } else {
-        report.unknown.push(entry.raw);
+        report.unknown.push(slot.raw);
       }
     }
   }
+  const resolved = slots;
   for (const entry of resolved) {
     if (!entry.content || report.accepted.includes(entry.id)) {
       continue;

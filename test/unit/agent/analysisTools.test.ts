@@ -1,34 +1,20 @@
 import * as assert from 'node:assert';
-import { MemoryKnowledgeBase } from '../../support/memoryKnowledgeBase';
-import { offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
+import { buildCorpusIndex, chunkContaining, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import type { SandboxFactory } from '../../../src/core/agent/agentRun';
 import type { CodeSandbox } from '../../../src/core/agent/codeSandbox';
-
-const PUMP = 'c0ffee00-1111-4222-8333-444455556666';
-const VALVE = 'beef0000-aaaa-4bbb-8ccc-dddddddddddd';
-const BOILER = '0badf00d-9999-4888-8777-666655554444';
-
-function knowledgeBase(): MemoryKnowledgeBase {
-  return new MemoryKnowledgeBase([
-    {
-      id: 'manual',
-      title: 'Plant manual',
-      chunks: [
-        { id: PUMP, content: 'The coolant pump must be inspected every 30 days.', headings: ['Maintenance'] },
-        { id: VALVE, content: 'The relief valve opens at 12 bar.', headings: ['Safety'] },
-      ],
-    },
-    { id: 'notes', title: 'Operator notes', chunks: [{ id: BOILER, content: 'Boiler pump noise is normal during start-up.' }] },
-  ]);
-}
 
 function code(source: string) {
   return { name: 'execute_code', arguments: { code: source } };
 }
 
-describe('agent: analysis tool set (real QuickJS sandbox)', function () {
+function lastToolText(request: RecordedRequest): string {
+  return toolMessages(request).at(-1)?.content ?? '';
+}
+
+describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', function () {
   this.timeout(60_000);
   let server: ScriptedChatServer;
   let created: CodeSandbox[];
@@ -45,6 +31,13 @@ describe('agent: analysis tool set (real QuickJS sandbox)', function () {
     };
   };
 
+  let corpus: CorpusIndex;
+  before(async () => {
+    corpus = await buildCorpusIndex();
+  });
+  after(async () => {
+    await corpus?.close();
+  });
   beforeEach(async () => {
     server = await startScriptedChatServer();
     created = [];
@@ -55,22 +48,27 @@ describe('agent: analysis tool set (real QuickJS sandbox)', function () {
   });
 
   it('runs code with variables persisting, records executions, and makes in-code search results citable', async () => {
+    let firstId = '';
     server.push(
-      { toolCalls: [code("const hits = await search('pump', 5);\nconsole.log(hits.length, hits.map((hit) => hit.chunk_id).join(','));")] },
-      { toolCalls: [code('hits.filter((hit) => hit.title === "Plant manual").length')] },
+      { toolCalls: [code("const hits = await search('pre-bundling', 5);\nconsole.log(JSON.stringify(hits.map((hit) => hit.chunk_id)));")] },
+      (request) => {
+        firstId = (JSON.parse(lastToolText(request)) as string[])[0];
+        return { toolCalls: [code("hits.filter((hit) => hit.uri.endsWith('dep-pre-bundling.md')).length > 0")] };
+      },
       { toolCalls: [code("throw new Error('boom')")] },
-      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [PUMP] } }] },
-      { text: 'Two documents mention pumps.' },
+      () => ({ toolCalls: [{ name: 'cite', arguments: { chunk_ids: [firstId] } }] }),
+      { text: 'Pre-bundling is covered in one guide page.' },
     );
-    const { answer, events } = await askScripted(server, knowledgeBase(), { mode: 'analysis', createSandbox });
-    assert.match(toolMessages(server.requests[1])[0].content, new RegExp(`^2 .*${PUMP}`));
-    assert.strictEqual(toolMessages(server.requests[2]).at(-1)!.content.trim(), '1');
-    assert.match(toolMessages(server.requests[3]).at(-1)!.content, /The code failed:[\s\S]*boom/);
+    const { answer, events } = await askScripted(server, corpus.store, { mode: 'analysis', createSandbox });
+    assert.ok(firstId !== '');
+    assert.strictEqual(lastToolText(server.requests[2]).trim(), 'true', 'variables persist between calls');
+    assert.match(lastToolText(server.requests[3]), /^The code failed:[\s\S]*boom/);
     assert.deepStrictEqual(answer.executions.map((execution) => execution.success), [true, true, false]);
-    assert.match(answer.executions[0].code, /await search\('pump', 5\)/);
-    assert.ok(answer.state.searches.pump, 'the sandbox search is recorded in the question state');
-    assert.deepStrictEqual(answer.citations.map((citation) => citation.chunkId), [PUMP]);
-    assert.strictEqual(answer.citations[0].content, 'The coolant pump must be inspected every 30 days.');
+    assert.match(answer.executions[0].code, /await search\('pre-bundling', 5\)/);
+    const recorded = answer.state.searches['pre-bundling'];
+    assert.ok(recorded && recorded.length > 0, 'the in-code search is recorded in the question state');
+    assert.deepStrictEqual(answer.citations.map((citation) => citation.chunkId), [firstId]);
+    assert.strictEqual(answer.citations[0].content, recorded.find((result) => result.chunkId === firstId)!.content, 'the citation holds what the code saw');
     assert.strictEqual(created.length, 1, 'one sandbox per question');
     assert.strictEqual(disposed, 1, 'disposed at the end of the question');
     assert.deepStrictEqual(
@@ -81,10 +79,11 @@ describe('agent: analysis tool set (real QuickJS sandbox)', function () {
   });
 
   it('cite() inside code registers citations through the run', async () => {
-    server.push({ toolCalls: [code(`console.log(JSON.stringify(await cite(['${VALVE}', 'nope'])))`)] }, { text: '12 bar.' });
-    const { answer } = await askScripted(server, knowledgeBase(), { mode: 'analysis', createSandbox });
-    assert.match(toolMessages(server.requests[1])[0].content, new RegExp(`"accepted":\\["${VALVE}"\\],"unknown":\\["nope"\\]`));
-    assert.deepStrictEqual(answer.citations.map((citation) => citation.chunkId), [VALVE]);
+    const chunk = await chunkContaining(corpus.store, 'env-and-mode.md', 'import.meta.env');
+    server.push({ toolCalls: [code(`console.log(JSON.stringify(await cite(['${chunk.chunkId}', 'nope'])))`)] }, { text: 'ok' });
+    const { answer } = await askScripted(server, corpus.store, { mode: 'analysis', createSandbox });
+    assert.strictEqual(lastToolText(server.requests[1]).trim(), JSON.stringify({ accepted: [chunk.chunkId], unknown: ['nope'] }));
+    assert.deepStrictEqual(answer.citations.map((citation) => [citation.chunkId, citation.content]), [[chunk.chunkId, chunk.content]]);
   });
 
   it('execution budget: past max_executions execute_code answers with a notice and the code does not run', async () => {
@@ -94,7 +93,7 @@ describe('agent: analysis tool set (real QuickJS sandbox)', function () {
       { toolCalls: [code('counter += 100; counter')] },
       { text: 'done' },
     );
-    const { answer } = await askScripted(server, knowledgeBase(), { mode: 'analysis', createSandbox, settings: { maxExecutions: 2 } });
+    const { answer } = await askScripted(server, corpus.store, { mode: 'analysis', createSandbox, settings: { maxExecutions: 2 } });
     assert.strictEqual(toolMessages(server.requests[2]).at(-1)!.content.trim(), '2');
     assert.match(toolMessages(server.requests[3]).at(-1)!.content, /Execution budget spent/);
     assert.strictEqual(answer.executions.length, 2);
@@ -103,35 +102,35 @@ describe('agent: analysis tool set (real QuickJS sandbox)', function () {
   });
 
   it('the document filter scopes the sandbox: listing, VFS and search', async () => {
+    const documents = await corpus.store.listDocuments();
+    const inside = documents.find((document) => document.relativePath === 'static-deploy.md')!.id;
+    const outside = documents.find((document) => document.relativePath === 'dep-pre-bundling.md')!.id;
     server.push(
       {
         toolCalls: [
           code(
-            "const docs = await list_documents(); const folders = await listDir('/documents'); const hits = await search('pump');\n" +
-              "let manual = 'hidden'; try { await readFile('/documents/manual/metadata.json'); manual = 'visible'; } catch (error) { manual = error.message.slice(0, 6); }\n" +
-              "console.log(JSON.stringify({ docs: docs.map((d) => d.id), folders, hits: hits.map((h) => h.document_id), manual }))",
+            "const docs = await list_documents(); const folders = await listDir('/documents'); const hits = await search('pre-bundling dependencies GitHub');\n" +
+              `let other = 'visible'; try { await readFile('/documents/${outside}/metadata.json'); } catch (error) { other = error.message.slice(0, 6); }\n` +
+              'console.log(JSON.stringify({ docs: docs.map((d) => d.id), folders, hits: [...new Set(hits.map((h) => h.document_id))], other }))',
           ),
         ],
       },
       { text: 'ok' },
     );
-    await askScripted(server, knowledgeBase(), { mode: 'analysis', createSandbox, documentFilter: "title = 'Operator notes'" });
-    const output = JSON.parse(toolMessages(server.requests[1])[0].content) as { docs: string[]; folders: string[]; hits: string[]; manual: string };
-    assert.deepStrictEqual(output.docs, ['notes']);
-    assert.deepStrictEqual(output.folders, ['notes']);
-    assert.deepStrictEqual(output.hits, ['notes']);
-    assert.strictEqual(output.manual, 'ENOENT');
+    await askScripted(server, corpus.store, { mode: 'analysis', createSandbox, documentFilter: "relative_path = 'static-deploy.md'" });
+    const output = JSON.parse(lastToolText(server.requests[1])) as { docs: string[]; folders: string[]; hits: string[]; other: string };
+    assert.deepStrictEqual(output, { docs: [inside], folders: [inside], hits: [inside], other: 'ENOENT' });
   });
 
   it('the cite window of one tool set ignores requests spent on the other tool set', async () => {
     server.push(
-      { toolCalls: [{ name: 'rag_search', arguments: { query: 'pump' } }] },
-      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [PUMP] } }] },
-      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [PUMP] } }] },
-      { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [PUMP] } }] },
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'cache' } }] },
+      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [] } }] },
+      { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [] } }] },
+      { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [] } }] },
       { text: 'ok' },
     );
-    await askScripted(server, knowledgeBase(), { mode: 'auto', createSandbox, settings: { requestLimit: 1 } });
+    await askScripted(server, corpus.store, { mode: 'auto', createSandbox, settings: { requestLimit: 1 } });
     assert.deepStrictEqual(server.requests.map(offeredToolNames), [
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
       ['cite', 'rag_cite'],

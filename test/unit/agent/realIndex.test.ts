@@ -1,24 +1,13 @@
 import * as assert from 'node:assert';
 import * as http from 'node:http';
-import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { corpusRoot } from '../../support/paths';
-import { temporaryFolder } from '../../support/indexFixtures';
 import { startScriptedChatServer, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
-import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
-import { indexPaths } from '../../../src/node/index/indexer';
+import type { LanceStore } from '../../../src/node/store/lanceStore';
+import { buildCorpusIndex, chunkIdsIn, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
-
-const guideFolder = path.join(corpusRoot, 'vite-docs', 'docs', 'guide');
-const GUIDE_FILES = ['dep-pre-bundling.md', 'env-and-mode.md', 'static-deploy.md'];
-
-/** The chunk ids in a tool message, in order. */
-function chunkIdsIn(text: string): string[] {
-  return [...text.matchAll(/^\[([^\]\s]+)\] \[rank \d+ of \d+\]/gm)].map((match) => match[1]);
-}
 
 function lastToolText(request: RecordedRequest): string {
   return toolMessages(request).at(-1)?.content ?? '';
@@ -32,21 +21,18 @@ function captureIo(cwd: string): CommandIo & { out: string[]; err: string[] } {
 
 describe('agent on a real LanceDB index of corpus documents', function () {
   this.timeout(120_000);
-  let folder: { path: string; cleanup: () => void };
+  let corpus: CorpusIndex;
   let databasePath: string;
   let store: LanceStore;
   let server: ScriptedChatServer;
 
   before(async () => {
-    folder = temporaryFolder('haiku-agent-');
-    databasePath = path.join(folder.path, 'index');
-    store = await openStore({ uri: databasePath });
-    const summary = await indexPaths({ roots: GUIDE_FILES.map((file) => path.join(guideFolder, file)), store, baseFolder: guideFolder });
-    assert.strictEqual(summary.added.length, GUIDE_FILES.length, JSON.stringify(summary.failed));
+    corpus = await buildCorpusIndex();
+    databasePath = corpus.databasePath;
+    store = corpus.store;
   });
   after(async () => {
-    await store?.close();
-    folder?.cleanup();
+    await corpus?.close();
   });
   beforeEach(async () => {
     server = await startScriptedChatServer();
@@ -137,9 +123,8 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       (request) => ({ toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: chunkIdsIn(lastToolText(request)).slice(0, 2) } }] }),
       { text: 'Pre-bundling converts CommonJS to ESM.' },
     );
-    await store.close();
-    try {
-      const io = captureIo(folder.path);
+    {
+      const io = captureIo(corpus.folder);
       const code = await runCli(['ask', 'Why does Vite pre-bundle dependencies?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted', '--json'], io);
       assert.strictEqual(code, 0, io.err.join(''));
       const printed = JSON.parse(io.out.join('')) as { answer: string; citations: Array<Record<string, unknown>>; executions: unknown[] };
@@ -151,8 +136,6 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       assert.deepStrictEqual(printed.executions, []);
       // Both tool sets: the model routes.
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search']);
-    } finally {
-      store = await openStore({ uri: databasePath });
     }
   });
 
@@ -162,9 +145,8 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [] } }] },
       { text: 'There are 3 documents.' },
     );
-    await store.close();
-    try {
-      const io = captureIo(folder.path);
+    {
+      const io = captureIo(corpus.folder);
       const code = await runCli(['analyze', 'How many documents?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted', '--json', '--verbose'], io);
       assert.strictEqual(code, 0, io.err.join(''));
       const printed = JSON.parse(io.out.join('')) as { answer: string; citations: unknown[]; executions: Array<{ code: string; stdout: string; stderr: string; success: boolean }> };
@@ -176,8 +158,6 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       assert.strictEqual(printed.executions[0].stderr, '');
       assert.match(io.err.join(''), /execute_code:\n {2}\| const docs = await list_documents\(\);/);
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'search']);
-    } finally {
-      store = await openStore({ uri: databasePath });
     }
   });
 
@@ -186,7 +166,7 @@ describe('agent on a real LanceDB index of corpus documents', function () {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const io = captureIo(folder.path);
+    const io = captureIo(corpus.folder);
     const code = await runCli(['ask', 'anything', '--db', databasePath, '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], io);
     assert.notStrictEqual(code, 0);
     const stderr = io.err.join('');
