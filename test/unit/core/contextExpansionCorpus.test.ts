@@ -124,6 +124,43 @@ describe('context expansion on corpus documents', function () {
     assert.ok(expanded.content.includes('Transpile Only'), 'reached the next section');
   });
 
+  it('returns a table match in a small DOCX section as exactly that section', async () => {
+    const prepared = await prepare('pdf-docx/docling/docx_rich_cells.docx');
+    let checked = 0;
+    for (const table of prepared.items.filter((item) => item.label === 'table')) {
+      const header = [...prepared.items].reverse().find((item) => item.position < table.position && (item.label === 'section_header' || item.label === 'title'));
+      if (!header) {
+        continue;
+      }
+      const section = sectionNamed(prepared.items.slice(header.position), header.text);
+      const expected = sectionText(prepared.items, section);
+      if (expected.length >= BUDGET * 0.2) {
+        continue;
+      }
+      const chunk = prepared.chunks.find((candidate) => candidate.docItemRefs.includes(table.selfRef))!;
+      const [expanded] = expand(prepared, [resultOf({ ...chunk, docItemRefs: [table.selfRef], labels: ['table'] })]);
+      assert.strictEqual(expanded.content, expected);
+      checked++;
+    }
+    assert.ok(checked >= 3, `${checked} small table sections`);
+  });
+
+  it('leaves noise out of every expansion of a structured PDF and keeps pages consistent', async () => {
+    const prepared = await prepare('pdf-docx/docling/redp5110_sampled.pdf');
+    const byRef = new Map(prepared.items.map((item) => [item.selfRef, item]));
+    assert.ok(prepared.items.some((item) => NOISE_LABELS.has(item.label)), 'the PDF has page footers or an index');
+    for (const chunk of prepared.chunks) {
+      const [expanded] = expand(prepared, [resultOf(chunk)]);
+      assert.ok(expanded.content.length <= BUDGET);
+      assert.ok(expanded.content.length >= Math.min(BUDGET, chunk.content.length));
+      const visible = expanded.docItemRefs.map((ref) => byRef.get(ref)!);
+      assert.ok(visible.every((item) => !NOISE_LABELS.has(item.label)), `chunk ${chunk.order}: noise swept in`);
+      const chunkSurvives = chunk.docItemRefs.every((ref) => expanded.docItemRefs.includes(ref));
+      const pages = [...new Set([...visible.flatMap((item) => item.pageNumbers), ...(chunkSurvives ? chunk.pageNumbers : [])])].sort((left, right) => left - right);
+      assert.deepStrictEqual(expanded.pageNumbers, pages);
+    }
+  });
+
   it('keeps a match in a section larger than the budget inside that section', async () => {
     const convertFile = loadConverter()!;
     let checked = 0;
