@@ -68,19 +68,12 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     };
   }
 
-  // Host rejections carry "ENOENT: ..." style messages; expose the kind as error.code like Node does.
-  async function call(method, args) {
+  // Returns the host's promise itself (no extra async frame: host calls are the hot path of guest loops).
+  // Rejections of file functions carry error.code ('ENOENT', ...), set by the host.
+  function call(method, args) {
     var list = [method];
     for (var index = 0; index < args.length; index++) { list[index + 1] = args[index]; }
-    try {
-      return await reflectApply(callHost, undefined, list);
-    } catch (error) {
-      if (error && typeof error.message === 'string') {
-        var match = /^(E[A-Z]+):/.exec(error.message);
-        if (match) { try { error.code = match[1]; } catch (ignored) { } }
-      }
-      throw error;
-    }
+    return reflectApply(callHost, undefined, list);
   }
 
   function requireString(value, what) {
@@ -158,8 +151,15 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   async function readLines(path) {
     var text = await readFile(path);
     if (text === '') { return []; }
-    var lines = text.split(/\r?\n/);
+    // A plain string split: QuickJS's regex split is ~10x slower on a large items.jsonl.
+    var lines = text.split('\n');
     if (lines[lines.length - 1] === '') { lines.pop(); }
+    if (text.indexOf('\r') >= 0) {
+      for (var index = 0; index < lines.length; index++) {
+        var line = lines[index];
+        if (line.charAt(line.length - 1) === '\r') { lines[index] = line.slice(0, -1); }
+      }
+    }
     return lines;
   }
 

@@ -386,7 +386,15 @@ export class GuestSession {
       }),
       (error: unknown) => this.settleHostCall(execution, deferred, (rejected) => {
         const name = error instanceof Error && error.name ? error.name : 'Error';
-        const handle = context.newError({ name, message: error instanceof Error ? error.message : String(error) });
+        const message = error instanceof Error ? error.message : String(error);
+        const handle = context.newError({ name, message });
+        // "ENOENT: ..." style messages also get error.code, as Node's fs errors have.
+        const kind = /^(E[A-Z]+):/.exec(message);
+        if (kind) {
+          const code = context.newString(kind[1]);
+          context.setProp(handle, 'code', code);
+          code.dispose();
+        }
         rejected.reject(handle);
         handle.dispose();
       }),

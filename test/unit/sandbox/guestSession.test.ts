@@ -21,6 +21,9 @@ describe('sandbox guest session (in-thread, controlled clock)', () => {
           // This read ends after the deadline: the code that continues from it may not start another one.
           offset += 120_000;
         }
+        if (args[0] === '/documents/crlf') {
+          return 'first\r\nsecond\r\n';
+        }
         return method === 'readFile' ? 'text of ' + String(args[0]) : '[]';
       },
     });
@@ -48,5 +51,10 @@ describe('sandbox guest session (in-thread, controlled clock)', () => {
     const outcome = await session.execute("await cite(['a', 'b']); await search('q'); await search('q', 3.9)", clock() + 60_000, 60);
     assert.strictEqual(outcome.success, true, outcome.stderr);
     assert.deepStrictEqual(calls.map((call) => [call.method, call.args]), [['cite', ['a', 'b']], ['search', ['q', null]], ['search', ['q', 3]]]);
+  });
+
+  it('readLines splits on LF and CRLF and drops the final empty line', async () => {
+    const outcome = await session.execute("await readLines('/documents/crlf')", clock() + 60_000, 60);
+    assert.strictEqual(outcome.stdout, '["first","second"]\n');
   });
 });

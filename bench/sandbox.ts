@@ -1,0 +1,163 @@
+/**
+ * Costs of the code sandbox (QuickJS in a worker thread): startup, one `execute`, one awaited host call, and a
+ * VFS read of a 1,000-item `items.jsonl`, each against a reference measured in the same run (the same loop in
+ * plain Node calling the `SandboxHost` directly; the QuickJS session on the main thread without a worker).
+ *
+ * Run: `npx tsx bench/sandbox.ts [calls] [repeats]`. The worker is the esbuild bundle (as shipped) built into a
+ * temp folder; startup is also measured for the tsx source worker that tests use.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import type { CodeSandbox, SandboxHost } from '../src/core/agent/codeSandbox';
+import { createKnowledgeBaseSandboxHost } from '../src/core/analysis/knowledgeBaseSandboxHost';
+import { toGuestDocument } from '../src/core/analysis/sandboxApi';
+import { createVirtualFileSystem } from '../src/core/analysis/virtualFileSystem';
+import { createCodeSandbox, DEFAULT_CODE_SANDBOX_LIMITS, resolveSandboxWorker, type SandboxWorkerScript } from '../src/node/sandbox/codeSandbox';
+import { GuestSession } from '../src/node/sandbox/guestSession';
+import { createStructuredKnowledgeBase, type StructuredDocument } from '../test/support/structuredKnowledgeBase';
+
+const calls = Number(process.argv[2] ?? 1000);
+const repeats = Number(process.argv[3] ?? 5);
+const repositoryRoot = path.resolve(__dirname, '..');
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await action();
+  return performance.now() - started;
+}
+
+async function medianOf(action: () => Promise<unknown>, count = repeats): Promise<number> {
+  const samples: number[] = [];
+  for (let index = 0; index < count; index++) {
+    samples.push(await timed(action));
+  }
+  return median(samples);
+}
+
+function bigDocument(items: number): StructuredDocument {
+  return {
+    id: 'dbig',
+    uri: 'file:///bench/big.md',
+    title: 'Big',
+    items: Array.from({ length: items }, (_, index) => index % 50 === 0
+      ? { selfRef: `#/texts/${index}`, label: 'section_header' as const, text: `Section ${index / 50}`, headingLevel: 1 + (index % 100 === 0 ? 0 : 1) }
+      : { selfRef: `#/texts/${index}`, label: 'paragraph' as const, text: `Paragraph ${index}: ${'lorem ipsum dolor sit amet '.repeat(6)}` }),
+    chunks: Array.from({ length: items / 5 }, (_, index) => ({ chunkId: `chunk-${index}`, itemRefs: Array.from({ length: 5 }, (__, offset) => `#/texts/${index * 5 + offset}`) })),
+  };
+}
+
+async function bundledWorker(folder: string): Promise<SandboxWorkerScript> {
+  await esbuild.build({
+    entryPoints: [path.join(repositoryRoot, 'src/node/sandbox/worker.ts')],
+    outfile: path.join(folder, 'sandbox-worker.js'),
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true,
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+    logLevel: 'silent',
+  });
+  fs.copyFileSync(path.join(repositoryRoot, 'node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'), path.join(folder, 'emscripten-module.wasm'));
+  return resolveSandboxWorker(folder);
+}
+
+async function main(): Promise<void> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bench-sandbox-'));
+  const rows: Array<[string, string, string, string]> = [];
+  const add = (what: string, value: number, reference: number | undefined, unit = 'ms'): void => {
+    rows.push([what, `${value.toFixed(3)} ${unit}`, reference === undefined ? '' : `${reference.toFixed(3)} ${unit}`, reference === undefined ? '' : `${(value / reference).toFixed(1)}×`]);
+  };
+  try {
+    const script = await bundledWorker(folder);
+    const knowledgeBase = createStructuredKnowledgeBase([bigDocument(1000)]);
+    const host: SandboxHost = createKnowledgeBaseSandboxHost({ knowledgeBase });
+    // A host whose calls cost nothing: what remains is the sandbox's own overhead.
+    const cheapHost: SandboxHost = { ...host, listDocuments: async () => [] };
+
+    // --- Startup ---
+    const startBundled = await medianOf(async () => (await createCodeSandbox({ host, workerScript: script })).dispose());
+    const startSource = await medianOf(async () => (await createCodeSandbox({ host })).dispose(), 3);
+    const startInThread = await medianOf(async () => (await GuestSession.create({ ...DEFAULT_CODE_SANDBOX_LIMITS, callHost: async () => '[]' })).dispose());
+    add('startup: createCodeSandbox (bundled worker)', startBundled, startInThread);
+    add('startup: createCodeSandbox (tsx source worker, tests)', startSource, startInThread);
+    add('startup: QuickJS session on this thread (reference)', startInThread, undefined);
+
+    const sandbox: CodeSandbox = await createCodeSandbox({ host: cheapHost, workerScript: script });
+    const session = await GuestSession.create({ ...DEFAULT_CODE_SANDBOX_LIMITS, callHost: async () => JSON.stringify((await cheapHost.listDocuments()).map(toGuestDocument)) });
+    try {
+      // --- One execute ---
+      await sandbox.execute('1 + 1');
+      const executeSamples: number[] = [];
+      for (let index = 0; index < 200; index++) {
+        executeSamples.push(await timed(() => sandbox.execute('1 + 1')));
+      }
+      const sessionSamples: number[] = [];
+      for (let index = 0; index < 200; index++) {
+        sessionSamples.push(await timed(() => session.execute('1 + 1', Date.now() + 60_000, 60)));
+      }
+      add('execute("1 + 1") round trip', median(executeSamples), median(sessionSamples));
+
+      // --- Awaited host calls ---
+      const loop = `for (let index = 0; index < ${calls}; index++) { await list_documents(); }`;
+      const plain = await medianOf(async () => {
+        for (let index = 0; index < calls; index++) {
+          JSON.parse(JSON.stringify((await cheapHost.listDocuments()).map(toGuestDocument)));
+        }
+      });
+      const inSandbox = await medianOf(async () => {
+        const result = await sandbox.execute(loop);
+        if (!result.success) {
+          throw new Error(result.stderr);
+        }
+      });
+      const inThread = await medianOf(() => session.execute(loop, Date.now() + 60_000, 60));
+      const parallel = await medianOf(() => sandbox.execute(`await Promise.all(Array.from({ length: ${calls} }, () => list_documents()))`));
+      add(`${calls} awaited host calls: sandbox (worker) vs plain Node`, inSandbox, plain);
+      add(`${calls} awaited host calls: QuickJS on this thread vs plain Node`, inThread, plain);
+      add(`${calls} host calls via Promise.all: sandbox vs plain Node`, parallel, plain);
+      add('one awaited host call (sandbox, worker)', inSandbox / calls, plain / calls);
+    } finally {
+      await sandbox.dispose();
+      session.dispose();
+    }
+
+    // --- VFS read of a 1,000-item items.jsonl ---
+    const itemsPath = '/documents/dbig/items.jsonl';
+    const firstBuild = await medianOf(() => createVirtualFileSystem(knowledgeBase).readFile(itemsPath));
+    const fileSystem = createVirtualFileSystem(knowledgeBase);
+    const text = await fileSystem.readFile(itemsPath);
+    const cachedRead = await medianOf(() => fileSystem.readFile(itemsPath), 50);
+    const plainLines = await medianOf(async () => (await fileSystem.readFile(itemsPath)).split('\n').map((line) => JSON.parse(line) as unknown), 50);
+    const vfsSandbox = await createCodeSandbox({ host, workerScript: script });
+    try {
+      await vfsSandbox.execute(`(await readLines('${itemsPath}')).length`);
+      const guestLines = await medianOf(() => vfsSandbox.execute(`(await readLines('${itemsPath}')).map((line) => JSON.parse(line)).length`), 20);
+      const guestToc = await medianOf(() => vfsSandbox.execute(`(await readJson('/documents/dbig/toc.json')).tree.length`), 20);
+      add(`VFS build of items.jsonl (1,000 items, ${(text.length / 1024).toFixed(0)} KiB) vs cached read`, firstBuild, cachedRead);
+      add('readLines + JSON.parse of it in the sandbox vs plain Node', guestLines, plainLines);
+      add('readJson(toc.json) in the sandbox', guestToc, undefined);
+    } finally {
+      await vfsSandbox.dispose();
+    }
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column].length), ['measure', 'value', 'reference', 'ratio'][column].length));
+  const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  console.log(line(['measure', 'value', 'reference', 'ratio']));
+  for (const row of rows) {
+    console.log(line(row));
+  }
+  console.log(`\nlimits: code_timeout ${DEFAULT_CODE_SANDBOX_LIMITS.codeTimeoutSeconds} s, max_output_chars ${DEFAULT_CODE_SANDBOX_LIMITS.maxOutputChars}, memory ${DEFAULT_CODE_SANDBOX_LIMITS.memoryLimitBytes / 1024 / 1024} MiB, stack ${DEFAULT_CODE_SANDBOX_LIMITS.stackLimitBytes / 1024} KiB; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
