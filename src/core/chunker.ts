@@ -41,7 +41,9 @@ type ItemSource = Pick<DocumentItem, 'selfRef' | 'label' | 'text' | 'headingLeve
  * - noise items (page headers/footers, footnotes, document indexes) are left out; text-less items (pictures
  *   without a caption) only lend their ref to the chunk they sit in.
  * Ids hash the document id, the chunk's `searchText` and its occurrence index among identical texts, so they
- * survive re-indexing as long as the chunk and its heading trail are unchanged.
+ * survive re-indexing as long as the chunk and its heading trail are unchanged (and an unchanged id always
+ * means an unchanged embedding input). `tokenCount` is an upper bound of `searchText`'s tokens: exact per
+ * item, plus one token per join.
  */
 export function chunkDocument(document: { id: string; items: readonly ItemSource[] }, options?: { maxTokens?: number }): Chunk[] {
   const builder = new ChunkBuilder(document.id, options?.maxTokens ?? CHUNK_MAX_TOKENS);
