@@ -1,3 +1,4 @@
+import type { SearchResult } from '../model/search';
 import type { Citation, ExecutionRecord } from './conversationState';
 
 /** Where a search came from: the rag tool set, the analysis tool set, or code inside the sandbox. */
@@ -5,9 +6,10 @@ export type SearchSource = 'rag_search' | 'search' | 'sandbox';
 
 /** What a run reports while it works, so a UI can stream "Searching…", the answer text and references. */
 export type AgentEvent =
-  | { type: 'text-delta'; text: string }
+  /** `stepNumber`: the model response the text belongs to (text beside tool calls is often "Let me search…"). */
+  | { type: 'text-delta'; text: string; stepNumber: number }
   | { type: 'search-started'; source: SearchSource; query: string; toolCallId?: string }
-  | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; toolCallId?: string; refused?: boolean }
+  | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; results: SearchResult[]; toolCallId?: string; refused?: boolean }
   | { type: 'execution-started'; code: string; toolCallId: string }
   | { type: 'execution-finished'; execution: ExecutionRecord; toolCallId: string }
   | { type: 'citation-added'; citation: Citation }

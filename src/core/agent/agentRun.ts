@@ -99,7 +99,7 @@ export class AgentRun {
     const results = await this.knowledgeBase.search(query, { limit, filter: this.filter, expand: true, abortSignal: this.abortSignal });
     recordSearch(this.state, query, results);
     this.noteEvidence();
-    this.emit({ type: 'search-finished', source, query, resultCount: results.length, toolCallId });
+    this.emit({ type: 'search-finished', source, query, resultCount: results.length, results, toolCallId });
     return results;
   }
 
@@ -153,7 +153,7 @@ export class AgentRun {
       onSearch: (query, results) => {
         recordSearch(this.state, query, results);
         this.noteEvidence();
-        this.emit({ type: 'search-finished', source: 'sandbox', query, resultCount: results.length });
+        this.emit({ type: 'search-finished', source: 'sandbox', query, resultCount: results.length, results });
       },
       cite: async (chunkIds) => {
         const report = await this.cite(chunkIds);

@@ -205,7 +205,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') {
         stepTexts[stepTexts.length - 1] += part.text;
-        run.emit({ type: 'text-delta', text: part.text });
+        run.emit({ type: 'text-delta', text: part.text, stepNumber: run.currentStep });
       } else if (part.type === 'finish-step') {
         stepTexts.push('');
       } else if (part.type === 'error') {

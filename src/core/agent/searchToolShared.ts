@@ -22,7 +22,7 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
       return 'The query is empty. Search with a few keywords.';
     }
     if (!run.searchBudget.tryClaim(run.currentStep)) {
-      run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, toolCallId, refused: true });
+      run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, results: [], toolCallId, refused: true });
       return searchBudgetSpentNotice(run.searchBudget.maxUnits);
     }
     const effectiveLimit = limit !== undefined && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : run.searchLimit;

@@ -4,6 +4,9 @@ import { offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, 
 import { askScripted } from './agentHarness';
 import { buildCorpusIndex, chunkContaining, chunkIdsIn, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { EARLIER_EVIDENCE_MARKER } from '../../../src/core/agent/contextManagement';
+import { streamAgent } from '../../../src/core/agent/agentStream';
+import type { AgentEvent } from '../../../src/core/agent/agentEvents';
+import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 
 function search(query: string, limit?: number) {
   return { name: 'rag_search', arguments: limit === undefined ? { query } : { query, limit } };
@@ -137,6 +140,35 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     assert.doesNotMatch(notices(server.requests[4]), /rag_cite/);
     assert.strictEqual(answer.requests, 5);
     assert.strictEqual(answer.citationStatus, 'grounded');
+  });
+
+  it('request limit: a call to a withdrawn rag_search is refused by the SDK, runs nothing, and uses up cite grace', async () => {
+    server.push({ toolCalls: [search('cache')] }, { toolCalls: [search('modes')] }, { toolCalls: [search('Netlify')] }, { text: 'done' });
+    const { answer } = await askScripted(server, corpus.store, { settings: { requestLimit: 1 } });
+    assert.match(lastToolText(server.requests[2]), /rag_search/);
+    assert.deepStrictEqual(Object.keys(answer.state.searches), ['cache']);
+    assert.deepStrictEqual(server.requests.map(offeredToolNames), [['rag_cite', 'rag_search'], ['rag_cite'], ['rag_cite'], []]);
+    assert.strictEqual(answer.answer, 'done');
+  });
+
+  it('streamAgent yields the typed events as an async iterable and resolves the answer', async () => {
+    server.push({ toolCalls: [search('cache')] }, (request) => ({ toolCalls: [cite(chunkIdsIn(lastToolText(request)).slice(0, 1))], text: 'Let me cite. ' }), { text: 'Done.' });
+    const { model } = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'scripted' });
+    const stream = streamAgent({ model, knowledgeBase: corpus.store, question: 'Where is the cache?', mode: 'rag' });
+    const seen: AgentEvent[] = [];
+    for await (const event of stream.events) {
+      seen.push(event);
+    }
+    const answer = await stream.answer;
+    assert.deepStrictEqual(
+      [...new Set(seen.map((event) => event.type))],
+      ['search-started', 'search-finished', 'step-finished', 'text-delta', 'citation-added'],
+    );
+    const finished = seen.find((event) => event.type === 'search-finished');
+    assert.ok(finished && finished.type === 'search-finished' && finished.results.length === finished.resultCount && finished.resultCount > 0);
+    const deltas = seen.filter((event): event is Extract<AgentEvent, { type: 'text-delta' }> => event.type === 'text-delta');
+    assert.deepStrictEqual([...new Set(deltas.map((event) => event.stepNumber))], [1, 2], 'text deltas say which response they belong to');
+    assert.strictEqual(answer.answer, 'Done.', 'the answer is the last response with text');
   });
 
   it('request limit: a new run starts a fresh limit; null disables it', async () => {

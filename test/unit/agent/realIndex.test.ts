@@ -13,10 +13,10 @@ function lastToolText(request: RecordedRequest): string {
   return toolMessages(request).at(-1)?.content ?? '';
 }
 
-function captureIo(cwd: string): CommandIo & { out: string[]; err: string[] } {
+function captureIo(cwd: string, env: NodeJS.ProcessEnv = {}): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: (text) => out.push(text), stderr: (text) => err.push(text), cwd, env: {} };
+  return { out, err, stdout: (text) => out.push(text), stderr: (text) => err.push(text), cwd, env };
 }
 
 describe('agent on a real LanceDB index of corpus documents', function () {
@@ -139,15 +139,16 @@ describe('agent on a real LanceDB index of corpus documents', function () {
     }
   });
 
-  it('haiku analyze --json --verbose runs code, lists executions, and prints the code on stderr', async () => {
+  it('haiku analyze --json --verbose (model from HAIKU_* variables) runs code, lists executions, and prints the code on stderr', async () => {
     server.push(
       { toolCalls: [{ name: 'execute_code', arguments: { code: 'const docs = await list_documents();\nconsole.log(docs.length)' } }] },
       { toolCalls: [{ name: 'cite', arguments: { chunk_ids: [] } }] },
       { text: 'There are 3 documents.' },
     );
     {
-      const io = captureIo(corpus.folder);
-      const code = await runCli(['analyze', 'How many documents?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted', '--json', '--verbose'], io);
+      // The model comes from the environment here (HAIKU_BASE_URL, HAIKU_MODEL, HAIKU_API_KEY).
+      const io = captureIo(corpus.folder, { HAIKU_BASE_URL: server.baseUrl, HAIKU_MODEL: 'from-env', HAIKU_API_KEY: 'env-key' });
+      const code = await runCli(['analyze', 'How many documents?', '--db', databasePath, '--json', '--verbose'], io);
       assert.strictEqual(code, 0, io.err.join(''));
       const printed = JSON.parse(io.out.join('')) as { answer: string; citations: unknown[]; executions: Array<{ code: string; stdout: string; stderr: string; success: boolean }> };
       assert.strictEqual(printed.answer, 'There are 3 documents.');
@@ -158,6 +159,8 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       assert.strictEqual(printed.executions[0].stderr, '');
       assert.match(io.err.join(''), /execute_code:\n {2}\| const docs = await list_documents\(\);/);
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'search']);
+      assert.strictEqual(server.requests[0].body.model, 'from-env');
+      assert.strictEqual(server.requests[0].headers.authorization, 'Bearer env-key');
     }
   });
 
