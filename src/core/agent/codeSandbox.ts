@@ -24,6 +24,11 @@ export interface CodeExecutionResult {
 
 /** One question's sandbox: variables persist between `execute` calls until `dispose`. */
 export interface CodeSandbox {
+  /**
+   * Runs guest code; guest errors and limits come back as `success: false` with the reason in `stderr`.
+   * Calls run one at a time in call order. Aborting kills the running code, resets the session and rejects
+   * with `CancelledError`; after `dispose` it rejects with a `sandbox_failed` HaikuError.
+   */
   execute(code: string, options?: { abortSignal?: AbortSignal }): Promise<CodeExecutionResult>;
   dispose(): Promise<void>;
 }
