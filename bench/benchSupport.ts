@@ -133,6 +133,28 @@ export async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promi
   return samples;
 }
 
+/**
+ * Times two implementations on the same inputs, alternating per input so that load from other processes on
+ * a shared machine hits both alike. Returns each one's milliseconds.
+ */
+export async function timePaired<T>(inputs: readonly T[], ours: (input: T) => Promise<unknown>, reference: (input: T) => Promise<unknown>, warmup = 3): Promise<{ ours: number[]; reference: number[] }> {
+  for (const input of inputs.slice(0, warmup)) {
+    await ours(input);
+    await reference(input);
+  }
+  const result = { ours: [] as number[], reference: [] as number[] };
+  for (const [index, input] of inputs.entries()) {
+    // Alternate which goes first, so neither always runs on a cache warmed by the other.
+    const order = index % 2 === 0 ? (['ours', 'reference'] as const) : (['reference', 'ours'] as const);
+    for (const which of order) {
+      const started = performance.now();
+      await (which === 'ours' ? ours : reference)(input);
+      result[which].push(performance.now() - started);
+    }
+  }
+  return result;
+}
+
 /** Top `limit` rows by dot product over vectors packed in one Float32Array: the reference exact scan. */
 export function dotProductTopK(vectors: Float32Array, dimensions: number, query: Float32Array, limit: number): Array<{ row: number; score: number }> {
   const rowCount = vectors.length / dimensions;

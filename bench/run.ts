@@ -16,7 +16,7 @@ import { indexPaths } from '../src/node/index/indexer';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
-import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach } from './benchSupport';
+import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 interface BenchRow {
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       fs.rmSync(work, { recursive: true, force: true });
     }
   }
-  notes.push(`Whole run: ${formatMs(performance.now() - benchStarted)}.`);
+  notes.push(`Whole run: ${formatMs(performance.now() - benchStarted)}; load average at the end ${os.loadavg().map((load) => load.toFixed(1)).join(' / ')} (1/5/15 min) on ${os.cpus().length} cores.`);
   const table = renderTable(rows);
   process.stdout.write(`\n${table}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`);
   writeReport(table, notes);
@@ -81,27 +81,34 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
 
   const queries = [...loadScifactQueries().values()];
   log(`SciFact: ${queries.length} full-text queries, ours vs raw FTS…`);
-  const ourTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }));
-  const rawTimes = await timeEach(queries, (query) => rawFullText(referenceTable, query, 10));
+  const { ours: ourTimes, reference: rawTimes } = await timePaired(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }), (query) => rawFullText(referenceTable, query, 10));
   rows.push(ratioRow(`SciFact full-text search p50 (${queries.length} queries, top 10)`, median(ourTimes), median(rawTimes), 2, 'raw LanceDB FTS'));
   rows.push(ratioRow('SciFact full-text search p95', percentile(ourTimes, 0.95), percentile(rawTimes, 0.95), 2, 'raw LanceDB FTS'));
 
-  // One changed file, as the file watcher re-indexes it, against the full ingest measured above.
+  // One changed file at a time, as the file watcher re-indexes it (optimize left to the debounce), against
+  // the full ingest measured above. The first call also records the file as a root and warms the code path.
   const changed = path.join(documentsFolder, `${corpus[42]._id}.md`);
-  fs.appendFileSync(changed, '\nAn added sentence about benchmark tokens.\n');
-  const singleStarted = performance.now();
-  const single = await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, optimize: false });
-  const singleMs = performance.now() - singleStarted;
+  const singleTimes: number[] = [];
+  for (let edit = 0; edit < 8; edit++) {
+    fs.appendFileSync(changed, `\nAn added sentence about benchmark token${edit}.\n`);
+    const started = performance.now();
+    const single = await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, optimize: false });
+    singleTimes.push(performance.now() - started);
+    if (single.updated.length !== 1) {
+      throw new Error(`The re-index did not update the file (updated: ${single.updated.length}).`);
+    }
+  }
+  const found = await store.searchWith('benchmark token7', { mode: 'fullText', limit: 1, rerank: false });
+  if (!found[0]?.uri.endsWith(`/${corpus[42]._id}.md`)) {
+    throw new Error('The re-indexed file is not searchable.');
+  }
   fs.appendFileSync(changed, '\nAnother added sentence.\n');
   const withOptimizeStarted = performance.now();
   await indexPaths({ roots: [changed], baseFolder: documentsFolder, store });
   const withOptimizeMs = performance.now() - withOptimizeStarted;
-  const found = await store.searchWith('benchmark tokens', { mode: 'fullText', limit: 1, rerank: false });
-  if (single.updated.length !== 1 || found[0]?.documentId === undefined) {
-    throw new Error(`The re-index did not update the file (updated: ${single.updated.length}, found: ${found.length}).`);
-  }
+  const singleMs = median(singleTimes.slice(1));
   rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(singleMs), reference: formatMs(oursMs), ratio: singleMs / oursMs, goal: '≤ 1/500', met: singleMs / oursMs <= 1 / 500 });
-  notes.push(`Re-index of one file: ${formatMs(singleMs)} with optimize left to the debounce (what the watcher does), ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\` (= ${(oursMs / withOptimizeMs).toFixed(0)}× faster than the full ingest).`);
+  notes.push(`Re-index of one file: median ${formatMs(singleMs)} over 7 edits after a first one of ${formatMs(singleTimes[0])} (optimize left to the debounce, as the watcher does); ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`.`);
   await store.close();
 }
 
@@ -137,18 +144,23 @@ async function syntheticBenchmarks(work: string, fileCount: number, rows: BenchR
   const queryVectors = new Map(queries.map((query) => [query, embedder.vectorFor(query)]));
   log(`Synthetic: ${queries.length} queries per mode…`);
 
-  const vectorTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'vector', limit: 10, rerank: false }));
-  const scanTimes = await timeEach(queries, async (query) => dotProductTopK(packed, DIMENSIONS, queryVectors.get(query)!, 10));
+  const { ours: vectorTimes, reference: scanTimes } = await timePaired(queries, (query) => store.searchWith(query, { mode: 'vector', limit: 10, rerank: false }), async (query) => dotProductTopK(packed, DIMENSIONS, queryVectors.get(query)!, 10));
   rows.push(ratioRow(`${label}: vector top-10 p50`, median(vectorTimes), median(scanTimes), 1, 'plain `Float32Array` dot-product scan'));
   await checkVectorAgreement(store, packed, queries, queryVectors, chunkIds);
 
-  const fullTextTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }));
-  const rawTimes = await timeEach(queries, (query) => rawFullText(referenceTable, query, 10));
+  const { ours: fullTextTimes, reference: rawTimes } = await timePaired(queries, (query) => store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }), (query) => rawFullText(referenceTable, query, 10));
   rows.push(ratioRow(`${label}: full-text top-10 p50`, median(fullTextTimes), median(rawTimes), 2, 'raw LanceDB FTS'));
 
-  const hybridTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'hybrid', limit: 10, expand: true, rerank: false }));
-  const partsMs = median(fullTextTimes) + median(vectorTimes);
-  rows.push(ratioRow(`${label}: hybrid + expansion top-10 p50`, median(hybridTimes), partsMs, 1.5, 'our full text + our vector search'));
+  // The parts are timed right beside the whole, per query, for the same reason as `timePaired`.
+  const { ours: hybridTimes, reference: partsTimes } = await timePaired(
+    queries,
+    (query) => store.searchWith(query, { mode: 'hybrid', limit: 10, expand: true, rerank: false }),
+    async (query) => {
+      await store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false });
+      await store.searchWith(query, { mode: 'vector', limit: 10, rerank: false });
+    },
+  );
+  rows.push(ratioRow(`${label}: hybrid + expansion top-10 p50`, median(hybridTimes), median(partsTimes), 1.5, 'our full text + our vector search'));
   const hybridPlainTimes = await timeEach(queries, (query) => store.searchWith(query, { mode: 'hybrid', limit: 10, expand: false, rerank: false }));
   notes.push(`${label} p95: vector ${formatMs(percentile(vectorTimes, 0.95))} (scan ${formatMs(percentile(scanTimes, 0.95))}), full text ${formatMs(percentile(fullTextTimes, 0.95))} (raw ${formatMs(percentile(rawTimes, 0.95))}), hybrid + expansion ${formatMs(percentile(hybridTimes, 0.95))}; hybrid without expansion p50 ${formatMs(median(hybridPlainTimes))}.`);
   await store.close();
