@@ -1,0 +1,88 @@
+import * as assert from 'node:assert';
+import { agentModeFor, CitationMarkerSplitter, documentFilterFor, followupPrompts, historyMessages, readTurnMetadata, routeFor, type AnswerSegment } from '../../../src/vscode/chat/chatText';
+import { chatErrorView, indexNotReadyView } from '../../../src/vscode/chat/chatErrors';
+
+function collect(splitter: CitationMarkerSplitter, deltas: string[]): AnswerSegment[] {
+  const segments = deltas.flatMap((delta) => splitter.push(delta));
+  segments.push(...splitter.flush());
+  // Merge adjacent text for readable assertions.
+  return segments.reduce<AnswerSegment[]>((merged, segment) => {
+    const last = merged[merged.length - 1];
+    if (segment.kind === 'text' && last?.kind === 'text') {
+      last.text += segment.text;
+    } else {
+      merged.push({ ...segment });
+    }
+    return merged;
+  }, []);
+}
+
+describe('@haiku participant text helpers', () => {
+  it('finds citation markers split across deltas, and leaves unknown numbers as text', () => {
+    const splitter = new CitationMarkerSplitter((index) => index === 1 || index === 2);
+    assert.deepStrictEqual(collect(splitter, ['Vite caches deps [', '1] and uses HMR [1, ', '2]. See [7] and a[b].']), [
+      { kind: 'text', text: 'Vite caches deps ' },
+      { kind: 'citation', index: 1 },
+      { kind: 'text', text: ' and uses HMR ' },
+      { kind: 'citation', index: 1 },
+      { kind: 'citation', index: 2 },
+      { kind: 'text', text: '. See [7] and a[b].' },
+    ]);
+  });
+
+  it('releases a held-back bracket that never became a marker', () => {
+    const splitter = new CitationMarkerSplitter(() => true);
+    assert.deepStrictEqual(splitter.push('array['), [{ kind: 'text', text: 'array' }]);
+    assert.deepStrictEqual(splitter.push('x]'), [{ kind: 'text', text: '[x]' }]);
+    assert.deepStrictEqual(splitter.push('end ['), [{ kind: 'text', text: 'end ' }]);
+    assert.deepStrictEqual(splitter.flush(), [{ kind: 'text', text: '[' }]);
+  });
+
+  it('routes slash commands to agent modes', () => {
+    assert.deepStrictEqual(['ask', 'analyze', 'search', undefined].map(routeFor), ['ask', 'analyze', 'search', 'both']);
+    assert.deepStrictEqual(['ask', 'analyze', 'both'].map((route) => agentModeFor(route as never)), ['rag', 'analysis', 'auto']);
+  });
+
+  it('builds document filters from attached files and folders, quoting safely', () => {
+    assert.strictEqual(documentFilterFor([]), undefined);
+    assert.strictEqual(documentFilterFor([{ uri: "file:///w/it's.md", isFolder: false }]), "uri = 'file:///w/it''s.md'");
+    assert.strictEqual(documentFilterFor([{ uri: 'file:///w/a.md', isFolder: false }, { uri: 'file:///w/papers/', isFolder: true }]), "(uri = 'file:///w/a.md') OR (uri LIKE 'file:///w/papers/%')");
+  });
+
+  it('reads turn metadata back and rebuilds the history (search turns skipped)', () => {
+    const metadata = { runId: 'run-1', route: 'ask', question: 'q1', citedTitles: ['Features'], responseMessages: [{ role: 'assistant', content: 'a1' }] };
+    assert.deepStrictEqual(readTurnMetadata({ haiku: metadata }), metadata);
+    assert.strictEqual(readTurnMetadata({ other: 1 }), undefined);
+    assert.strictEqual(readTurnMetadata(undefined), undefined);
+    const history = historyMessages([
+      { question: 'q1', metadata: metadata as never, answerText: 'ignored' },
+      { question: 'q2', metadata: { runId: 'run-2', route: 'search', question: 'q2', citedTitles: [] }, answerText: 'hits' },
+      { question: 'q3', metadata: { runId: 'run-3', route: 'both', question: 'q3', citedTitles: [] }, answerText: 'a3' },
+    ]);
+    assert.deepStrictEqual(history, [
+      { role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'q3' }, { role: 'assistant', content: 'a3' },
+    ]);
+  });
+
+  it('suggests follow-ups from the cited documents and the route', () => {
+    const followups = followupPrompts({ runId: 'r', route: 'both', question: 'What is HMR?', citedTitles: ['Features'] });
+    assert.deepStrictEqual(followups.map((followup) => followup.command), [undefined, 'analyze', 'search']);
+    assert.match(followups[0].prompt, /Features/);
+    assert.deepStrictEqual(followupPrompts({ runId: 'r', route: 'ask', question: 'q', citedTitles: [], errorCode: 'quota' }), []);
+  });
+
+  it('turns failures into actionable messages with a fixing button', () => {
+    assert.strictEqual(chatErrorView({ languageModelErrorCode: 'NoPermissions', message: 'denied' }).code, 'no_permissions');
+    assert.strictEqual(chatErrorView({ languageModelErrorCode: 'Blocked', message: 'x' }).code, 'quota');
+    assert.strictEqual(chatErrorView({ message: 'HTTP 429 Too Many Requests' }).code, 'quota');
+    const tools = chatErrorView({ haikuErrorCode: 'model_failed', message: "The model 'x' does not support tool calling (server said: tools not supported)." });
+    assert.strictEqual(tools.code, 'no_tool_calling');
+    assert.ok(tools.button);
+    assert.strictEqual(chatErrorView({ haikuErrorCode: 'model_unreachable', message: 'Cannot reach' }).button?.arguments?.[0], 'haiku.model.baseUrl');
+    assert.strictEqual(chatErrorView({ haikuErrorCode: 'rebuild_needed', message: 'Rebuild.' }).button?.command, 'haiku.rebuildIndex');
+    assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 0 })?.button?.command, 'haiku.rebuildIndex');
+    assert.strictEqual(indexNotReadyView({ state: 'waiting-for-trust', documents: 0 })?.button?.command, 'workbench.trust.manage');
+    assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 3 }), undefined);
+  });
+});

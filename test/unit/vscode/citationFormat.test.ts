@@ -1,0 +1,38 @@
+import * as assert from 'node:assert';
+import { citationLabel, editorRange, linkFragment, locationLabel, markdownCitation, plainCitation, preview, relativeLinkPath } from '../../../src/vscode/citationFormat';
+
+describe('citation formatting', () => {
+  it('labels line ranges 1-based and treats an end at column 0 as the previous line', () => {
+    assert.strictEqual(locationLabel({ startLine: 11, endLine: 20, endColumn: 0 }), 'L12–L20');
+    assert.strictEqual(locationLabel({ startLine: 4, endLine: 4, endColumn: 30 }), 'L5');
+    assert.strictEqual(locationLabel(undefined, [3]), 'p. 3');
+    assert.strictEqual(locationLabel({ page: 2 }, [2, 3]), 'pp. 2–3');
+    assert.strictEqual(locationLabel(undefined, []), '');
+  });
+
+  it('builds link fragments: #L for text sources, #page= for paged ones', () => {
+    assert.strictEqual(linkFragment({ pageNumbers: [], sourceRange: { startLine: 9, endLine: 9, endColumn: 12 } }), '#L10');
+    assert.strictEqual(linkFragment({ pageNumbers: [], sourceRange: { startLine: 9, endLine: 14, endColumn: 0 } }), '#L10-L14');
+    assert.strictEqual(linkFragment({ pageNumbers: [2, 3] }), '#page=2');
+    assert.strictEqual(linkFragment({ pageNumbers: [] }), '');
+  });
+
+  it('links relative to the file being written, escaping link text and path segments', () => {
+    const link = markdownCitation(
+      { title: 'Features [Vite]', uri: 'file:///w/guides/features.md', headings: ['Features', 'Hot Module Replacement'], pageNumbers: [], sourceRange: { startLine: 26, endLine: 28, endColumn: 0 } },
+      { fromFsPath: '/w/notes/my notes.md', targetFsPath: '/w/guides/features.md' },
+    );
+    assert.strictEqual(link, '[Features \\[Vite\\] › Hot Module Replacement](../guides/features.md#L27-L28)');
+    assert.strictEqual(relativeLinkPath('/w/a.md', '/w/papers/multi page.pdf'), 'papers/multi%20page.pdf');
+    assert.strictEqual(markdownCitation({ title: 'Report', uri: 'file:///w/r.pdf', headings: [], pageNumbers: [2], sourceRange: { page: 2 } }, { fromFsPath: '/w/a.md', targetFsPath: '/w/r.pdf' }), '[Report](r.pdf#page=2)');
+  });
+
+  it('formats plain citations, labels, previews and editor ranges', () => {
+    assert.strictEqual(citationLabel({ title: 'Guide', headings: ['Guide'] }), 'Guide');
+    assert.strictEqual(plainCitation({ title: 'Guide', headings: ['Guide', 'Setup'], pageNumbers: [], sourceRange: { startLine: 0 } }, 'docs/guide.md'), 'Guide › Setup — docs/guide.md#L1');
+    assert.strictEqual(preview('a\n\n b  c', 10), 'a b c');
+    assert.strictEqual(preview('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
+    assert.deepStrictEqual(editorRange({ startLine: 3, endLine: 5 }), { startLine: 3, startColumn: 0, endLine: 5, endColumn: 0 });
+    assert.strictEqual(editorRange({ page: 1 }), undefined);
+  });
+});

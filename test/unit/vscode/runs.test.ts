@@ -1,0 +1,84 @@
+import * as assert from 'node:assert';
+import type { Citation } from '../../../src/core/agent/conversationState';
+import type { SearchResult } from '../../../src/core/model/search';
+import { RUNS_KEPT } from '../../../src/core/limits';
+import { parseWebviewMessage } from '../../../src/shared/runsProtocol';
+import { RunRecorder } from '../../../src/vscode/runs/runRecorder';
+import { RunsStore } from '../../../src/vscode/runs/runsStore';
+import { tokenize } from '../../../src/webview/runs/highlight';
+
+const hit: SearchResult = {
+  chunkId: 'chunk-hmr', documentId: 'doc-1', uri: 'file:///w/guides/features.md', title: 'Features', content: 'Vite provides an HMR API over native ESM.',
+  headings: ['Features', 'Hot Module Replacement'], labels: ['paragraph'], pageNumbers: [], docItemRefs: ['#/texts/5'], sourceRange: { startLine: 26, endLine: 27, endColumn: 0 }, score: 0.0328, rank: 1,
+};
+const citation: Citation = {
+  index: 1, chunkId: 'chunk-hmr', chunkIds: ['chunk-hmr'], documentId: 'doc-1', uri: hit.uri, title: 'Features', pageNumbers: [], headings: hit.headings,
+  content: hit.content, docItemRefs: hit.docItemRefs, labels: ['paragraph'], sourceRange: hit.sourceRange,
+};
+const relativePathOf = (uri: string): string => uri.replace('file:///w/', '');
+
+describe('runs: recorder, store, protocol, highlighter', () => {
+  it('records searches, executions, citations and the answer from agent events', () => {
+    const state = { searches: { HMR: [hit] } } as never;
+    const recorder = new RunRecorder({ id: 'run-1', question: 'What is HMR?', route: 'both', model: 'fake-lm/fake-1', now: 1000 }, relativePathOf, state);
+    assert.strictEqual(recorder.apply({ type: 'search-started', source: 'rag_search', query: 'HMR' }), false);
+    assert.strictEqual(recorder.apply({ type: 'search-finished', source: 'rag_search', query: 'HMR', resultCount: 1 }), true);
+    recorder.apply({ type: 'execution-finished', toolCallId: 't', execution: { code: 'console.log(1)', stdout: '1\n', stderr: '', success: true, durationMs: 12 } });
+    recorder.apply({ type: 'citation-added', citation });
+    recorder.apply({ type: 'citation-added', citation });
+    recorder.apply({ type: 'text-delta', text: 'HMR is ' });
+    recorder.apply({ type: 'text-delta', text: 'fast [1].' });
+    const run = recorder.finish('done', { now: 1500 });
+    assert.strictEqual(run.answer, 'HMR is fast [1].');
+    assert.strictEqual(run.durationMs, 500);
+    assert.deepStrictEqual(run.steps.map((step) => step.kind), ['search', 'execution']);
+    const search = run.steps[0];
+    assert.ok(search.kind === 'search');
+    assert.deepStrictEqual([search.hits[0].relativePath, search.hits[0].locationLabel], ['guides/features.md', 'L27']);
+    assert.strictEqual(run.citations.length, 1);
+    assert.deepStrictEqual([...recorder.chunkIds()], ['chunk-hmr']);
+  });
+
+  it('keeps the newest runs and lets the webview open only chunks a run shows', () => {
+    const store = new RunsStore();
+    const seen: string[] = [];
+    store.onDidChange((run) => seen.push(run.id));
+    const recorder = new RunRecorder({ id: 'run-a', question: 'q', route: 'ask', model: 'm' }, relativePathOf);
+    recorder.addCitation(citation);
+    store.put(recorder.run);
+    assert.strictEqual(store.showsChunk('run-a', 'chunk-hmr'), true);
+    assert.strictEqual(store.showsChunk('run-a', 'chunk-other'), false);
+    assert.strictEqual(store.showsChunk('run-missing', 'chunk-hmr'), false);
+    for (let index = 0; index < RUNS_KEPT + 5; index++) {
+      store.put({ ...recorder.run, id: `run-${index}` });
+    }
+    assert.strictEqual(store.all().length, RUNS_KEPT);
+    assert.strictEqual(store.get('run-a'), undefined);
+    assert.strictEqual(store.latest()?.id, `run-${RUNS_KEPT + 4}`);
+    assert.strictEqual(seen.length, RUNS_KEPT + 6);
+  });
+
+  it('accepts only well-formed webview messages with id-shaped values', () => {
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'ready' }), { type: 'ready' });
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'openChunk', runId: 'run-1', chunkId: 'abc_1' }), { type: 'openChunk', runId: 'run-1', chunkId: 'abc_1' });
+    assert.strictEqual(parseWebviewMessage({ type: 'openChunk', runId: 'run-1', chunkId: '../../etc/passwd' }), undefined);
+    assert.strictEqual(parseWebviewMessage({ type: 'openFile', path: '/etc/passwd' }), undefined);
+    assert.strictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1 } }), undefined);
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, extra: 9 } }),
+      { type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1 } });
+    assert.strictEqual(parseWebviewMessage('ready'), undefined);
+  });
+
+  it('highlights sandbox code into classed tokens that reassemble the source', () => {
+    const code = 'const hits = await search("caching", 3); // top hits\nif (hits.length > 0) { cite([hits[0].chunk_id]); }';
+    const tokens = tokenize(code);
+    assert.strictEqual(tokens.map((token) => token.text).join(''), code);
+    const kinds = (text: string) => tokens.filter((token) => token.text === text).map((token) => token.kind);
+    assert.deepStrictEqual(kinds('const'), ['keyword']);
+    assert.deepStrictEqual(kinds('await'), ['keyword']);
+    assert.deepStrictEqual(kinds('search'), ['function']);
+    assert.deepStrictEqual(kinds('"caching"'), ['string']);
+    assert.deepStrictEqual(kinds('3'), ['number']);
+    assert.deepStrictEqual(kinds('// top hits'), ['comment']);
+  });
+});
