@@ -150,7 +150,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     throwIfAborted(abortSignal, 'Indexing');
     report({ filesDone, filesTotal, phase: 'writing' });
     const writeStarted = performance.now();
-    await store.writeDocuments(batch, { abortSignal });
+    await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true) });
     summary.durations.writeMs += performance.now() - writeStarted;
     for (const entry of batch) {
       (previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
@@ -201,7 +201,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, scan.roots));
     if (gone.length > 0) {
       report({ filesDone, filesTotal, phase: 'removing' });
-      await store.removeDocuments(gone.map((state) => state.id));
+      await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(options.optimize ?? true) });
       summary.removed.push(...gone.map((state) => state.relative_path));
     }
   }

@@ -548,7 +548,7 @@ export class LanceStore implements KnowledgeBase {
    * then one commit of the documents table switches every document of the batch to them, then the
    * superseded rows are deleted.
    */
-  writeDocuments(entries: readonly DocumentWrite[], options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+  writeDocuments(entries: readonly DocumentWrite[], options: WriteOptions = {}): Promise<void> {
     return this.serialize(async () => {
       this.assertWritable();
       throwIfAborted(options.abortSignal, 'Indexing');
@@ -605,7 +605,9 @@ export class LanceStore implements KnowledgeBase {
       if (replaced.length > 0) {
         await this.deleteSuperseded(replaced, generation);
       }
-      this.scheduleOptimize();
+      if (options.scheduleOptimize ?? true) {
+        this.scheduleOptimize();
+      }
     });
   }
 
@@ -621,7 +623,7 @@ export class LanceStore implements KnowledgeBase {
   }
 
   /** Removes documents: the documents rows go first (readers stop seeing them at once), then their rows. */
-  removeDocuments(documentIds: readonly string[]): Promise<void> {
+  removeDocuments(documentIds: readonly string[], options: WriteOptions = {}): Promise<void> {
     return this.serialize(async () => {
       this.assertUsable();
       const states = await this.documentStates();
@@ -643,7 +645,9 @@ export class LanceStore implements KnowledgeBase {
       } catch {
         this.orphansPossible = true;
       }
-      this.scheduleOptimize();
+      if (options.scheduleOptimize ?? true) {
+        this.scheduleOptimize();
+      }
     });
   }
 
@@ -763,7 +767,14 @@ export class LanceStore implements KnowledgeBase {
     }
     this.fullTextIndexStale = false;
     try {
-      await this.chunksTable.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+      const stats = await this.chunksTable.indexStats(FULL_TEXT_INDEX_NAME);
+      if (stats && stats.numUnindexedRows > FULL_TEXT_REBUILD_MIN_ROWS && stats.numUnindexedRows > stats.numIndexedRows) {
+        // After a bulk load a fresh build is cheaper than compaction plus an incremental index update
+        // (SciFact, 9.3k chunks: 2.1 s against 3.2–4 s); compaction waits for the next optimize.
+        await this.chunksTable.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
+      } else {
+        await this.chunksTable.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+      }
     } catch (error) {
       this.fullTextIndexStale = true;
       throw error;
@@ -802,6 +813,18 @@ export class LanceStore implements KnowledgeBase {
     this.connection.close();
   }
 }
+
+/** Options of the write methods. */
+export interface WriteOptions {
+  abortSignal?: AbortSignal;
+  /** Schedule the debounced `optimize()` (default true); an index run optimizes once at its end instead. */
+  scheduleOptimize?: boolean;
+}
+
+/** LanceDB's name for the index on `search_text`. */
+const FULL_TEXT_INDEX_NAME = 'search_text_idx';
+/** Below this many unindexed rows an incremental index update is always cheap enough. */
+const FULL_TEXT_REBUILD_MIN_ROWS = 2000;
 
 /** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
 function fullTextIndexConfig(): lancedb.Index {
