@@ -19,8 +19,8 @@ import type { Embedder } from '../src/core/embeddings/embedder';
 import { createEmbedder, embedderDimensions } from '../src/node/embeddings/createEmbedder';
 import type { SearchMode } from '../src/node/search/searchEngine';
 import { openStore } from '../src/node/store/lanceStore';
-import { evaluateRuns, type Qrels } from './retrievalMetrics';
-import { indexScifact, loadQrels, loadScifactCorpus, loadScifactQueries } from './scifactCorpus';
+import { evaluateRuns } from './retrievalMetrics';
+import { indexScifact, loadQrels, loadScifactCorpus, loadScifactQueries, restrictToCorpus, scifactRuns } from './scifactCorpus';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -65,27 +65,7 @@ async function main(): Promise<void> {
     const stats = await store.stats();
     log(`index: ${stats.documents} documents, ${stats.chunks} chunks in ${((performance.now() - indexStarted) / 1000).toFixed(1)} s`);
 
-    const runs = new Map<string, string[]>();
-    const latencies: number[] = [];
-    for (const queryId of qrels.keys()) {
-      const text = queries.get(queryId);
-      if (text === undefined) {
-        throw new Error(`Query ${queryId} of the qrels is not in queries.jsonl.`);
-      }
-      const started = performance.now();
-      const results = await store.searchWith(text, { mode, limit: depth, rerank: false, expand: false });
-      latencies.push(performance.now() - started);
-      const ranked: string[] = [];
-      const seen = new Set<string>();
-      for (const result of results) {
-        const scifactId = scifactIds.get(result.documentId);
-        if (scifactId !== undefined && !seen.has(scifactId)) {
-          seen.add(scifactId);
-          ranked.push(scifactId);
-        }
-      }
-      runs.set(queryId, ranked);
-    }
+    const { runs, latencies } = await scifactRuns(store, scifactIds, qrels, queries, { mode, depth });
     const metrics = evaluateRuns(runs, qrels);
     const short = [...runs.values()].filter((ranked) => ranked.length < 100).length;
     latencies.sort((left, right) => left - right);
@@ -116,18 +96,6 @@ async function main(): Promise<void> {
       fs.rmSync(folder, { recursive: true, force: true });
     }
   }
-}
-
-/** With `--limit-docs`, judgments of documents outside the subset go, and so do queries left without any. */
-function restrictToCorpus(qrels: Qrels, documentIds: ReadonlySet<string>): Qrels {
-  const restricted: Qrels = new Map();
-  for (const [queryId, judged] of qrels) {
-    const kept = new Map([...judged].filter(([documentId]) => documentIds.has(documentId)));
-    if (kept.size > 0) {
-      restricted.set(queryId, kept);
-    }
-  }
-  return restricted;
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { indexPaths, type IndexProgress, type IndexSummary } from '../src/node/index/indexer';
+import type { SearchMode } from '../src/node/search/searchEngine';
 import type { LanceStore } from '../src/node/store/lanceStore';
 import { parseJsonLines, parseQrels, type BeirDocument, type BeirQuery, type Qrels } from './retrievalMetrics';
 
@@ -53,4 +54,51 @@ export async function indexScifact(
     scifactIdByDocumentId.set(document.id, path.basename(document.relativePath, '.md'));
   }
   return { scifactIdByDocumentId, summary };
+}
+
+/**
+ * Runs every judged query and ranks SciFact documents by their best chunk: `depth` chunks are retrieved so
+ * that the top 100 documents are filled. Returns query id → SciFact ids, best first, and each query's time.
+ */
+export async function scifactRuns(
+  store: LanceStore,
+  scifactIdByDocumentId: ReadonlyMap<string, string>,
+  qrels: Qrels,
+  queries: ReadonlyMap<string, string>,
+  options: { mode: SearchMode; depth: number },
+): Promise<{ runs: Map<string, string[]>; latencies: number[] }> {
+  const runs = new Map<string, string[]>();
+  const latencies: number[] = [];
+  for (const queryId of qrels.keys()) {
+    const text = queries.get(queryId);
+    if (text === undefined) {
+      throw new Error(`Query ${queryId} of the qrels is not in queries.jsonl.`);
+    }
+    const started = performance.now();
+    const results = await store.searchWith(text, { mode: options.mode, limit: options.depth, rerank: false, expand: false });
+    latencies.push(performance.now() - started);
+    const ranked: string[] = [];
+    const seen = new Set<string>();
+    for (const result of results) {
+      const scifactId = scifactIdByDocumentId.get(result.documentId);
+      if (scifactId !== undefined && !seen.has(scifactId)) {
+        seen.add(scifactId);
+        ranked.push(scifactId);
+      }
+    }
+    runs.set(queryId, ranked);
+  }
+  return { runs, latencies };
+}
+
+/** With a corpus subset, judgments of documents outside it go, and so do queries left without any. */
+export function restrictToCorpus(qrels: Qrels, documentIds: ReadonlySet<string>): Qrels {
+  const restricted: Qrels = new Map();
+  for (const [queryId, judged] of qrels) {
+    const kept = new Map([...judged].filter(([documentId]) => documentIds.has(documentId)));
+    if (kept.size > 0) {
+      restricted.set(queryId, kept);
+    }
+  }
+  return restricted;
 }
