@@ -35,6 +35,19 @@ function lastUserText(messages) {
   return '';
 }
 
+/** Texts of the results of search tools, oldest first. */
+function searchResultTexts(messages) {
+  const texts = [];
+  for (const message of messages) {
+    for (const part of message.content) {
+      if (part instanceof vscode.LanguageModelToolResultPart && /search$/.test(toolNameOfResult(messages, part) || '')) {
+        texts.push(partsText({ content: [part] }));
+      }
+    }
+  }
+  return texts;
+}
+
 let callCounter = 0;
 function toolCall(name, input) {
   callCounter += 1;
@@ -58,8 +71,9 @@ function decide(messages, toolNames) {
       return [new vscode.LanguageModelTextPart(`Analysis done. ${text.split('\n')[0]}`)];
     }
     if (name === 'rag_cite' || name === 'cite') {
-      const evidence = messages.map(partsText).join('\n').replace(/\s+/g, ' ');
-      const content = (/Content:\s*(.{1,80})/.exec(evidence) || [])[1] || 'the cited source';
+      // The evidence is the latest search result the conversation holds (not the instructions or tool descriptions).
+      const evidence = searchResultTexts(messages).pop() || '';
+      const content = ((/Content:\s*([^\n]{1,80})/.exec(evidence) || [])[1] || 'the cited source').trim();
       return [new vscode.LanguageModelTextPart(`According to the documents, ${content} [1]`)];
     }
     return [new vscode.LanguageModelTextPart(`Tool ${name} answered.`)];
