@@ -78,18 +78,10 @@ async function realIndex(): Promise<{ knowledgeBase: KnowledgeBase; close: () =>
 async function main(): Promise<void> {
   const server = await startScriptedChatServer();
   const { model } = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'bench' });
-  const results: Array<{ name: string; perRoundMs: number }> = [];
+  // Scenarios run interleaved (one run of each per repeat) so load from other processes hits them alike.
+  const scenarios: Array<{ name: string; script: () => ScriptStep[]; work: () => Promise<unknown>; samples: number[] }> = [];
   const measure = async (name: string, script: () => ScriptStep[], work: () => Promise<unknown>) => {
-    const samples: number[] = [];
-    for (let repeat = 0; repeat < repeats + 1; repeat++) {
-      server.push(...script());
-      const elapsed = await timeIt(work);
-      if (repeat > 0) {
-        samples.push(elapsed); // the first run warms up JIT, sockets and caches
-      }
-    }
-    const perRoundMs = median(samples) / (rounds + 1);
-    results.push({ name, perRoundMs });
+    scenarios.push({ name, script, work, samples: [] });
   };
 
   // Transport floor: one POST + SSE response per round, read to the end.
@@ -123,7 +115,6 @@ async function main(): Promise<void> {
     await measure('runAgent rag_search, LanceDB (vite guide, full text + expansion)', () => searchScript(rounds), () =>
       runAgent({ model, knowledgeBase: index.knowledgeBase, question: 'bench', mode: 'rag', settings: unlimited }),
     );
-    await index.close();
   }
 
   await measure(
@@ -146,8 +137,18 @@ async function main(): Promise<void> {
         createSandbox: (host) => createCodeSandbox({ host }),
       }),
   );
+  for (let repeat = 0; repeat <= repeats; repeat++) {
+    for (const scenario of scenarios) {
+      server.push(...scenario.script());
+      const elapsed = await timeIt(scenario.work);
+      if (repeat > 0) {
+        scenario.samples.push(elapsed); // the first pass warms up JIT, sockets, caches and the sandbox module
+      }
+    }
+  }
+  await index?.close();
   await server.close();
-
+  const results = scenarios.map((scenario) => ({ name: scenario.name, perRoundMs: median(scenario.samples) / (rounds + 1) }));
   const sdk = results[1].perRoundMs;
   console.log(`Agent overhead per model request (${rounds} tool rounds + 1 answer, median of ${repeats}; model time excluded)`);
   for (const { name, perRoundMs } of results) {
