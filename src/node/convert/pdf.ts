@@ -183,14 +183,14 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
     warnings.push(`No text layer on page${pagesWithoutText.length > 1 ? 's' : ''} ${list} (scanned or image-only); that content is not indexed. Run OCR on the PDF to include it.`);
   }
   const outline = await readOutline(document).catch(() => [] as PdfOutlineEntry[]);
-  const { builder, title } = buildPdfStructure(pages, outline);
+  const { builder, content, title } = buildPdfStructure(pages, outline);
   const metadataTitle = await readMetadataTitle(document);
   const firstHeading = builder.items.find((item) => item.label === 'section_header' && !/^(table of )?contents$/i.test(item.text))?.text;
   return {
     format: 'pdf',
     title: title ?? metadataTitle ?? firstHeading ?? fileName.replace(/\.pdf$/i, ''),
     items: builder.items,
-    content: builder.toMarkdown(),
+    content,
     pageCount: document.numPages,
     warnings,
   };

@@ -213,7 +213,7 @@ function orderByXyCut(items: readonly PdfLine[]): PdfLine[] {
   }
   const size = median(items.map((item) => item.fontSize)) || 10;
   const rows = splitByGaps(items, 'y', HORIZONTAL_CUT_RATIO * size);
-  const columns = splitByGaps(items, 'x', VERTICAL_CUT_RATIO * size);
+  const columns = mergeMarkerColumns(splitByGaps(items, 'x', VERTICAL_CUT_RATIO * size), size);
   const height = Math.max(...items.map((item) => item.bottom)) - Math.min(...items.map((item) => item.top));
   if (columns.length > 1 && (rows.length === 1 || looksLikeTextColumns(columns, height))) {
     return columns.flatMap((column) => orderByXyCut(column));
@@ -222,6 +222,27 @@ function orderByXyCut(items: readonly PdfLine[]): PdfLine[] {
     return rows.flatMap((row) => orderByXyCut(row));
   }
   return readRowByRow(items);
+}
+
+/**
+ * A narrow column whose every piece sits on the baseline of a piece in the next column holds list bullets,
+ * numbers or row labels: it belongs to that column, row by row, not before it.
+ */
+function mergeMarkerColumns(columns: PdfLine[][], size: number): PdfLine[][] {
+  const merged: PdfLine[][] = [];
+  for (let index = 0; index < columns.length; index++) {
+    const column = columns[index];
+    const next = columns[index + 1];
+    const width = Math.max(...column.map((item) => item.right)) - Math.min(...column.map((item) => item.left));
+    const aligned = next !== undefined && width < 2.5 * size
+      && column.every((item) => next.some((other) => Math.abs(other.baseline - item.baseline) <= 0.35 * Math.max(item.fontSize, other.fontSize)));
+    if (aligned) {
+      columns[index + 1] = [...column, ...next];
+    } else {
+      merged.push(column);
+    }
+  }
+  return merged;
 }
 
 /** Leaf order: by baseline (items within a third of a font size share a row), then left to right. */

@@ -27,6 +27,8 @@ export interface PdfOutlineEntry {
 
 export interface PdfStructureResult {
   builder: DocumentBuilder;
+  /** Markdown of the items without page headers and footers (furniture would interrupt sentences across pages). */
+  content: string;
   title?: string;
   /** The outline matched enough headings to be trusted as the heading source. */
   usedOutline: boolean;
@@ -120,6 +122,7 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
   assignHeadingLevels(allBlocks, bodySize);
 
   const builder = new DocumentBuilder();
+  const contentBuilder = new DocumentBuilder();
   for (const page of pages) {
     const pageFurniture = page.lines.filter((line) => furniture.has(line));
     for (const line of pageFurniture.filter((candidate) => furniture.get(candidate) === 'page_header')) {
@@ -127,12 +130,13 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     }
     for (const block of blocksByPage.get(page.pageNumber) ?? []) {
       emitBlock(builder, block);
+      emitBlock(contentBuilder, block);
     }
     for (const line of pageFurniture.filter((candidate) => furniture.get(candidate) === 'page_footer')) {
       builder.add({ label: 'page_footer', text: line.text, pageNumbers: [page.pageNumber], sourceRange: { page: page.pageNumber } });
     }
   }
-  return { builder, title: title?.text, usedOutline };
+  return { builder, content: contentBuilder.toMarkdown(), title: title?.text, usedOutline };
 }
 
 function emitBlock(builder: DocumentBuilder, block: PdfBlock): void {
