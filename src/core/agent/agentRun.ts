@@ -46,6 +46,8 @@ export class AgentRun {
   private sandboxPromise: Promise<CodeSandbox> | undefined;
   private readonly createSandboxFactory: SandboxFactory | undefined;
   private readonly listener: AgentEventListener | undefined;
+  private readonly failureController = new AbortController();
+  private fatalError: unknown;
 
   constructor(options: AgentRunOptions) {
     this.knowledgeBase = options.knowledgeBase;
@@ -54,9 +56,24 @@ export class AgentRun {
     this.executionBudget = new ExecutionBudget(options.maxExecutions);
     this.searchLimit = options.searchLimit;
     this.vision = options.vision;
-    this.abortSignal = options.abortSignal;
+    this.abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, this.failureController.signal]) : this.failureController.signal;
     this.createSandboxFactory = options.createSandbox;
     this.listener = options.onEvent;
+  }
+
+  /**
+   * Ends the run with `error`: for failures of the host (a bad filter, an index that needs a rebuild, an embedder
+   * that is down) that the model cannot fix, so the user sees them instead of an answer built on nothing.
+   */
+  fail(error: unknown): never {
+    this.fatalError ??= error;
+    this.failureController.abort(error);
+    throw error;
+  }
+
+  /** The host failure that ended the run, if any. */
+  get failure(): unknown {
+    return this.fatalError;
   }
 
   /** The run's document filter: fixed by the host, never by the model. */
@@ -96,7 +113,12 @@ export class AgentRun {
   async search(query: string, limit: number, source: SearchSource, toolCallId?: string): Promise<SearchResult[]> {
     throwIfAborted(this.abortSignal);
     this.emit({ type: 'search-started', source, query, toolCallId });
-    const results = await this.knowledgeBase.search(query, { limit, filter: this.filter, expand: true, abortSignal: this.abortSignal });
+    let results: SearchResult[];
+    try {
+      results = await this.knowledgeBase.search(query, { limit, filter: this.filter, expand: true, abortSignal: this.abortSignal });
+    } catch (error) {
+      return this.fail(error);
+    }
     recordSearch(this.state, query, results);
     this.noteEvidence();
     this.emit({ type: 'search-finished', source, query, resultCount: results.length, results, toolCallId });

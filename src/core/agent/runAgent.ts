@@ -159,7 +159,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
       tools,
       temperature: settings.temperature,
       maxRetries: options.maxRetries ?? limits.MODEL_MAX_RETRIES,
-      abortSignal,
+      // The run's signal: the caller's, plus host failures that end the run (see `AgentRun.fail`).
+      abortSignal: run.abortSignal,
       stopWhen: stepCountIs(maxRequests),
       prepareStep: ({ stepNumber, steps }) => {
         run.currentStep = stepNumber;
@@ -214,6 +215,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
         streamError ??= new CancelledError('The question');
       }
     }
+    if (run.failure !== undefined) {
+      throw run.failure;
+    }
     if (streamError !== undefined) {
       throw streamError;
     }
@@ -231,6 +235,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
       requests,
     };
   } catch (error) {
+    if (run.failure !== undefined && !abortSignal?.aborted) {
+      throw run.failure;
+    }
     throw toModelError(error, options.modelDescription, abortSignal);
   } finally {
     await run.dispose();

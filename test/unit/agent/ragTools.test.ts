@@ -6,6 +6,7 @@ import { buildCorpusIndex, chunkContaining, chunkIdsIn, RecordingKnowledgeBase, 
 import { EARLIER_EVIDENCE_MARKER } from '../../../src/core/agent/contextManagement';
 import { streamAgent } from '../../../src/core/agent/agentStream';
 import type { AgentEvent } from '../../../src/core/agent/agentEvents';
+import type { HaikuError } from '../../../src/core/errors';
 import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 
 function search(query: string, limit?: number) {
@@ -303,6 +304,15 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     server.push({ text: 'hi' });
     await askScripted(server, corpus.store, { settings: { domainPreamble: 'The corpus is the Vite documentation; readers are web developers.' } });
     assert.match(systemPrompt(server.requests[0]), /^The corpus is the Vite documentation; readers are web developers\.\n\nYou are a research assistant/);
+  });
+
+  it('a host failure in search (an invalid filter) ends the run with that error instead of an answer', async () => {
+    server.push({ toolCalls: [search('cache')] }, { text: 'should not be reached' });
+    await assert.rejects(
+      askScripted(server, corpus.store, { documentFilter: 'relative_path = ' }),
+      (error: HaikuError) => error.code === 'invalid_filter' && /relative_path = /.test(error.message),
+    );
+    assert.strictEqual(server.requests.length, 1, 'no further model request after the failure');
   });
 
   it('nothing the model writes widens the document filter', async () => {
