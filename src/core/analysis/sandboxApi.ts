@@ -1,5 +1,5 @@
 import type { DocumentSummary, SearchResult } from '../model/search';
-import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT } from '../limits';
+import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
 
 /**
  * What guest code sees of the host: the shapes below are what `search()` and `list_documents()` return inside
@@ -14,6 +14,9 @@ export type SandboxHostMethod = (typeof SANDBOX_HOST_METHODS)[number];
 export function isSandboxHostMethod(name: unknown): name is SandboxHostMethod {
   return typeof name === 'string' && (SANDBOX_HOST_METHODS as readonly string[]).includes(name);
 }
+
+/** The globals the guest prelude installs (frozen, read-only). */
+export const SANDBOX_GLOBAL_NAMES: ReadonlySet<string> = new Set(['search', 'list_documents', 'cite', 'readFile', 'readJson', 'readLines', 'listDir', 'exists', 'Path', 'console']);
 
 /** One element of `await search(...)` inside the sandbox. */
 export interface GuestSearchHit {
@@ -83,9 +86,12 @@ export function sandboxApiDescription(limits: { codeTimeoutSeconds: number; maxO
 Top-level \`await\` works. Variables, functions and \`const\`/\`let\` declarations persist between execute_code calls (until a timeout resets the session).
 The value of the last expression, if not undefined, is printed after the output (a Promise is awaited first), like a REPL.
 
-Globals (all async functions must be awaited):
+Top-level const/let act like var, so re-running a snippet that declares the same names is fine.
+
+Globals (all async functions must be awaited; they are read-only, so do not declare variables with these names):
 - await search(query, limit = ${SANDBOX_SEARCH_DEFAULT_LIMIT}) -> [{chunk_id, document_id, uri, title, content, headings, labels, page_numbers, doc_item_refs, score, rank, merged_chunk_ids?}]
-    Hybrid search with section-aware context expansion over the documents of this question; best first, rank is 1-based.
+    Hybrid search with section-aware context expansion over the documents of this question; best first, rank is 1-based;
+    limit is capped at ${SANDBOX_SEARCH_MAX_LIMIT}.
 - await list_documents() -> [{id, title, uri, relative_path, format, created_at}]
 - await cite(chunkIds) -> {accepted: [...], unknown: [...]}   chunkIds: one chunk id or an array. Registers citations for the answer.
     Chunk ids come from search() hits, items.jsonl lines or toc.json nodes; never cite self_refs or positions.
@@ -93,7 +99,7 @@ Globals (all async functions must be awaited):
 - await readLines(path) -> string[]       (split on newlines; for items.jsonl, index = item position)
 - await listDir(path) -> string[]         await exists(path) -> boolean
 - Path.join(...parts), Path.basename(path), Path.dirname(path)   (string helpers, no I/O)
-- console.log / info / debug print to the output; console.warn / error to the error output. Objects print as JSON.
+- console.log / info / debug print to the output; console.warn / error to the error output. Objects print as compact JSON.
 
 Read-only files (the only ones that exist):
 - /documents/                            one folder per document id

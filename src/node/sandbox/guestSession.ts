@@ -7,6 +7,8 @@ import {
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
+import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
+import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
 
 /**
@@ -183,12 +185,21 @@ export class GuestSession {
   private start(execution: Execution, code: string): void {
     const context = this.context;
     try {
-      const evaluated = context.evalCode(code, GUEST_FILE_NAME, JS_EVAL_FLAG_ASYNC);
+      // Top-level const/let become var so that re-running a snippet does not fail on "redeclaration".
+      const rewritten = rewriteTopLevelDeclarations(code, SANDBOX_GLOBAL_NAMES);
+      let evaluated = context.evalCode(rewritten, GUEST_FILE_NAME, JS_EVAL_FLAG_ASYNC);
+      if (evaluated.error && rewritten !== code) {
+        // Errors here are parse errors (nothing ran): let the code as written decide.
+        evaluated.error.dispose();
+        evaluated = context.evalCode(code, GUEST_FILE_NAME, JS_EVAL_FLAG_ASYNC);
+      }
       if (evaluated.error) {
-        // Syntax errors land here; the evaluation never started.
         const description = this.describeGuestError(evaluated.error);
         evaluated.error.dispose();
-        this.finishFailed(execution, description);
+        const redeclared = /redeclaration of '([^']+)'/.exec(description);
+        this.finishFailed(execution, redeclared
+          ? `${description}\n'${redeclared[1]}' already exists (a sandbox function, or a class or function declared by an earlier call): use another name.`
+          : description);
         return;
       }
       const completion = context.callFunction(this.completeFunction, context.undefined, evaluated.value);

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { CodeSandbox, SandboxHost } from '../../../src/core/agent/codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../../../src/core/analysis/knowledgeBaseSandboxHost';
 import { SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
+import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
 import { createStructuredKnowledgeBase, type StructuredDocument } from '../../support/structuredKnowledgeBase';
@@ -88,6 +89,21 @@ describe('code sandbox (QuickJS in a worker)', function () {
       const second = await shared.execute('counter += 1; await null; console.log(twice(kept), counter, legacy, explicit)');
       assert.strictEqual(second.stdout, '42 2 v g\n');
       assert.strictEqual(second.sessionReset, false);
+    });
+
+    it('lets a re-run snippet declare the same top-level const/let names again', async () => {
+      const snippet = 'const rerun = await Promise.resolve(1); let rerunCount = (globalThis.rerunCount ?? 0) + 1; for (const item of [1]) { const inner = item; } rerunCount';
+      assert.strictEqual((await shared.execute(snippet)).stdout, '1\n');
+      const again = await shared.execute(snippet);
+      assert.deepStrictEqual([again.success, again.stdout], [true, '2\n'], again.stderr);
+      const block = await shared.execute('{ const fixed = 1; try { fixed = 2; } catch (error) { console.log(error.name); } }');
+      assert.strictEqual(block.stdout, 'TypeError\n', 'block-level const stays const');
+      const api = await shared.execute('const search = 1');
+      assert.strictEqual(api.success, false);
+      assert.match(api.stderr, /redeclaration of 'search'\n'search' already exists/);
+      assert.strictEqual((await shared.execute('function search() {}')).success, false);
+      await shared.execute('class Widget {}');
+      assert.match((await shared.execute('class Widget {}')).stderr, /redeclaration of 'Widget'\n'Widget' already exists/);
     });
 
     it('supports top-level await and prints the last expression like a REPL (undefined is not printed)', async () => {
@@ -204,6 +220,22 @@ describe('code sandbox (QuickJS in a worker)', function () {
   });
 
   describe('isolation', () => {
+    it('exposes exactly the documented API next to the ECMAScript globals', async () => {
+      const standard = 'AggregateError Array ArrayBuffer BigInt BigInt64Array BigUint64Array Boolean DataView Date Error EvalError FinalizationRegistry Float16Array Float32Array Float64Array Function Infinity Int16Array Int32Array Int8Array InternalError Iterator JSON Map Math NaN Number Object Promise Proxy RangeError ReferenceError Reflect RegExp Set SharedArrayBuffer String Symbol SyntaxError TypeError URIError Uint16Array Uint32Array Uint8Array Uint8ClampedArray WeakMap WeakRef WeakSet decodeURI decodeURIComponent encodeURI encodeURIComponent escape eval globalThis isFinite isNaN parseFloat parseInt undefined unescape'.split(' ');
+      // Ours are the non-writable, non-configurable ones; anything else non-standard is a variable of an earlier test.
+      const result = await shared.execute('Object.getOwnPropertyNames(globalThis).map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name).writable])');
+      const extra = (JSON.parse(result.stdout) as Array<[string, boolean]>).filter(([name, writable]) => !standard.includes(name) && !writable).map(([name]) => name).sort();
+      assert.deepStrictEqual(extra, ['Path', 'cite', 'console', 'exists', 'listDir', 'list_documents', 'readFile', 'readJson', 'readLines', 'search']);
+      for (const name of extra) {
+        assert.match(SANDBOX_API_DESCRIPTION, new RegExp(`\\b${name}[.(]`), `${name} is documented`);
+      }
+      for (const name of ['Path.join', 'Path.basename', 'Path.dirname', 'console.log', 'console.warn', 'console.error', 'console.info', 'console.debug']) {
+        const [object, member] = name.split('.');
+        assert.strictEqual((await shared.execute(`typeof ${object}.${member}`)).stdout, 'function\n');
+        assert.ok(SANDBOX_API_DESCRIPTION.includes(member), `${name} is documented`);
+      }
+    });
+
     it('has no require, process, fetch, timers, import or Node objects', async () => {
       const result = await shared.execute('[typeof require, typeof process, typeof fetch, typeof setTimeout, typeof setInterval, typeof queueMicrotask, typeof module, typeof exports, typeof Buffer, typeof WebAssembly, typeof __dirname]');
       assert.deepStrictEqual(JSON.parse(result.stdout), Array(11).fill('undefined'));
