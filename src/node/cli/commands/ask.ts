@@ -143,7 +143,7 @@ export async function runQuestionCommand(context: CommandContext, mode: AgentMod
 
 export const askCommand: CliCommand = {
   name: 'ask',
-  usage: 'ask "<question>" [--model NAME] [--base-url URL] [--api-key KEY] [--filter SQL] [--verbose] [--db dir] [--json]',
+  usage: 'ask "<question>" [--model NAME] [--base-url URL] [--api-key KEY] [--thinking] [--filter SQL] [--verbose] [--db dir] [--json]',
   summary: 'Answer a question from the index with citations (the model picks search or code analysis)',
   options: QUESTION_OPTIONS,
   run: (context) => runQuestionCommand(context, 'auto'),
