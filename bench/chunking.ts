@@ -20,6 +20,7 @@ function scifactDocuments(): Array<{ id: string; items: DocumentItem[] }> {
 
 function measure(name: string, documents: ReadonlyArray<{ id: string; items: readonly DocumentItem[] }>): number {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   let chunks = 0;
   let maximum = 0;
   let overLimit = 0;
@@ -30,6 +31,7 @@ function measure(name: string, documents: ReadonlyArray<{ id: string; items: rea
     all.push(...result);
   }
   const elapsed = performance.now() - started;
+  const cpu = cpuMilliseconds(cpuStarted);
   let underestimated = 0;
   for (const chunk of all) {
     const exact = countChunkTokens(chunk.searchText);
@@ -40,13 +42,20 @@ function measure(name: string, documents: ReadonlyArray<{ id: string; items: rea
   const exactCounts = all.map((chunk) => countChunkTokens(chunk.searchText)).sort((left, right) => left - right);
   const median = exactCounts[Math.floor(exactCounts.length / 2)] ?? 0;
   const small = exactCounts.filter((count) => count < 64).length;
-  console.log(`${name}: ${documents.length} documents -> ${chunks} chunks in ${elapsed.toFixed(0)} ms; max exact tokens ${maximum}, over limit ${overLimit}, tokenCount under exact ${underestimated}; median ${median} tokens, ${small} chunks under 64 (${CHUNK_TOKENIZER_NAME})`);
-  return elapsed;
+  console.log(`${name}: ${documents.length} documents -> ${chunks} chunks in ${elapsed.toFixed(0)} ms (CPU ${cpu.toFixed(0)} ms); max exact tokens ${maximum}, over limit ${overLimit}, tokenCount under exact ${underestimated}; median ${median} tokens, ${small} chunks under 64 (${CHUNK_TOKENIZER_NAME})`);
+  return cpu;
+}
+
+/** User + system CPU time since `since` (ms): steadier than wall time on a shared machine. */
+function cpuMilliseconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
 }
 
 /** Reference: one plain token count per item text, the floor any token-bounded chunker pays. */
 function countOnce(name: string, documents: ReadonlyArray<{ items: readonly DocumentItem[] }>): number {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   let tokens = 0;
   for (const document of documents) {
     for (const item of document.items) {
@@ -54,8 +63,9 @@ function countOnce(name: string, documents: ReadonlyArray<{ items: readonly Docu
     }
   }
   const elapsed = performance.now() - started;
-  console.log(`${name}: counting every item's tokens once takes ${elapsed.toFixed(0)} ms (${tokens} tokens)`);
-  return elapsed;
+  const cpu = cpuMilliseconds(cpuStarted);
+  console.log(`${name}: counting every item's tokens once takes ${elapsed.toFixed(0)} ms (CPU ${cpu.toFixed(0)} ms, ${tokens} tokens)`);
+  return cpu;
 }
 
 async function main(): Promise<void> {
@@ -63,7 +73,7 @@ async function main(): Promise<void> {
   measure('scifact (cold tokenizer)', scifact);
   const reference = countOnce('scifact reference', scifact);
   const warm = measure('scifact (warm)', scifact);
-  console.log(`scifact chunking / reference ratio: ${(warm / reference).toFixed(2)}`);
+  console.log(`scifact chunking / reference CPU-time ratio: ${(warm / reference).toFixed(2)}`);
   const converterPath = path.resolve(__dirname, '..', 'src', 'node', 'convert', 'convertFile.ts');
   if (!fs.existsSync(converterPath)) {
     console.log('shared corpus: skipped (src/node/convert/convertFile.ts missing)');
