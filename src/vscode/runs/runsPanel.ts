@@ -53,7 +53,7 @@ export class RunsPanel implements vscode.Disposable {
     this.ready = false;
     panel.iconPath = vscode.Uri.joinPath(mediaRoot, 'haiku.svg');
     panel.webview.html = this.html(panel.webview, mediaRoot, scriptRoot);
-    panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), undefined, this.subscriptions);
+    panel.webview.onDidReceiveMessage((raw: unknown) => this.handleMessage(raw), undefined, this.subscriptions);
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
@@ -64,7 +64,8 @@ export class RunsPanel implements vscode.Disposable {
     return this.panel !== undefined;
   }
 
-  private async receive(raw: unknown): Promise<void> {
+  /** Handles one message from the webview (public so tests can drive the host side of the protocol). */
+  async handleMessage(raw: unknown): Promise<void> {
     const message = parseWebviewMessage(raw);
     if (!message) {
       this.log('Runs panel: dropped a malformed message from the webview.');

@@ -1,0 +1,111 @@
+import * as assert from 'node:assert';
+import * as vscode from 'vscode';
+import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import { activateHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
+
+function resultText(result: vscode.LanguageModelToolResult): string {
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+async function invoke(name: string, input: object): Promise<string> {
+  const cancellation = new vscode.CancellationTokenSource();
+  return resultText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, cancellation.token));
+}
+
+/** The language-model tools, "Insert Citation", and the index following file creates, edits and deletes. */
+describe('Haiku: language-model tools, citing while writing, file watching', () => {
+  let api: HaikuExtensionApi;
+
+  before(async () => {
+    api = await activateHaiku();
+    await waitForIndex(api);
+  });
+
+  it('registers the three tools with vscode.lm and they answer from the index', async () => {
+    const names = vscode.lm.tools.map((tool) => tool.name);
+    for (const name of ['haiku_search', 'haiku_listDocuments', 'haiku_readSection']) {
+      assert.ok(names.includes(name), `${name} in vscode.lm.tools`);
+    }
+    const hits = await invoke('haiku_search', { query: 'garbage collector pacer GOGC', limit: 3 });
+    // Expansion merges overlapping hits, so up to three come back.
+    assert.match(hits, /^[123] hits for "garbage collector pacer GOGC"/);
+    assert.match(hits, /\[1\] guides\/gc-guide\.html L\d+/);
+    assert.match(hits, /chunk: \S+ · score/);
+    const scoped = await invoke('haiku_search', { query: 'garbage collector', path: 'guides/features.md' });
+    assert.ok(!scoped.includes('gc-guide.html'), 'the path scopes the search');
+    const documents = await invoke('haiku_listDocuments', {});
+    assert.match(documents, /^5 documents:/);
+    assert.match(documents, /papers\/multi_page\.pdf .*\(pdf/);
+    const toc = await invoke('haiku_readSection', { document: 'features.md' });
+    assert.match(toc, /Sections of guides\/features\.md/);
+    const section = await invoke('haiku_readSection', { document: 'guides/features.md', section: 'TypeScript > Transpile Only' });
+    assert.match(section, /^guides\/features\.md L\d+–L\d+ — Transpile Only\n\n### Transpile Only\n\nNote that Vite only performs transpilation/);
+    assert.match(await invoke('haiku_readSection', { document: 'nope.md' }), /No indexed document matches/);
+  });
+
+  it('inserts a Markdown citation link to the chosen chunk at the cursor', async () => {
+    const notes = workspaceUri('notes/e2e-citations.md');
+    await vscode.workspace.fs.writeFile(notes, new TextEncoder().encode('# Notes\n\nHMR: \n'));
+    try {
+      const editor = await vscode.window.showTextDocument(notes);
+      editor.selection = new vscode.Selection(2, 5, 2, 5);
+      const link = await vscode.commands.executeCommand<string>('haiku.insertCitation', { query: 'Hot Module Replacement HMR API', pickFirst: true });
+      assert.match(link, /^\[Features › [^\]]+\]\(\.\.\/guides\/features\.md#L\d+(-L\d+)?\)$/);
+      assert.strictEqual(editor.document.lineAt(2).text, `HMR: ${link}`);
+      const pdfLink = await vscode.commands.executeCommand<string>('haiku.insertCitation', { query: 'multi page pdf', pickFirst: true });
+      if (pdfLink?.includes('.pdf')) {
+        assert.match(pdfLink, /\(\.\.\/papers\/multi_page\.pdf#page=\d+\)$/);
+      }
+      await editor.document.save();
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(workspaceUri('notes'), { recursive: true });
+    }
+  });
+
+  it('follows a created, edited and deleted file in the index and the tree', async () => {
+    const file = workspaceUri('guides/e2e-watched.md');
+    const findDocument = async () => (await (await api.knowledgeBase()).listDocuments()).find((document) => document.relativePath === 'guides/e2e-watched.md');
+    const sectionTitles = async (): Promise<string[]> => {
+      const guides = (await api.sectionsTree.getChildren())[0];
+      const node = (await api.sectionsTree.getChildren(guides)).find((candidate) => candidate.kind === 'document' && candidate.document.relativePath === 'guides/e2e-watched.md');
+      if (!node) {
+        return [];
+      }
+      const [top] = await api.sectionsTree.getChildren(node);
+      return top ? (await api.sectionsTree.getChildren(top)).map((child) => (child.kind === 'section' ? child.section.title : '')) : [];
+    };
+    try {
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('# Watched\n\n## Alpha\n\nThe zyxwvut alpha paragraph.\n'));
+      await waitFor(findDocument, 'the created file to be indexed');
+      await waitFor(async () => (await sectionTitles()).join() === 'Alpha', 'the tree to show the new document');
+      const hits = await (await api.knowledgeBase()).search('zyxwvut');
+      assert.strictEqual(hits[0]?.title, 'Watched');
+
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('# Watched\n\n## Alpha\n\nThe zyxwvut alpha paragraph.\n\n## Beta\n\nA qponmlk beta paragraph.\n'));
+      await waitFor(async () => (await sectionTitles()).join() === 'Alpha,Beta', 'the tree to show the edited sections');
+      assert.strictEqual((await (await api.knowledgeBase()).search('qponmlk'))[0]?.headings.at(-1), 'Beta');
+    } finally {
+      await vscode.workspace.fs.delete(file);
+    }
+    await waitFor(async () => (await findDocument()) === undefined, 'the deleted file to leave the index');
+    await waitFor(async () => (await sectionTitles()).length === 0, 'the tree to drop the deleted document');
+    assert.strictEqual(api.indexService.current.documents, 5);
+  });
+
+  it('pauses and resumes: changes made while paused are indexed on resume', async () => {
+    const file = workspaceUri('guides/e2e-paused.md');
+    await vscode.commands.executeCommand('haiku.pauseIndexing');
+    assert.strictEqual(api.indexService.current.state, 'paused');
+    try {
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('# Paused\n\nWritten while indexing was paused.\n'));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      assert.strictEqual(api.indexService.current.documents, 5, 'nothing indexed while paused');
+      await vscode.commands.executeCommand('haiku.resumeIndexing');
+      await waitFor(() => api.indexService.current.documents === 6 && api.indexService.current.state === 'ready', 'the paused change to be indexed after resume');
+    } finally {
+      await vscode.workspace.fs.delete(file);
+    }
+    await waitFor(() => api.indexService.current.documents === 5, 'the index back at five documents');
+  });
+});
