@@ -47,6 +47,35 @@ export interface SandboxWorkerScript {
   execArgv: string[];
 }
 
+const WASM_FILE_NAME = 'emscripten-module.wasm';
+const compiledWasmByPath = new Map<string, Promise<WebAssembly.Module | undefined>>();
+
+/**
+ * Compiles QuickJS's wasm once per process and hands it to every worker, which then only instantiates it
+ * (and shares V8's compiled code). The file is the one beside the worker script (the bundle's copy), or the
+ * package's when running from source. Undefined when absent: the worker then loads the file itself and
+ * reports what is missing.
+ */
+function compiledWasmFor(script: SandboxWorkerScript): Promise<WebAssembly.Module | undefined> {
+  let wasmPath = path.join(path.dirname(script.file), WASM_FILE_NAME);
+  if (!fs.existsSync(wasmPath) && script.file.endsWith('.ts')) {
+    try {
+      wasmPath = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  }
+  let compiled = compiledWasmByPath.get(wasmPath);
+  if (!compiled) {
+    compiled = fs.promises.readFile(wasmPath).then((bytes) => WebAssembly.compile(bytes)).catch(() => {
+      compiledWasmByPath.delete(wasmPath);
+      return undefined;
+    });
+    compiledWasmByPath.set(wasmPath, compiled);
+  }
+  return compiled;
+}
+
 const SESSION_RESET_NOTE = 'The sandbox session was reset: variables and functions from earlier execute_code calls are gone; define them again.';
 
 /**
@@ -165,10 +194,12 @@ class WorkerCodeSandbox implements CodeSandbox {
   private queue: Promise<unknown> = Promise.resolve();
   private nextExecutionId = 1;
   private disposed = false;
+  private compiledWasm: WebAssembly.Module | undefined;
 
   constructor(private readonly host: SandboxHost, private readonly limits: CodeSandboxLimits, private readonly script: SandboxWorkerScript) {}
 
   async start(abortSignal?: AbortSignal): Promise<void> {
+    this.compiledWasm = await compiledWasmFor(this.script);
     await this.readyWorker(abortSignal);
   }
 
@@ -189,6 +220,7 @@ class WorkerCodeSandbox implements CodeSandbox {
       memoryLimitBytes: this.limits.memoryLimitBytes,
       stackLimitBytes: this.limits.stackLimitBytes,
       maxOutputChars: this.limits.maxOutputChars,
+      compiledWasm: this.compiledWasm,
     });
   }
 

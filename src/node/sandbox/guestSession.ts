@@ -1,5 +1,6 @@
 import {
   newQuickJSWASMModuleFromVariant,
+  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
@@ -32,6 +33,8 @@ export interface GuestSessionOptions {
   callHost(method: string, args: unknown[]): Promise<string>;
   /** Epoch milliseconds; tests substitute a controllable clock. */
   clock?: () => number;
+  /** The QuickJS wasm compiled by the main thread (shared compiled code, no compile per worker). */
+  compiledWasm?: WebAssembly.Module;
 }
 
 export interface GuestOutcome {
@@ -96,9 +99,12 @@ class Execution {
 
 let wasmModule: Promise<QuickJSWASMModule> | undefined;
 
-/** The wasm module is loaded once per worker (the variant finds `emscripten-module.wasm` next to itself). */
-function loadModule(): Promise<QuickJSWASMModule> {
-  wasmModule ??= newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
+/**
+ * The wasm module is loaded once per thread: from the compiled module the main thread sent, else the variant
+ * finds `emscripten-module.wasm` next to itself (the bundle's folder, or node_modules from source).
+ */
+function loadModule(compiledWasm: WebAssembly.Module | undefined): Promise<QuickJSWASMModule> {
+  wasmModule ??= newQuickJSWASMModuleFromVariant(compiledWasm ? newVariant(RELEASE_SYNC, { wasmModule: compiledWasm }) : RELEASE_SYNC);
   return wasmModule;
 }
 
@@ -126,7 +132,7 @@ export class GuestSession {
   }
 
   static async create(options: GuestSessionOptions): Promise<GuestSession> {
-    const module = await loadModule();
+    const module = await loadModule(options.compiledWasm);
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(options.memoryLimitBytes);
     // Above 256 KiB deep guest recursion can overflow the host's own stack instead of raising a guest error.

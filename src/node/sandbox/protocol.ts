@@ -5,6 +5,8 @@ export interface SandboxWorkerSettings {
   memoryLimitBytes: number;
   stackLimitBytes: number;
   maxOutputChars: number;
+  /** QuickJS's wasm compiled once on the main thread; absent when it was not found there. */
+  compiledWasm?: WebAssembly.Module;
 }
 
 export type MainToWorkerMessage =
