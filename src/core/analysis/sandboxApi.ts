@@ -1,5 +1,5 @@
 import type { DocumentSummary, SearchResult } from '../model/search';
-import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
 
 /**
  * What guest code sees of the host: the shapes below are what `search()` and `list_documents()` return inside
@@ -115,7 +115,8 @@ Read-only files (the only ones that exist):
 A missing path rejects with an Error whose message starts with ENOENT (code property 'ENOENT').
 
 Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts, and running code is stopped
-and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut.
+and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
+memory is about ${Math.round(SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024)} MiB (read a large file once and keep slices, not copies).
 
 Example:
 const toc = await readJson(\`/documents/\${id}/toc.json\`);
