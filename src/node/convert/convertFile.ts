@@ -82,7 +82,19 @@ async function readFileChecked(filePath: string, options: ConvertFileOptions): P
   }
 }
 
+/** Runs the converter; anything it throws that is not already typed becomes a `ConversionError` naming the file. */
 async function convertBytes(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
+  try {
+    return await convertWithConverter(filePath, bytes, options);
+  } catch (error) {
+    if (isHaikuError(error)) {
+      throw error;
+    }
+    throw new ConversionError('corrupt_file', filePath, `could not be converted (${error instanceof Error ? error.message : String(error)}). Exclude the file or report the problem with a copy of it.`, { cause: error });
+  }
+}
+
+async function convertWithConverter(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
   const fileName = path.basename(filePath);
   const kind = converterFor(filePath);
   throwIfAborted(options.abortSignal);

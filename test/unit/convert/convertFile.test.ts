@@ -133,6 +133,11 @@ describe('convertFile', function () {
     await assert.rejects(convertFile(legacy), (error: Error) => expectConversionError('corrupt_file', legacy)(error) && /legacy binary Word/.test(error.message));
   });
 
+  it('turns a converter failure (pathologically deep HTML) into a ConversionError instead of a crash', async () => {
+    const filePath = write('deep.html', '<div>'.repeat(30_000) + 'deep' + '</div>'.repeat(30_000));
+    await assert.rejects(convertFile(filePath), (error: Error) => expectConversionError('corrupt_file', filePath)(error) && /could not be converted/.test(error.message));
+  });
+
   it('converts a batch, continuing past bad files and reporting each error', async () => {
     const good = write('batch/good.md', '# Good\n\nText.');
     const empty = write('batch/empty.txt', '');
