@@ -88,3 +88,9 @@ export function budgetNotices(options: {
   }
   return notices;
 }
+
+/** Tag of the citation policy's redirect, so hosts can recognise it in the history. */
+export const CITATION_REDIRECT_TAG = '[haiku/citation-redirect]';
+
+/** The one message the citation policy sends when an answer used evidence but cited nothing. */
+export const CITATION_REDIRECT_MESSAGE = `${CITATION_REDIRECT_TAG} Before this question ends, record what grounds the answer you just gave: call the cite tool with the chunk ids of the retrieved evidence that supports it, or with an empty list if nothing you retrieved supports it. Do not change the answer; after citing, repeat it as it was.`;

@@ -11,7 +11,7 @@ import { CITE_TOOL_NAME, createCiteTool } from './citeTool';
 import { compactEarlierTurns } from './contextManagement';
 import { currentCitations, startQuestion, type Citation, type CitationStatus, type ConversationState, type ExecutionRecord } from './conversationState';
 import { createExecuteCodeTool, EXECUTE_CODE_TOOL_NAME } from './executeCodeTool';
-import { budgetNotices, buildInstructions, type AgentMode } from './instructions';
+import { budgetNotices, buildInstructions, CITATION_REDIRECT_MESSAGE, type AgentMode } from './instructions';
 import { toModelError, type ModelDescription } from './modelErrors';
 import { createRagCiteTool, RAG_CITE_TOOL_NAME } from './ragCiteTool';
 import { createRagSearchTool, RAG_SEARCH_TOOL_NAME } from './ragSearchTool';
@@ -33,6 +33,11 @@ export interface AgentSettings {
   temperature?: number;
   codeTimeoutSeconds: number;
   maxOutputChars: number;
+  /**
+   * When an answer used evidence but cited nothing, ask the model once to declare its citations (or an empty
+   * list) and repeat the answer unchanged. Costs one more request in that case; off by default.
+   */
+  citationPolicy: boolean;
 }
 
 export function defaultAgentSettings(): AgentSettings {
@@ -45,6 +50,7 @@ export function defaultAgentSettings(): AgentSettings {
     vision: false,
     codeTimeoutSeconds: limits.SANDBOX_CODE_TIMEOUT_SECONDS,
     maxOutputChars: limits.SANDBOX_MAX_OUTPUT_CHARS,
+    citationPolicy: false,
   };
 }
 
@@ -59,6 +65,7 @@ export function agentSettingsFromConfig(config: HaikuConfig): AgentSettings {
     temperature: config.qa.model.temperature,
     codeTimeoutSeconds: config.sandbox.codeTimeoutSeconds,
     maxOutputChars: config.sandbox.maxOutputChars,
+    citationPolicy: false,
   };
 }
 
@@ -149,66 +156,70 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
   const maxRequests = requestLimit === null ? limits.AGENT_MAX_REQUESTS_UNLIMITED : requestLimit + 2 * limits.CITE_GRACE_REQUESTS + 1;
 
   const messages: ModelMessage[] = [...compactEarlierTurns(options.history ?? []), { role: 'user', content: options.question }];
-  let streamError: unknown;
-  let requests = 0;
-  try {
+  /** Tool names each model response of this question called, across turns (the request window reads it). */
+  const toolNamesPerStep: string[][] = [];
+
+  /** Which tools the request with this 0-based number may offer, and the notices that go with them. */
+  const toolsForRequest = (stepNumber: number) => {
+    const activeTools: string[] = [];
+    const citeOnly: string[] = [];
+    let withdrawn = false;
+    if (mode !== 'analysis') {
+      const availability = toolAvailability(stepNumber, toolNamesPerStep, requestLimit, RAG_TOOL_NAMES);
+      activeTools.push(...activeToolsFor(availability, [RAG_SEARCH_TOOL_NAME, RAG_CITE_TOOL_NAME], RAG_CITE_TOOL_NAME));
+      citeOnly.push(...(availability === 'cite-only' ? [RAG_CITE_TOOL_NAME] : []));
+      withdrawn ||= availability !== 'all';
+    }
+    if (mode !== 'rag') {
+      const availability = toolAvailability(stepNumber, toolNamesPerStep, requestLimit, ANALYSIS_TOOL_NAMES);
+      activeTools.push(...activeToolsFor(availability, [ANALYSIS_SEARCH_TOOL_NAME, EXECUTE_CODE_TOOL_NAME, CITE_TOOL_NAME], CITE_TOOL_NAME));
+      citeOnly.push(...(availability === 'cite-only' ? [CITE_TOOL_NAME] : []));
+      withdrawn ||= availability !== 'all';
+    }
+    const notices = budgetNotices({
+      searchToolsOffered: activeTools.filter((name) => name === RAG_SEARCH_TOOL_NAME || name === ANALYSIS_SEARCH_TOOL_NAME),
+      searchBudgetSpent: run.searchBudget.spent,
+      executeCodeOffered: activeTools.includes(EXECUTE_CODE_TOOL_NAME),
+      executionBudgetSpent: run.executionBudget.spent,
+      citeOnlyTools: citeOnly,
+      toolsWithdrawn: withdrawn,
+    });
+    return { activeTools, system: notices.length > 0 ? `${instructions}\n\n${notices.join('\n')}` : instructions };
+  };
+
+  /** One tool loop over `turnMessages`; request numbers continue from earlier turns of the same question. */
+  const runTurn = async (turnMessages: ModelMessage[]): Promise<{ texts: string[]; messages: ModelMessage[] }> => {
+    const stepOffset = toolNamesPerStep.length;
+    let streamError: unknown;
     const result = streamText({
       model: options.model,
       system: instructions,
-      messages,
+      messages: turnMessages,
       tools,
       temperature: settings.temperature,
       maxRetries: options.maxRetries ?? limits.MODEL_MAX_RETRIES,
       // The run's signal: the caller's, plus host failures that end the run (see `AgentRun.fail`).
       abortSignal: run.abortSignal,
-      stopWhen: stepCountIs(maxRequests),
-      prepareStep: ({ stepNumber, steps }) => {
-        run.currentStep = stepNumber;
-        requests = stepNumber + 1;
-        const toolNamesPerStep = steps.map((step) => step.toolCalls.map((call) => call.toolName));
-        const activeTools: string[] = [];
-        const citeOnly: string[] = [];
-        let withdrawn = false;
-        if (mode !== 'analysis') {
-          const availability = toolAvailability(stepNumber, toolNamesPerStep, requestLimit, RAG_TOOL_NAMES);
-          activeTools.push(...activeToolsFor(availability, [RAG_SEARCH_TOOL_NAME, RAG_CITE_TOOL_NAME], RAG_CITE_TOOL_NAME));
-          citeOnly.push(...(availability === 'cite-only' ? [RAG_CITE_TOOL_NAME] : []));
-          withdrawn ||= availability !== 'all';
-        }
-        if (mode !== 'rag') {
-          const availability = toolAvailability(stepNumber, toolNamesPerStep, requestLimit, ANALYSIS_TOOL_NAMES);
-          activeTools.push(...activeToolsFor(availability, [ANALYSIS_SEARCH_TOOL_NAME, EXECUTE_CODE_TOOL_NAME, CITE_TOOL_NAME], CITE_TOOL_NAME));
-          citeOnly.push(...(availability === 'cite-only' ? [CITE_TOOL_NAME] : []));
-          withdrawn ||= availability !== 'all';
-        }
-        const notices = budgetNotices({
-          searchToolsOffered: activeTools.filter((name) => name === RAG_SEARCH_TOOL_NAME || name === ANALYSIS_SEARCH_TOOL_NAME),
-          searchBudgetSpent: run.searchBudget.spent,
-          executeCodeOffered: activeTools.includes(EXECUTE_CODE_TOOL_NAME),
-          executionBudgetSpent: run.executionBudget.spent,
-          citeOnlyTools: citeOnly,
-          toolsWithdrawn: withdrawn,
-        });
-        return { activeTools, system: notices.length > 0 ? `${instructions}\n\n${notices.join('\n')}` : instructions };
+      stopWhen: stepCountIs(Math.max(1, maxRequests - stepOffset)),
+      prepareStep: ({ stepNumber }) => {
+        run.currentStep = stepOffset + stepNumber;
+        return toolsForRequest(run.currentStep);
       },
       onStepFinish: (step) => {
-        run.emit({
-          type: 'step-finished',
-          stepNumber: run.currentStep,
-          toolNames: step.toolCalls.map((call) => call.toolName),
-          finishReason: step.finishReason,
-        });
+        const toolNames = step.toolCalls.map((call) => call.toolName);
+        toolNamesPerStep[run.currentStep] = toolNames;
+        run.emit({ type: 'step-finished', stepNumber: run.currentStep, toolNames, finishReason: step.finishReason });
       },
       // Errors are read from the stream below; without this the SDK would also log them to the console.
       onError: () => undefined,
     });
-    let stepTexts: string[] = [''];
+    const texts: string[] = [''];
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') {
-        stepTexts[stepTexts.length - 1] += part.text;
+        texts[texts.length - 1] += part.text;
         run.emit({ type: 'text-delta', text: part.text, stepNumber: run.currentStep });
       } else if (part.type === 'finish-step') {
-        stepTexts.push('');
+        texts.push('');
       } else if (part.type === 'error') {
         streamError ??= part.error;
       } else if (part.type === 'abort') {
@@ -223,16 +234,29 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
     }
     throwIfAborted(abortSignal, 'The question');
     const response = await result.response;
-    stepTexts = stepTexts.map((text) => text.trim()).filter((text) => text !== '');
+    return { texts: texts.map((text) => text.trim()).filter((text) => text !== ''), messages: response.messages };
+  };
+
+  try {
+    const first = await runTurn(messages);
+    let texts = first.texts;
+    const responseMessages = [...first.messages];
+    // Citation policy (optional): an answer that used evidence but cited nothing gets one request to declare it.
+    if (settings.citationPolicy && run.citationStatus() === 'missing' && toolsForRequest(toolNamesPerStep.length).activeTools.some((name) => name === RAG_CITE_TOOL_NAME || name === CITE_TOOL_NAME)) {
+      const redirect: ModelMessage = { role: 'user', content: CITATION_REDIRECT_MESSAGE };
+      const second = await runTurn([...messages, ...responseMessages, redirect]);
+      responseMessages.push(redirect, ...second.messages);
+      texts = second.texts.length > 0 ? second.texts : texts;
+    }
     state.citationStatus = run.citationStatus();
     return {
-      answer: stepTexts.at(-1) ?? '',
+      answer: texts.at(-1) ?? '',
       citations: currentCitations(state),
       executions: [...state.executions],
       citationStatus: state.citationStatus,
       state,
-      responseMessages: response.messages,
-      requests,
+      responseMessages,
+      requests: toolNamesPerStep.length,
     };
   } catch (error) {
     if (run.failure !== undefined && !abortSignal?.aborted) {

@@ -166,7 +166,7 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
       ['search-started', 'search-finished', 'step-finished', 'text-delta', 'citation-added'],
     );
     const finished = seen.find((event) => event.type === 'search-finished');
-    assert.ok(finished && finished.type === 'search-finished' && finished.results.length === finished.resultCount && finished.resultCount > 0);
+    assert.ok(finished && finished.type === 'search-finished' && finished.results?.length === finished.resultCount && finished.resultCount > 0);
     const deltas = seen.filter((event): event is Extract<AgentEvent, { type: 'text-delta' }> => event.type === 'text-delta');
     assert.deepStrictEqual([...new Set(deltas.map((event) => event.stepNumber))], [1, 2], 'text deltas say which response they belong to');
     assert.strictEqual(answer.answer, 'Done.', 'the answer is the last response with text');
@@ -231,6 +231,37 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     assert.notStrictEqual(newId, firstId);
     // A new chunk gets the next display index; a chunk cited in an earlier question keeps its own.
     assert.deepStrictEqual(third.answer.citations.map((citation) => [citation.chunkId, citation.index]), [[newId, 2], [firstId, 1]]);
+  });
+
+  it('citation policy (opt-in): an answer built on evidence but not cited gets one redirect, then the repeated answer', async () => {
+    server.push(
+      { toolCalls: [search('cache')] },
+      { text: 'The cache is in node_modules/.vite.' },
+      (request) => ({ toolCalls: [cite(chunkIdsIn(toolMessages(request)[0].content).slice(0, 1))] }),
+      { text: 'The cache is in node_modules/.vite.' },
+      { toolCalls: [search('modes')] },
+      { text: 'Modes exist.' },
+      { text: 'Still no citation.' },
+    );
+    const { answer } = await askScripted(server, corpus.store, { settings: { citationPolicy: true } });
+    const redirect = server.requests[2].body.messages.at(-1)!;
+    assert.strictEqual(redirect.role, 'user');
+    assert.match(String(redirect.content), /^\[haiku\/citation-redirect\] .*Do not change the answer/);
+    assert.strictEqual(answer.citationStatus, 'grounded');
+    assert.strictEqual(answer.citations.length, 1);
+    assert.strictEqual(answer.answer, 'The cache is in node_modules/.vite.');
+    assert.strictEqual(answer.requests, 4);
+    assert.deepStrictEqual(answer.responseMessages.map((message) => message.role), ['assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    // Asked at most once per question: a model that still does not cite keeps its answer, status stays missing.
+    const second = await askScripted(server, corpus.store, { settings: { citationPolicy: true }, state: answer.state });
+    assert.strictEqual(server.requests.length, 7);
+    assert.strictEqual(second.answer.citationStatus, 'missing');
+    assert.strictEqual(second.answer.answer, 'Still no citation.');
+    // Off by default: no redirect.
+    server.push({ toolCalls: [search('cache')] }, { text: 'plain' });
+    const third = await askScripted(server, corpus.store, { state: second.answer.state });
+    assert.strictEqual(third.answer.citationStatus, 'missing');
+    assert.strictEqual(server.requests.length, 9);
   });
 
   it('searching after citing makes the question "missing" again; citing in the same response as a search does not ground it', async () => {
