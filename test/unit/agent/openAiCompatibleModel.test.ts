@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 import { runAgent } from '../../../src/core/agent/runAgent';
@@ -56,6 +56,31 @@ describe('agent: OpenAI-compatible model', function () {
     assert.strictEqual(second.body.temperature, 0.7);
     assert.strictEqual(second.body.reasoning_effort, 'medium');
     assert.strictEqual(second.headers.authorization, 'Bearer secret');
+  });
+
+  it('the scripted server splits streamed tool-call arguments across SSE chunks (and the SDK reassembles them)', async () => {
+    const call = { name: 'lookup', arguments: { key: 'a fairly long argument value that spans several chunks' } };
+    server.push({ toolCalls: [call] }, { toolCalls: [call] }, { text: 'done' });
+    const response = await fetch(`${server.baseUrl}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, messages: [] }) });
+    const events = (await response.text()).split('\n\n').filter((line) => line.startsWith('data: {'));
+    const pieces = events.flatMap((line) => (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { tool_calls?: Array<{ function?: { arguments?: string } }> } }> }).choices)
+      .flatMap((choice) => choice.delta?.tool_calls ?? [])
+      .map((delta) => delta.function?.arguments ?? '')
+      .filter((piece) => piece !== '');
+    assert.ok(pieces.length > 5);
+    assert.deepStrictEqual(JSON.parse(pieces.join('')), call.arguments);
+    const { model } = createOpenAiCompatibleModel({ baseUrl: server.baseUrl, name: 'm' });
+    const seen: string[] = [];
+    const result = streamText({
+      model,
+      prompt: 'x',
+      stopWhen: stepCountIs(2),
+      tools: { lookup: tool({ inputSchema: z.object({ key: z.string() }), execute: async ({ key }) => (seen.push(key), 'ok') }) },
+    });
+    assert.strictEqual(await result.text, 'done');
+    assert.strictEqual(server.requests.length, 3);
+    assert.strictEqual(server.requests[1].body.stream, true);
+    assert.deepStrictEqual(seen, [call.arguments.key]);
   });
 
   it('runs a tool loop over non-streaming JSON responses too', async () => {
