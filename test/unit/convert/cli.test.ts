@@ -23,7 +23,7 @@ describe('haiku convert', function () {
     const text = io.out.join('');
     assert.match(text, /^Command Line Interface {2}\(markdown, 30 items\)/);
     assert.match(text, /\n {2}# Command Line Interface {2}\[items 0\.\.30\)\n {4}## Dev server {2}\[items 1\.\.8\)\n {6}### vite {2}\[items 2\.\.8\)/);
-    assert.match(text, /\n +7 #\/tables\/0 +table {2}17:0-36:\d+ {2}\| Options \|/);
+    assert.match(text, /\n +7 #\/tables\/0 +table {2}17:1-36:\d+ {2}\| Options \|/);
   });
 
   it('prints JSON with title, format, items and toc', async () => {

@@ -55,10 +55,10 @@ function renderReadable(title: string, format: string, items: readonly DocumentI
   return lines.join('\n') + '\n';
 }
 
-/** `12:0-14:3` (1-based lines, as editors show them), or the pages, or `-`. */
+/** `12:1-14:4` (1-based line:column as editors show them, end exclusive), or the pages, or `-`. */
 function describeRange(range: SourceRange | undefined, pageNumbers: readonly number[]): string {
   if (range?.startLine !== undefined && range.endLine !== undefined) {
-    return `${range.startLine + 1}:${range.startColumn ?? 0}-${range.endLine + 1}:${range.endColumn ?? 0}`;
+    return `${range.startLine + 1}:${(range.startColumn ?? 0) + 1}-${range.endLine + 1}:${(range.endColumn ?? 0) + 1}`;
   }
   if (pageNumbers.length > 0) {
     return `p.${pageNumbers.join(',')}`;
