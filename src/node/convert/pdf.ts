@@ -52,6 +52,7 @@ interface FontStyle {
   monospace: boolean;
 }
 
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 const BOLD_FONT = /bold|black|heavy|semibold|demi|[-,+]?bd\b|[-,]md\b|medi\b|cmbx|sfbx|cmb\d|^bx|ptmb|phvb/i;
 const ITALIC_FONT = /italic|oblique|[-,]it\b|cmti|sfti|cmsl|sfsl|ptmri|ptmi/i;
 const MONOSPACE_FONT = /mono|courier|consol|menlo|monaco|inconsolata|cmtt|sftt|lucida ?console|bookmastergothic|typewriter/i;
@@ -233,7 +234,9 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
       const matrix = multiply(viewport.transform, item.transform);
       const fontSize = Math.hypot(matrix[2], matrix[3]);
       const style = fonts.get(item.fontName) ?? { bold: false, italic: false, monospace: false };
-      const run: PdfTextRun = { text: item.str, x: matrix[4], baseline: matrix[5], width: item.width, fontSize, ...style };
+      // Control characters come from fonts without a usable encoding; they are noise in an index.
+      const text = item.str.replace(CONTROL_CHARACTERS, '');
+      const run: PdfTextRun = { text, x: matrix[4], baseline: matrix[5], width: item.width, fontSize, ...style };
       // Text that does not run left to right (vertical margin notes) is read after the page body.
       (matrix[0] > 0 && Math.abs(matrix[1]) <= 0.1 * Math.abs(matrix[0]) ? runs : rotated).push(run);
     }

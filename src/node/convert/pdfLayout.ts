@@ -36,6 +36,8 @@ export interface PdfLine {
   /** Text not running left to right (vertical margin notes, rotated table headers), placed after the page body. */
   rotated?: boolean;
   runs: PdfTextRun[];
+  /** A table found on the page: rows of cell texts (first row = header); `text` holds the cells joined. */
+  table?: string[][];
 }
 
 /** Runs on one baseline further apart than this (in font sizes) start a new segment. */
@@ -57,7 +59,8 @@ const STYLE_SHARE = 0.8;
  */
 export function layoutPage(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
   const segments = buildSegments(pageNumber, runs);
-  const ordered = orderByXyCut(segments);
+  const { tables, rest } = detectTables(segments);
+  const ordered = orderByXyCut([...rest, ...tables]);
   return rejoinSegments(ordered);
 }
 
@@ -277,10 +280,159 @@ function rejoinSegments(ordered: readonly PdfLine[]): PdfLine[] {
 }
 
 function sameVisualLine(previous: PdfLine, next: PdfLine): boolean {
+  if (previous.table || next.table) {
+    return false;
+  }
   const size = Math.max(previous.fontSize, next.fontSize);
   const ratio = next.fontSize / previous.fontSize;
   const gap = next.left - previous.right;
   return Math.abs(next.baseline - previous.baseline) <= 0.25 * Math.min(previous.fontSize, next.fontSize)
     && ratio > 1 / 1.3 && ratio < 1.3
     && gap > -0.5 * size && gap <= REJOIN_GAP_RATIO * size;
+}
+
+/** Rows of a table are at most this many font sizes apart (baseline to baseline). */
+const TABLE_ROW_PITCH_RATIO = 3;
+/** Prose columns have longer lines than this on average (characters); tables have at least one column of shorter cells. */
+const TABLE_CELL_CHARACTERS = 25;
+
+/**
+ * Simple table detection: runs of consecutive rows (segments sharing a baseline) where most rows have two or more
+ * segments, and the segments fall into two or more column bands (x ranges no segment crosses). Two columns of prose
+ * (both with long lines) are page columns, not a table. A row with nothing in the first column continues the row
+ * above (wrapped cells). Each table becomes one pseudo-line carrying the cell grid.
+ */
+function detectTables(segments: readonly PdfLine[]): { tables: PdfLine[]; rest: PdfLine[] } {
+  const rows = groupRows(segments);
+  const used = new Set<PdfLine>();
+  const tables: PdfLine[] = [];
+  let start = 0;
+  while (start < rows.length) {
+    if (rows[start].length < 2) {
+      start++;
+      continue;
+    }
+    // Extend the run while rows stay close; a single-segment row may continue a wrapped cell.
+    let end = start + 1;
+    while (end < rows.length) {
+      const previous = rows[end - 1];
+      const size = Math.max(...previous.map((item) => item.fontSize));
+      if (rows[end][0].baseline - previous[0].baseline > TABLE_ROW_PITCH_RATIO * size) {
+        break;
+      }
+      if (rows[end].length < 2 && (end + 1 >= rows.length || rows[end + 1].length < 2)) {
+        break;
+      }
+      end++;
+    }
+    const table = buildTable(rows.slice(start, end));
+    if (table) {
+      tables.push(table);
+      rows.slice(start, end).flat().forEach((item) => used.add(item));
+      start = end;
+    } else {
+      start++;
+    }
+  }
+  return { tables, rest: segments.filter((segment) => !used.has(segment)) };
+}
+
+function groupRows(segments: readonly PdfLine[]): PdfLine[][] {
+  const sorted = [...segments].sort((left, right) => left.baseline - right.baseline || left.left - right.left);
+  const rows: PdfLine[][] = [];
+  for (const segment of sorted) {
+    const row = rows[rows.length - 1];
+    if (row && Math.abs(segment.baseline - row[0].baseline) <= 0.35 * Math.min(segment.fontSize, row[0].fontSize)) {
+      row.push(segment);
+    } else {
+      rows.push([segment]);
+    }
+  }
+  rows.forEach((row) => row.sort((left, right) => left.left - right.left));
+  return rows;
+}
+
+function buildTable(rows: readonly PdfLine[][]): PdfLine | undefined {
+  const multiCell = rows.filter((row) => row.length >= 2);
+  if (multiCell.length < 2 || rows.length < 3 || rows.every((row) => row.every((item) => item.monospace))) {
+    // Aligned monospaced lines are code, not a table.
+    return undefined;
+  }
+  const size = median(rows.flat().map((item) => item.fontSize)) || 10;
+  const bands = splitByGaps(multiCell.flat(), 'x', 0.5 * size).map((band) => [Math.min(...band.map((item) => item.left)), Math.max(...band.map((item) => item.right))] as const);
+  if (bands.length < 2) {
+    return undefined;
+  }
+  const bandOf = (item: PdfLine) => {
+    const centre = (item.left + item.right) / 2;
+    return bands.findIndex(([left, right]) => centre >= left - 0.5 * size && centre <= right + 0.5 * size);
+  };
+  const cellLengths = bands.map(() => [] as number[]);
+  const grid: string[][] = [];
+  for (const row of rows) {
+    const cells = bands.map(() => [] as string[]);
+    for (const item of row) {
+      const index = bandOf(item);
+      if (index < 0) {
+        return undefined;
+      }
+      cells[index].push(item.text);
+      cellLengths[index].push(item.characterCount);
+    }
+    const texts = cells.map((parts) => parts.join(' '));
+    // A row with an empty first cell under a filled one continues the wrapped cells of the row above.
+    if (grid.length > 0 && !texts[0] && grid[grid.length - 1][0]) {
+      const previous = grid[grid.length - 1];
+      texts.forEach((text, index) => {
+        if (text) {
+          previous[index] = previous[index] ? `${previous[index]} ${text}` : text;
+        }
+      });
+    } else {
+      grid.push(texts);
+    }
+  }
+  const averages = cellLengths.map((lengths) => (lengths.length ? lengths.reduce((sum, length) => sum + length, 0) / lengths.length : 0));
+  if (grid.length < 2 || (bands.length === 2 && averages.every((average) => average >= TABLE_CELL_CHARACTERS))) {
+    return undefined;
+  }
+  // Bullets or step numbers beside text are a list.
+  if (bands.length === 2 && grid.every((row) => row[0].replace(/\s+/g, '').length <= 3)) {
+    return undefined;
+  }
+  // A column whose cells run on into the next row's cell (lower-case start) is running text beside other text.
+  const prose = bands.some((_, column) => {
+    let pairs = 0;
+    let continued = 0;
+    for (let index = 1; index < grid.length; index++) {
+      const [above, below] = [grid[index - 1][column], grid[index][column]];
+      if (above && below) {
+        pairs++;
+        if (!/[.:;!?]$/.test(above) && /^\p{Ll}/u.test(below)) {
+          continued++;
+        }
+      }
+    }
+    return averages[column] >= TABLE_CELL_CHARACTERS && continued >= Math.max(1, 0.4 * pairs);
+  });
+  if (prose) {
+    return undefined;
+  }
+  const members = rows.flat();
+  return {
+    pageNumber: members[0].pageNumber,
+    text: grid.map((row) => row.filter(Boolean).join(' ')).join(' '),
+    left: Math.min(...members.map((item) => item.left)),
+    right: Math.max(...members.map((item) => item.right)),
+    top: Math.min(...members.map((item) => item.top)),
+    bottom: Math.max(...members.map((item) => item.bottom)),
+    baseline: members[0].baseline,
+    fontSize: size,
+    bold: false,
+    italic: false,
+    monospace: false,
+    characterCount: members.reduce((sum, item) => sum + item.characterCount, 0),
+    runs: members.flatMap((item) => item.runs),
+    table: grid,
+  };
 }

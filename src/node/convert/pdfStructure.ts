@@ -4,7 +4,7 @@
  * Pure logic over `PdfLine`s; pdf.js stays in `pdf.ts`.
  */
 import type { ItemLabel } from '../../core/model/document';
-import { DocumentBuilder } from './documentBuilder';
+import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PdfLine } from './pdfLayout';
 
 export interface PdfPageLines {
@@ -156,6 +156,9 @@ function emitBlock(builder: DocumentBuilder, block: PdfBlock): void {
     case 'code':
       builder.add({ ...base, label: 'code', text: codeText(block.lines) });
       return;
+    case 'table':
+      builder.add({ ...base, label: 'table', text: markdownTable(block.lines[0].table ?? []) });
+      return;
     case 'document_index':
       builder.add({ ...base, label: 'document_index', text: block.lines.map((line) => line.text).join('\n') });
       return;
@@ -249,7 +252,7 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
 }
 
 function furnitureZone(line: PdfLine, page: PdfPageLines): FurnitureLabel | undefined {
-  if (line.rotated) {
+  if (line.rotated || line.table) {
     return undefined;
   }
   // Bare page numbers may sit further in (LaTeX puts them well above the bottom edge).
@@ -306,7 +309,7 @@ function groupBlocks(lines: readonly PdfLine[], bodySize: number): PdfBlock[] {
 
 function continuesBlock(lines: readonly PdfLine[], line: PdfLine, bodySize: number): boolean {
   const previous = lines[lines.length - 1];
-  if (line.rotated || previous.rotated) {
+  if (line.rotated || previous.rotated || line.table || previous.table) {
     return false;
   }
   if (line.bold !== previous.bold || line.italic !== previous.italic || line.monospace !== previous.monospace) {
@@ -413,6 +416,9 @@ function isTableOfContentsBlock(block: PdfBlock, afterContentsHeading: boolean):
 
 function classifyBlock(block: PdfBlock, referenceSize: number, pageHeight: number, inTableOfContents: boolean): ItemLabel {
   const text = block.text.trim();
+  if (block.lines[0].table) {
+    return 'table';
+  }
   if (isTableOfContentsBlock(block, inTableOfContents)) {
     return 'document_index';
   }

@@ -183,7 +183,7 @@ describe('PDF converter', function () {
     assert.equal(document.items[0].text, 'Two-Column Document with Lorem Ipsum');
   });
 
-  it('finds list items, code and captions', async () => {
+  it('finds list items, code, captions and simple tables', async () => {
     const words = await convertCorpusPdf('docling/multi_page.pdf');
     const items = words.items.filter((item) => item.label === 'list_item');
     assert.ok(items.some((item) => item.text.startsWith('IBM MT/ST (Magnetic Tape/Selectric Typewriter): Introduced in 1964, this machine combined')), items.map((item) => item.text.slice(0, 40)).join(' | '));
@@ -194,6 +194,18 @@ describe('PDF converter', function () {
     const listing = code.items.find((item) => item.label === 'code');
     assert.ok(listing?.text.startsWith('function add (a , b ) {\n'), listing?.text);
     assert.ok(code.content.includes('```\nfunction add'));
+
+    const redbook = await convertCorpusPdf('docling/redp5110_sampled.pdf');
+    const variables = redbook.items.find((item) => item.label === 'table' && item.text.startsWith('| Global variable | Type | Description |'));
+    assert.ok(variables, 'table 3-2 of the redbook');
+    assert.equal(variables.pageNumbers[0], 12);
+    assert.ok(variables.text.includes('\n| CLIENT_HOST | VARCHAR(255) | Host name of the current client as returned by the system |'), variables.text);
+    // A wrapped cell is joined back into its row.
+    const usage = redbook.items.find((item) => item.label === 'table' && item.text.startsWith('| Column name | Data type | Description |'));
+    assert.ok(usage?.text.includes('| USER_NAME | VARCHAR(10) | Name of the user profile that has a usage setting for this function. |'), usage?.text);
+    // Two columns of running text are page columns, never a table.
+    const columns = await convertCorpusPdf('py-pdf-sample-files/multicolumn.pdf');
+    assert.ok(!columns.items.some((item) => item.label === 'table' && item.pageNumbers[0] < 3));
 
     const pictures = await convertCorpusPdf('docling/picture_classification.pdf');
     assert.deepEqual(pictures.items.filter((item) => item.label === 'caption').map((item) => item.text), ['Figure 1: This is an example image.', 'Figure 2: This is an example image.']);
