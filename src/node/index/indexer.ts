@@ -108,9 +108,19 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   let filesDone = 0;
   const touched: Array<{ documentId: string; mtimeMs: number; size: number }> = [];
   const toConvert: ScannedFile[] = [];
+  const pathById = new Map<string, string>();
   for (const file of scan.files) {
     throwIfAborted(abortSignal, 'Indexing');
-    const state = stored.get(documentIdForPath(file.relativePath));
+    const id = documentIdForPath(file.relativePath);
+    // Ids come from base-relative paths: two roots with different base folders can both hold `README.md`.
+    const first = pathById.get(id);
+    if (first !== undefined) {
+      filesDone++;
+      summary.failed.push({ path: file.absolutePath, code: 'invalid_settings', reason: `${file.absolutePath}: has the same relative path (${file.relativePath}) as ${first}, so both would get one document id. Index both from a common parent folder.` });
+      continue;
+    }
+    pathById.set(id, file.absolutePath);
+    const state = stored.get(id);
     const verdict = state ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
       toConvert.push(file);

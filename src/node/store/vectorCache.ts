@@ -99,15 +99,29 @@ export class VectorCache {
     const heapScores = new Float64Array(limit);
     const heapRows = new Int32Array(limit);
     let heapSize = 0;
-    for (let row = 0; row < this.count; row++) {
+    const count = this.count;
+    const unrolledEnd = dimensions - (dimensions % 4);
+    for (let row = 0; row < count; row++) {
       if (alive[row] === 0 || (allowedSlots !== undefined && allowedSlots[slots[row]] === 0)) {
         continue;
       }
-      let score = 0;
+      // Four accumulators: independent additions pipeline better than one running sum.
       const base = row * dimensions;
-      for (let index = 0; index < dimensions; index++) {
-        score += vectors[base + index] * query[index];
+      let sum0 = 0;
+      let sum1 = 0;
+      let sum2 = 0;
+      let sum3 = 0;
+      let index = 0;
+      for (let offset = base; index < unrolledEnd; index += 4, offset += 4) {
+        sum0 += vectors[offset] * query[index];
+        sum1 += vectors[offset + 1] * query[index + 1];
+        sum2 += vectors[offset + 2] * query[index + 2];
+        sum3 += vectors[offset + 3] * query[index + 3];
       }
+      for (; index < dimensions; index++) {
+        sum0 += vectors[base + index] * query[index];
+      }
+      const score = sum0 + sum1 + sum2 + sum3;
       if (heapSize < limit) {
         siftUp(heapScores, heapRows, heapSize++, score, row);
       } else if (score > heapScores[0]) {

@@ -148,6 +148,18 @@ describe('indexPaths', function () {
     assert.deepEqual(sub.files.map((file) => file.relativePath), ['data.json']);
   });
 
+  it('reports two roots whose files would share a document id instead of letting one overwrite the other', async () => {
+    writeFiles(workspace.path, { 'one/README.md': '# One\n\nFirst readme.\n', 'two/README.md': '# Two\n\nSecond readme.\n' });
+    // No common base folder: each root is its own base, so both files are `README.md`.
+    const summary = await indexPaths({ roots: [path.join(workspace.path, 'one'), path.join(workspace.path, 'two')], store });
+    assert.deepEqual(summary.added, ['README.md']);
+    assert.equal(summary.failed.length, 1);
+    assert.match(summary.failed[0].reason, /same relative path \(README\.md\).*common parent folder/);
+    // With the workspace as base folder both are indexed.
+    const together = await indexPaths({ roots: [path.join(workspace.path, 'one'), path.join(workspace.path, 'two')], baseFolder: workspace.path, store });
+    assert.deepEqual(together.added.sort(), ['one/README.md', 'two/README.md']);
+  });
+
   it('stops on cancellation and leaves a consistent index that a later run completes', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 40; index++) {
