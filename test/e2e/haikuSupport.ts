@@ -49,9 +49,9 @@ export function workspaceUri(relativePath: string): vscode.Uri {
 }
 
 /** Sends a question to @haiku through the real Chat view with the scripted fake model, and waits for the answer. */
-export async function askHaiku(api: HaikuExtensionApi, query: string): Promise<HaikuExtensionApi['participant']['requests'][number]> {
+export async function askHaiku(api: HaikuExtensionApi, query: string, attachFiles?: vscode.Uri[]): Promise<HaikuExtensionApi['participant']['requests'][number]> {
   const before = api.participant.requests.length;
-  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fake-lm' }, blockOnResponse: true });
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fake-lm' }, blockOnResponse: true, attachFiles });
   return waitFor(() => {
     const record = api.participant.requests[before];
     return record && record.done ? record : undefined;

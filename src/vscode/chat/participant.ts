@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { LanguageModel } from 'ai';
 import type { AgentEvent } from '../../core/agent/agentEvents';
-import type { Citation, ConversationState } from '../../core/agent/conversationState';
+import { createConversationState, type Citation, type ConversationState } from '../../core/agent/conversationState';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { HaikuConfig } from '../../core/config';
 import { errorMessage } from '../../core/errors';
@@ -193,6 +193,8 @@ export class HaikuParticipant implements vscode.Disposable {
       const documentFilter = attachmentFilter ?? previousState?.documentFilter ?? null;
       record.documentFilter = documentFilter;
       if (route === 'search') {
+        // /search asks no model, but the conversation's scope and citation index still carry past it.
+        metadata.state = previousState ? { ...previousState, documentFilter } : createConversationState(documentFilter);
         return await this.search(request.prompt, documentFilter, knowledgeBase, stream, record, metadata, abort.signal);
       }
       return await this.answer({ request, route, knowledgeBase, stream, record, metadata, previousState, attachmentFilter, history: historyMessages(turns), abortSignal: abort.signal });

@@ -70,17 +70,26 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     assert.ok(search.kind === 'search' && search.hits[0].relativePath === 'guides/gc-guide.html', JSON.stringify(search));
   });
 
-  it('scopes the question to an attached file', async () => {
-    const record = await askHaiku(api, '@haiku /search garbage collector #file:guides/features.md');
-    // Whether the Chat view resolved the #file reference or not, the filter must match what was attached.
-    if (record.documentFilter !== null) {
-      assert.match(record.documentFilter, /features\.md/);
-      const run = api.runsStore.get(record.runId)!;
-      const [search] = run.steps;
-      assert.ok(search.kind === 'search' && search.hits.every((hit) => hit.relativePath === 'guides/features.md'));
-    } else {
-      console.log('note: the Chat view sent no reference for #file: in this host');
-    }
+  it('scopes the question to an attached file, and the scope carries to the next turn', async () => {
+    const features = workspaceUri('guides/features.md');
+    const record = await askHaiku(api, '@haiku /search memory cache of dependencies', [features]);
+    assert.strictEqual(record.documentFilter, `uri = '${features.toString()}'`);
+    const [search] = api.runsStore.get(record.runId)!.steps;
+    assert.ok(search.kind === 'search' && search.hits.length > 0 && search.hits.every((hit) => hit.relativePath === 'guides/features.md'), JSON.stringify(search));
+    const next = await askHaiku(api, '@haiku /ask What does it say about the garbage collector?');
+    assert.strictEqual(next.documentFilter, record.documentFilter, 'the filter persists in the conversation state');
+  });
+
+  it('opens a cited chunk of a text source at its range, selected and highlighted', async () => {
+    const [hit] = await (await api.knowledgeBase()).search('Hot Module Replacement HMR API native ESM', { limit: 1 });
+    assert.strictEqual(hit.uri, workspaceUri('guides/features.md').toString());
+    await vscode.commands.executeCommand('haiku.openChunk', hit.chunkId);
+    const editor = vscode.window.activeTextEditor!;
+    assert.strictEqual(editor.document.uri.toString(), hit.uri);
+    assert.strictEqual(editor.selection.start.line, hit.sourceRange?.startLine);
+    assert.strictEqual(editor.selection.end.line, hit.sourceRange?.endLine);
+    assert.strictEqual(api.navigator.lastHighlight?.uri, hit.uri);
+    assert.match(editor.document.getText(editor.selection), /HMR/);
   });
 
   it('renders the run in the runs panel (code highlighted, hits and citations) and jumps to a cited chunk', async () => {
