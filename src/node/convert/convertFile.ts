@@ -118,8 +118,19 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
   }
 }
 
-/** UTF-8 text, refusing binary content (a NUL early on) and invalid byte sequences; a BOM is dropped. */
+/**
+ * UTF-8 text, refusing binary content (a NUL early on) and invalid byte sequences; a BOM is dropped.
+ * Files with a UTF-16 byte-order mark (Windows "Unicode" text) are decoded as UTF-16 instead.
+ */
 export function decodeText(filePath: string, bytes: Uint8Array): string {
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : undefined;
+  if (utf16) {
+    try {
+      return new TextDecoder(utf16, { fatal: true, ignoreBOM: false }).decode(bytes);
+    } catch (error) {
+      throw new ConversionError('invalid_encoding', filePath, `starts like ${utf16.toUpperCase()} text but is not valid ${utf16.toUpperCase()}. Re-save it as UTF-8.`, { cause: error });
+    }
+  }
   const sniffLength = Math.min(bytes.byteLength, BINARY_SNIFF_BYTES);
   for (let index = 0; index < sniffLength; index++) {
     if (bytes[index] === 0) {

@@ -84,6 +84,14 @@ describe('convertFile', function () {
     await assert.rejects(convertFile(filePath), expectConversionError('invalid_encoding', filePath));
   });
 
+  it('decodes text with a UTF-16 byte-order mark instead of calling it binary', async () => {
+    const littleEndian = write('windows.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Caf\u00e9 notes\r\n\r\nSecond', 'utf16le')]));
+    assert.deepEqual((await convertFile(littleEndian)).items.map((item) => item.text), ['Caf\u00e9 notes', 'Second']);
+    const swapped = Buffer.from('# Big endian', 'utf16le').swap16();
+    const bigEndian = write('big-endian.md', Buffer.concat([Buffer.from([0xfe, 0xff]), swapped]));
+    assert.equal((await convertFile(bigEndian)).title, 'Big endian');
+  });
+
   it('refuses a file over the size limit with file_too_large, before reading it', async () => {
     const filePath = write('big.md', '# Big\n\n' + 'x'.repeat(5000));
     await assert.rejects(convertFile(filePath, { maxBytes: 1024 }), expectConversionError('file_too_large', filePath));
