@@ -135,14 +135,19 @@ class SandboxWorker {
   constructor(script: SandboxWorkerScript, settings: SandboxWorkerSettings) {
     this.worker = new Worker(script.file, { execArgv: script.execArgv, workerData: settings, stdout: false, stderr: false });
     this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`)), SANDBOX_STARTUP_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        this.terminate();
+        reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`));
+      }, SANDBOX_STARTUP_TIMEOUT_MS);
       this.listener = {
         onMessage: (message) => {
           if (message.type === 'ready') {
             clearTimeout(timer);
+            this.listen(undefined);
             resolve();
           } else if (message.type === 'startupFailed') {
             clearTimeout(timer);
+            this.terminate();
             reject(new HaikuError('sandbox_failed', `The sandbox could not load QuickJS: ${message.message}. Check that emscripten-module.wasm ships next to the bundle.`));
           }
         },
@@ -158,8 +163,16 @@ class SandboxWorker {
     this.worker.on('exit', (code) => this.exit(`exit code ${code}`));
   }
 
+  /** Only a worker running code keeps the process alive: an idle sandbox never stops a CLI from exiting. */
   listen(listener: ExecutionListener | undefined): void {
     this.listener = listener;
+    if (!this.exited) {
+      if (listener) {
+        this.worker.ref();
+      } else {
+        this.worker.unref();
+      }
+    }
   }
 
   post(message: MainToWorkerMessage): void {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
 import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
+import { repositoryRoot } from '../../support/paths';
 import { createStructuredKnowledgeBase, type StructuredDocument } from '../../support/structuredKnowledgeBase';
 
 const guide: StructuredDocument = {
@@ -441,6 +443,19 @@ describe('code sandbox (QuickJS in a worker)', function () {
         await sandbox.dispose();
         fs.rmSync(folder, { recursive: true, force: true });
       }
+    });
+
+    it('does not keep the process alive while idle, even without dispose', () => {
+      const script = [
+        "const { createCodeSandbox } = require('./src/node/sandbox/codeSandbox');",
+        "const { createKnowledgeBaseSandboxHost } = require('./src/core/analysis/knowledgeBaseSandboxHost');",
+        "const { createStructuredKnowledgeBase } = require('./test/support/structuredKnowledgeBase');",
+        'const host = createKnowledgeBaseSandboxHost({ knowledgeBase: createStructuredKnowledgeBase([]) });',
+        "createCodeSandbox({ host }).then((sandbox) => sandbox.execute('await list_documents(); 6 * 7')).then((result) => console.log(result.stdout.trim()));",
+      ].join('\n');
+      const child = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { cwd: repositoryRoot, encoding: 'utf8', timeout: 30_000 });
+      assert.strictEqual(child.status, 0, child.stderr);
+      assert.strictEqual(child.stdout.trim(), '42', 'the execution finished before the process exited');
     });
 
     it('refuses to run after dispose', async () => {
