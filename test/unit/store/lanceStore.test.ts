@@ -166,3 +166,40 @@ describe('LanceStore', function () {
     assert.equal(store.rebuildNeeded, undefined);
   });
 });
+
+describe('LanceStore under a killed writer', function () {
+  this.timeout(120_000);
+
+  it('shows the previous version after the writer is killed between the new rows and the switch', async () => {
+    const { spawn } = await import('node:child_process');
+    const path = await import('node:path');
+    const folder = temporaryFolder('haiku-kill-');
+    try {
+      const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'fixtures', 'killedWriter.ts'), folder.path], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LANCEDB_LOG: 'error' } });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (data: Buffer) => {
+          if (data.toString().includes('paused')) {
+            child.kill('SIGKILL');
+            resolve();
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`writer exited (${code}) before pausing`)));
+      });
+      await new Promise((resolve) => child.once('exit', resolve));
+
+      const raw = await (await lancedb.connect(folder.path)).openTable('chunks');
+      assert.ok((await raw.countRows()) > 1, 'the new rows reached the disk before the kill');
+      const store = await openStore({ uri: folder.path });
+      assert.equal((await store.search('marmalade')).length, 1);
+      assert.equal((await store.search('porcupines')).length, 0);
+      assert.equal((await store.search('second section')).length, 0);
+      assert.deepEqual(await store.stats(), { documents: 1, chunks: 1 });
+      await store.optimize({ sweepOrphans: true });
+      await raw.checkoutLatest();
+      assert.equal(await raw.countRows(), 1, 'the sweep removes the orphaned rows');
+      await store.close();
+    } finally {
+      folder.cleanup();
+    }
+  });
+});
