@@ -242,7 +242,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
     }
     const lines = layoutPage(pageNumber, runs);
     if (rotated.length > 0) {
-      const text = rotated.map((run) => run.text).join('').replace(/\s+/g, ' ').trim();
+      const text = rotated.map((run) => run.text).join(' ').replace(/\s+/g, ' ').trim();
       if (text) {
         const size = rotated[0].fontSize;
         lines.push({

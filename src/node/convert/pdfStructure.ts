@@ -76,7 +76,7 @@ const ENDS_WITH_PAGE_NUMBER = /\s(\d{1,4}|[ivxlcdm]{1,7})$/i;
 const SECTION_NUMBER = /^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+\S/;
 const CODE_CHARACTERS = /[;{}()[\]=<>]|^\s{2,}\S|^\s*(#|\/\/)/;
 /** A bare page number ("7", "- 7 -", "Page 7 of 9", "xi"); roman numerals in lower case only, so table cells like "X" do not count. */
-const PAGE_NUMBER_ONLY = /^(?:[Pp]age|PAGE|[Ss]eite|p\.)?\s*[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(\s*(of|von|\/)\s*\d{1,4})?$/;
+const PAGE_NUMBER_ONLY = /^(?:[Pp]age|PAGE|[Ss]eite|p\.)?\s*[-–—]?\s*(\d{1,4}|[ivxlc]{1,7}|\d{1,2}[-–]\d{1,4})\s*[-–—]?(\s*(of|von|\/)\s*\d{1,4})?$/;
 /** A page number before or after the text of a header/footer ("12 Chapter title", "Title  xi"); not a section number ("2.1 Title"). */
 const PAGE_NUMBER_AT_EDGE = /^(\d{1,4}|[ivxlc]{1,7})\s+\S|\S\s+(\d{1,4}|[ivxlc]{1,7})$/;
 
@@ -115,7 +115,7 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     }
   }
 
-  const title = chooseTitle(allBlocks, bodySize, pages);
+  const title = chooseTitle(allBlocks, bodySize, pages) ?? openingHeading(allBlocks, pages);
   if (title) {
     title.label = 'title';
   }
@@ -245,6 +245,15 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
     const outermost = isOutermost(candidate.line, pages.find((page) => page.pageNumber === candidate.line.pageNumber), candidate.zone);
     const pageNumberOnly = PAGE_NUMBER_ONLY.test(text);
     if (repeated || (small && outermost && ((banded && (numbered || bandedFooter)) || pageNumberOnly))) {
+      result.set(candidate.line, candidate.zone);
+    }
+  }
+  // The text beside a page number on the same row ("Paper title ... 9") belongs to the header too.
+  for (const candidate of candidates) {
+    const text = candidate.line.text.trim();
+    const besideFurniture = [...result.keys()].some((line) => line.pageNumber === candidate.line.pageNumber && line !== candidate.line
+      && Math.abs(line.baseline - candidate.line.baseline) <= 0.3 * Math.min(line.fontSize, candidate.line.fontSize));
+    if (besideFurniture && !result.has(candidate.line) && text.length <= 120 && candidate.line.fontSize <= 1.3 * bodySize) {
       result.set(candidate.line, candidate.zone);
     }
   }
@@ -536,6 +545,17 @@ function chooseTitle(blocks: readonly PdfBlock[], bodySize: number, pages: reado
   const pageBlocks = blocks.filter((block) => block.pageNumber === firstPage && block.top <= 0.5 * height);
   const biggerText = pageBlocks.some((block) => block !== largest && block.fontSize > largest.fontSize);
   return rivals.length === 0 && !biggerText ? largest : undefined;
+}
+
+/** Without a title by size: an unnumbered heading that opens the document (e.g. bold text above larger section heads). */
+function openingHeading(blocks: readonly PdfBlock[], pages: readonly PdfPageLines[]): PdfBlock | undefined {
+  const first = blocks[0];
+  const height = pages.find((page) => page.pageNumber === first?.pageNumber)?.height ?? 0;
+  if (!first || first.label !== 'section_header' || first.outlineDepth !== undefined || first.top > 0.25 * height) {
+    return undefined;
+  }
+  const text = first.text.trim();
+  return SECTION_NUMBER.test(text) || TOC_HEADING.test(text) ? undefined : first;
 }
 
 /**
