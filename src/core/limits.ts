@@ -122,6 +122,8 @@ export const SANDBOX_WATCHDOG_GRACE_MS = 5_000;
 export const SANDBOX_STARTUP_TIMEOUT_MS = 30_000;
 /** Stack frames of a guest error kept in stderr; deep recursion would otherwise flood the output. */
 export const SANDBOX_STACK_TRACE_LINES = 10;
+/** Host calls (searches, reads) of one sandbox served at once; `Promise.all` over many searches queues the rest. */
+export const SANDBOX_HOST_CALL_CONCURRENCY = 4;
 
 // --- VS Code ---
 /** File-system events are collected this long before the index catches up (ms). */

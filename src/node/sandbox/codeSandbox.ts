@@ -6,6 +6,7 @@ import { isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHos
 import { CancelledError, HaikuError, throwIfAborted } from '../../core/errors';
 import {
   SANDBOX_CODE_TIMEOUT_SECONDS,
+  SANDBOX_HOST_CALL_CONCURRENCY,
   SANDBOX_MAX_OUTPUT_CHARS,
   SANDBOX_MEMORY_LIMIT_BYTES,
   SANDBOX_SEARCH_DEFAULT_LIMIT,
@@ -208,6 +209,8 @@ class WorkerCodeSandbox implements CodeSandbox {
   private nextExecutionId = 1;
   private disposed = false;
   private compiledWasm: WebAssembly.Module | undefined;
+  private activeHostCalls = 0;
+  private readonly waitingHostCalls: Array<() => void> = [];
 
   constructor(private readonly host: SandboxHost, private readonly limits: CodeSandboxLimits, private readonly script: SandboxWorkerScript) {}
 
@@ -322,7 +325,12 @@ class WorkerCodeSandbox implements CodeSandbox {
 
   private async answerHostCall(worker: SandboxWorker, callId: number, method: string, args: unknown[], deadline: number): Promise<void> {
     let reply: MainToWorkerMessage;
+    await this.acquireHostCallSlot();
     try {
+      if (!worker.alive) {
+        // The execution ended (timeout, abort, crash) while this call waited: nobody will read its result.
+        return;
+      }
       if (Date.now() >= deadline) {
         throw namedError('TimeoutError', `${method}() was not started: the time limit of ${this.limits.codeTimeoutSeconds} s for this execute_code call has passed.`);
       }
@@ -333,8 +341,27 @@ class WorkerCodeSandbox implements CodeSandbox {
     } catch (error) {
       const name = error instanceof Error && ['TypeError', 'TimeoutError', 'RangeError'].includes(error.name) ? error.name : 'Error';
       reply = { type: 'hostResult', callId, ok: false, name, message: error instanceof Error ? error.message : String(error) };
+    } finally {
+      this.releaseHostCallSlot();
     }
     worker.post(reply);
+  }
+
+  private acquireHostCallSlot(): Promise<void> {
+    if (this.activeHostCalls < SANDBOX_HOST_CALL_CONCURRENCY) {
+      this.activeHostCalls++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waitingHostCalls.push(resolve));
+  }
+
+  private releaseHostCallSlot(): void {
+    const next = this.waitingHostCalls.shift();
+    if (next) {
+      next();
+    } else {
+      this.activeHostCalls--;
+    }
   }
 
   /** Checks the arguments (they come from guest code) and runs the host function; returns what the guest parses. */

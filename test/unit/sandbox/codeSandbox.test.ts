@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeSandbox, SandboxHost } from '../../../src/core/agent/codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../../../src/core/analysis/knowledgeBaseSandboxHost';
-import { SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
+import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
 import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
@@ -170,6 +170,29 @@ describe('code sandbox (QuickJS in a worker)', function () {
       assert.strictEqual(bad.success, false);
       assert.match(bad.stderr, /^TypeError: search\(query, limit\): query must be a string/);
       assert.strictEqual(sharedHost.searches.length, 2);
+    });
+
+    it('serves at most SANDBOX_HOST_CALL_CONCURRENCY host calls at once; Promise.all over many searches queues', async () => {
+      let active = 0;
+      let peak = 0;
+      const base = recordingHost();
+      const host = recordingHost({
+        search: async (query, limit) => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          active--;
+          return base.search(query, limit);
+        },
+      });
+      const sandbox = await sandboxWith({}, host);
+      try {
+        const result = await sandbox.execute('(await Promise.all(Array.from({ length: 20 }, (_, index) => search("apples " + index, 1)))).length');
+        assert.strictEqual(result.stdout, '20\n', result.stderr);
+        assert.strictEqual(peak, SANDBOX_HOST_CALL_CONCURRENCY);
+      } finally {
+        await sandbox.dispose();
+      }
     });
 
     it('list_documents() lists the filtered documents', async () => {
