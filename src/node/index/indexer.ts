@@ -169,8 +169,11 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   };
 
   let next = 0;
+  // The first failure (a write, an embedding request, cancellation) stops every worker, so nothing is
+  // written after indexPaths has rejected.
+  let stopped = false;
   const worker = async () => {
-    while (next < toConvert.length) {
+    while (next < toConvert.length && !stopped) {
       throwIfAborted(abortSignal, 'Indexing');
       const file = toConvert[next++];
       report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
@@ -195,7 +198,18 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     }
   };
   const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, worker));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, () =>
+      worker().catch((error: unknown) => {
+        stopped = true;
+        throw error;
+      }),
+    ),
+  );
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) {
+    throw failure.reason;
+  }
   await flush();
 
   if (touched.length > 0) {

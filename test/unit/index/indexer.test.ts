@@ -199,6 +199,32 @@ describe('indexPaths', function () {
     assert.equal((await store.search('pangolin', { limit: 50 })).length, 40);
   });
 
+  it('fails the run on an embedding error, writes nothing after it, and keeps what was written consistent', async () => {
+    await store.close();
+    const embedder = new HashingEmbedder(32);
+    store = await openStore({ uri: database.path + '/failing', embedder });
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 600; index++) {
+      files[`n${String(index).padStart(3, '0')}.md`] = `# Note ${index}\n\nThe axolotl count is ${index}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    const failing = Object.assign(Object.create(embedder) as HashingEmbedder, {
+      embed: async (texts: readonly string[], options: { kind: 'query' | 'document' }) => {
+        if (embedder.calls >= 5) {
+          throw new Error('embeddings server went away');
+        }
+        return embedder.embed(texts, options);
+      },
+    });
+    await assert.rejects(indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, embedder: failing }), /embeddings server went away/);
+    const versions = await store.tableVersions();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(await store.tableVersions(), versions, 'no worker kept writing after the rejection');
+    const stats = await store.stats();
+    assert.equal(stats.documents, 256, 'the first batch (before the failure) is complete');
+    assert.equal(stats.chunks, 256);
+  });
+
   it('embeds chunks in batches and rebuilds with the same documents and chunk ids', async () => {
     await store.close();
     const embedder = new HashingEmbedder(64);
