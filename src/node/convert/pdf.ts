@@ -251,6 +251,8 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
         });
       }
     }
+    // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
+    lines.forEach((line) => { line.runs = []; });
     return { pageNumber, width: viewport.width, height: viewport.height, lines };
   } finally {
     page.cleanup();
@@ -339,8 +341,9 @@ async function resolveDestination(document: PdfJsDocument, destination: PdfJsOut
       viewport = page.getViewport({ scale: 1 });
       viewports.set(pageNumber, viewport);
     }
+    const x = kind === 'XYZ' && typeof explicit[2] === 'number' ? explicit[2] : 0;
     const transform = viewport.transform;
-    return { pageNumber, top: transform[1] * 0 + transform[3] * y + transform[5] };
+    return { pageNumber, top: transform[1] * x + transform[3] * y + transform[5] };
   } catch {
     return undefined;
   }

@@ -48,6 +48,8 @@ const REJOIN_GAP_RATIO = 1.6;
 const HORIZONTAL_CUT_RATIO = 0.45;
 /** Vertical cuts need a white band at least this wide (in median font sizes). */
 const VERTICAL_CUT_RATIO = 0.6;
+/** Pages with more segments than this skip table detection and XY-cut (both can be quadratic). */
+const MAX_SEGMENTS_FOR_LAYOUT = 4000;
 /** Share of a line's characters that must be bold/italic/monospaced for the line to count as such. */
 const STYLE_SHARE = 0.8;
 
@@ -59,6 +61,10 @@ const STYLE_SHARE = 0.8;
  */
 export function layoutPage(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
   const segments = buildSegments(pageNumber, runs);
+  if (segments.length > MAX_SEGMENTS_FOR_LAYOUT) {
+    // Pages with huge numbers of fragments (maps, charts) are read row by row: XY-cut is quadratic at worst.
+    return rejoinSegments(readRowByRow(segments));
+  }
   const { tables, rest } = detectTables(segments);
   const ordered = orderByXyCut([...rest, ...tables]);
   return rejoinSegments(ordered);

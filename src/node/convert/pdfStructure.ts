@@ -97,11 +97,11 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     ? Math.min(...allBlocks.filter((block) => block.outlineDepth !== undefined).map((block) => block.fontSize))
     : 0;
 
+  const heights = new Map(pages.map((page) => [page.pageNumber, page.height]));
   let inTableOfContents = false;
   for (const block of allBlocks) {
     const reference = referenceSizes.get(block.pageNumber) ?? bodySize;
-    const page = pages.find((candidate) => candidate.pageNumber === block.pageNumber);
-    block.label = classifyBlock(block, reference, page?.height ?? 0, inTableOfContents);
+    block.label = classifyBlock(block, reference, heights.get(block.pageNumber) ?? 0, inTableOfContents);
     if (block.outlineDepth !== undefined) {
       block.label = 'section_header';
     } else if (block.label === 'section_header' && usedOutline && block.fontSize < smallestOutlineHeading * 0.98) {
@@ -231,6 +231,7 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
   }
   const pageCount = pages.length;
   const bodySize = dominantSize(pages.flatMap((page) => page.lines));
+  const pageByNumber = new Map(pages.map((page) => [page.pageNumber, page]));
   const result = new Map<PdfLine, FurnitureLabel>();
   for (const candidate of candidates) {
     const text = candidate.line.text.trim();
@@ -242,7 +243,7 @@ function detectFurniture(pages: readonly PdfPageLines[]): Map<PdfLine, Furniture
     // Footers without a page number ("© 2014 Company") count when they sit in a band many pages share.
     const bandedFooter = pageCount >= 3 && candidate.zone === 'page_footer';
     // Only the line nearest the page edge: a bold "Definition 20" opening the body is not a header.
-    const outermost = isOutermost(candidate.line, pages.find((page) => page.pageNumber === candidate.line.pageNumber), candidate.zone);
+    const outermost = isOutermost(candidate.line, pageByNumber.get(candidate.line.pageNumber), candidate.zone);
     const pageNumberOnly = PAGE_NUMBER_ONLY.test(text);
     if (repeated || (small && outermost && ((banded && (numbered || bandedFooter)) || pageNumberOnly))) {
       result.set(candidate.line, candidate.zone);
