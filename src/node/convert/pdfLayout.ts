@@ -292,8 +292,10 @@ function sameVisualLine(previous: PdfLine, next: PdfLine): boolean {
   const size = Math.max(previous.fontSize, next.fontSize);
   const ratio = next.fontSize / previous.fontSize;
   const gap = next.left - previous.right;
-  return Math.abs(next.baseline - previous.baseline) <= 0.25 * Math.min(previous.fontSize, next.fontSize)
-    && ratio > 1 / 1.3 && ratio < 1.3
+  // A bullet glyph may be set in a much smaller or larger symbol font than its text.
+  const bullet = previous.characterCount <= 2;
+  return Math.abs(next.baseline - previous.baseline) <= 0.25 * Math.min(previous.fontSize, next.fontSize) + (bullet ? 0.15 * size : 0)
+    && ((ratio > 1 / 1.3 && ratio < 1.3) || bullet)
     && gap > -0.5 * size && gap <= REJOIN_GAP_RATIO * size;
 }
 

@@ -141,6 +141,10 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
 
 function emitBlock(builder: DocumentBuilder, block: PdfBlock): void {
   const base = { pageNumbers: [block.pageNumber], sourceRange: { page: block.pageNumber } };
+  if (block.label === 'paragraph' && !/[\p{L}\p{N}]/u.test(block.text)) {
+    // Glyphs of a font without a usable encoding come out as stray punctuation; they carry no text.
+    return;
+  }
   switch (block.label) {
     case 'list_item': {
       // Bullets go (the Markdown rendering adds its own); enumerators ("2.", "b)") stay in the text.
