@@ -243,22 +243,30 @@ function renderTable(rows: readonly BenchRow[]): string {
   return lines.join('\n');
 }
 
+/** Marks where the hand-written analysis of `BENCHMARKS.md` starts; it survives re-runs. */
+const ANALYSIS_MARKER = '<!-- analysis: kept across runs -->';
+
 function writeReport(table: string, notes: readonly string[]): void {
+  const file = path.resolve(__dirname, '..', 'BENCHMARKS.md');
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const analysis = previous.includes(ANALYSIS_MARKER) ? previous.slice(previous.indexOf(ANALYSIS_MARKER)) : `${ANALYSIS_MARKER}\n`;
   const cpus = os.cpus();
   const machine = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${formatBytes(os.totalmem())} RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.versions.node}, LanceDB 0.31.0, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}`;
   const text = [
     '# Benchmarks',
     '',
     `Measured ${new Date().toISOString()} with \`npm run bench\` (\`bench/run.ts\`) on ${machine}.`,
-    'Each reference runs in the same process on the same rows, right after ours. Times are medians unless marked p95;',
-    'single runs on a shared machine, so treat them as ±30 %.',
+    'Search references are timed interleaved with ours, query by query (alternating which goes first); ingest references',
+    'run right after ours on the rows ours wrote. Times are medians unless marked p95; single runs on a shared machine,',
+    'so treat them as ±30 % (more under heavy load: see the load average below).',
     '',
     table,
     '',
     ...notes.map((note) => `- ${note}`),
     '',
+    analysis,
   ].join('\n');
-  fs.writeFileSync(path.resolve(__dirname, '..', 'BENCHMARKS.md'), text);
+  fs.writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function log(line: string): void {
