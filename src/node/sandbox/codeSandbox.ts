@@ -209,8 +209,6 @@ class WorkerCodeSandbox implements CodeSandbox {
   private nextExecutionId = 1;
   private disposed = false;
   private compiledWasm: WebAssembly.Module | undefined;
-  private activeHostCalls = 0;
-  private readonly waitingHostCalls: Array<() => void> = [];
 
   constructor(private readonly host: SandboxHost, private readonly limits: CodeSandboxLimits, private readonly script: SandboxWorkerScript) {}
 
@@ -266,6 +264,8 @@ class WorkerCodeSandbox implements CodeSandbox {
     const started = Date.now();
     const deadline = started + this.limits.codeTimeoutSeconds * 1000;
     const executionId = this.nextExecutionId++;
+    // Per execution, so that a host call that never returns cannot hold a slot for later executions.
+    const slots = new HostCallSlots(SANDBOX_HOST_CALL_CONCURRENCY);
 
     return new Promise<CodeExecutionResult>((resolve, reject) => {
       let settled = false;
@@ -307,7 +307,7 @@ class WorkerCodeSandbox implements CodeSandbox {
       worker.listen({
         onMessage: (message) => {
           if (message.type === 'hostCall' && message.executionId === executionId) {
-            void this.answerHostCall(worker, message.callId, message.method, message.args, deadline);
+            void this.answerHostCall(worker, slots, message.callId, message.method, message.args, deadline);
           } else if (message.type === 'executionResult' && message.executionId === executionId) {
             finish({ stdout: message.stdout, stderr: message.stderr, success: message.success, sessionReset: message.needsReset });
           }
@@ -323,9 +323,9 @@ class WorkerCodeSandbox implements CodeSandbox {
     });
   }
 
-  private async answerHostCall(worker: SandboxWorker, callId: number, method: string, args: unknown[], deadline: number): Promise<void> {
+  private async answerHostCall(worker: SandboxWorker, slots: HostCallSlots, callId: number, method: string, args: unknown[], deadline: number): Promise<void> {
     let reply: MainToWorkerMessage;
-    await this.acquireHostCallSlot();
+    await slots.acquire();
     try {
       if (!worker.alive) {
         // The execution ended (timeout, abort, crash) while this call waited: nobody will read its result.
@@ -342,26 +342,9 @@ class WorkerCodeSandbox implements CodeSandbox {
       const name = error instanceof Error && ['TypeError', 'TimeoutError', 'RangeError'].includes(error.name) ? error.name : 'Error';
       reply = { type: 'hostResult', callId, ok: false, name, message: error instanceof Error ? error.message : String(error) };
     } finally {
-      this.releaseHostCallSlot();
+      slots.release();
     }
     worker.post(reply);
-  }
-
-  private acquireHostCallSlot(): Promise<void> {
-    if (this.activeHostCalls < SANDBOX_HOST_CALL_CONCURRENCY) {
-      this.activeHostCalls++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waitingHostCalls.push(resolve));
-  }
-
-  private releaseHostCallSlot(): void {
-    const next = this.waitingHostCalls.shift();
-    if (next) {
-      next();
-    } else {
-      this.activeHostCalls--;
-    }
   }
 
   /** Checks the arguments (they come from guest code) and runs the host function; returns what the guest parses. */
@@ -388,6 +371,30 @@ class WorkerCodeSandbox implements CodeSandbox {
         return await this.host.readFile(stringArgument(args[0], 'readFile(path): path'));
       case 'listDir':
         return JSON.stringify(await this.host.listDir(stringArgument(args[0], 'listDir(path): path')));
+    }
+  }
+}
+
+/** A counting semaphore over host calls. */
+class HostCallSlots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+
+  acquire(): Promise<void> {
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) {
+      next();
+    } else {
+      this.active--;
     }
   }
 }

@@ -368,6 +368,12 @@ describe('code sandbox (QuickJS in a worker)', function () {
         assert.ok(elapsed < 2_500, `returned after ${elapsed} ms`);
         assert.strictEqual(released, false, 'nothing after the hung call ran');
         assert.strictEqual((await sandbox.execute('"alive"')).stdout, 'alive\n');
+        // Hung calls of the timed-out execution hold no slots: a later execution's calls still run.
+        const hanging = await sandbox.execute('await Promise.all([1, 2, 3, 4, 5].map(() => search("x")))');
+        assert.strictEqual(hanging.sessionReset, true);
+        const later = await sandbox.execute('(await cite("c-install")).accepted');
+        assert.deepStrictEqual([later.success, later.stdout], [true, '["c-install"]\n'], later.stderr);
+        assert.strictEqual(released, true, 'cite ran although five searches still hang');
       } finally {
         await sandbox.dispose();
       }
