@@ -144,6 +144,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     pending = [];
     pendingChunks = 0;
     flushing = flushing.then(() => writeBatch(batch));
+    // Marked handled at once: a failure surfaces where the chain is awaited, never as an unhandled rejection.
+    flushing.catch(() => undefined);
     return flushing;
   };
   const writeBatch = async (batch: DocumentWrite[]): Promise<void> => {
@@ -193,7 +195,10 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
       }
       filesDone++;
       if (pending.length >= INDEX_WRITE_BATCH_DOCUMENTS || pendingChunks >= INDEX_WRITE_BATCH_CHUNKS) {
-        await flush();
+        // Converting the next batch overlaps writing this one; waiting for the one before bounds memory.
+        const previous = flushing;
+        void flush();
+        await previous;
       }
     }
   };
@@ -208,6 +213,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   );
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) {
+    // A batch already being written finishes (atomically) before the run reports its failure.
+    await flushing.catch(() => undefined);
     throw failure.reason;
   }
   await flush();
