@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeSandbox, SandboxHost } from '../../../src/core/agent/codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../../../src/core/analysis/knowledgeBaseSandboxHost';
-import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_STACK_TRACE_LINES } from '../../../src/core/limits';
+import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_STACK_TRACE_LINES, SANDBOX_WATCHDOG_GRACE_MS } from '../../../src/core/limits';
 import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
@@ -468,6 +468,25 @@ describe('code sandbox (QuickJS in a worker)', function () {
         assert.match(result.stderr, /^SandboxError: the sandbox worker stopped \(exit code 3\)\.\nThe sandbox session was reset/);
         const again = await sandbox.execute('1');
         assert.strictEqual(again.sessionReset, true, 'a fresh worker was started (and crashed again)');
+      } finally {
+        await sandbox.dispose();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
+    it('kills a worker that stops answering once the deadline and the grace period have passed', async () => {
+      const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-sandbox-'));
+      const script = path.join(folder, 'silent-worker.js');
+      // Stands for a worker stuck where the interrupt handler cannot reach (it never reports back).
+      fs.writeFileSync(script, "const { parentPort } = require('node:worker_threads'); parentPort.postMessage({ type: 'ready' }); parentPort.on('message', () => {});");
+      const sandbox = await createCodeSandbox({ host: recordingHost(), limits: { codeTimeoutSeconds: 1 }, workerScript: { file: script, execArgv: [] } });
+      try {
+        const started = Date.now();
+        const result = await sandbox.execute('1');
+        const elapsed = Date.now() - started;
+        assert.deepStrictEqual([result.success, result.sessionReset], [false, true]);
+        assert.match(result.stderr, /^TimeoutError: the code did not stop within the time limit of 1 s and the sandbox was restarted\./);
+        assert.ok(elapsed >= 1_000 + SANDBOX_WATCHDOG_GRACE_MS - 50 && elapsed < 1_000 + SANDBOX_WATCHDOG_GRACE_MS + 3_000, `${elapsed} ms`);
       } finally {
         await sandbox.dispose();
         fs.rmSync(folder, { recursive: true, force: true });
