@@ -32,12 +32,36 @@ export function createEmbedder(settings: HaikuConfig['embeddings'], options: { s
         dimensions: settings.dimensions,
         storedDimensions: options.storedDimensions,
         batchSize: settings.batchSize,
+        ...instructionPrefixes(settings.model),
       });
     case 'local':
       throw new HaikuError('invalid_settings', LOCAL_PROVIDER_UNAVAILABLE);
     default:
       throw new HaikuError('invalid_settings', `Unknown haiku.embeddings.provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "openai".`);
   }
+}
+
+/**
+ * Asymmetric retrieval models expect their documented prefixes on queries (and some on documents);
+ * without them their retrieval quality drops. Matched on the model's base name, so `nomic-embed-text:v1.5`
+ * and `nomic-ai/nomic-embed-text-v1.5` both count. Other models get no prefix.
+ */
+export function instructionPrefixes(model: string): { queryPrefix?: string; documentPrefix?: string } {
+  const name = model.toLowerCase().split('/').pop()!.split(':')[0];
+  if (name.startsWith('nomic-embed-text')) {
+    return { queryPrefix: 'search_query: ', documentPrefix: 'search_document: ' };
+  }
+  if (/^(multilingual-)?e5-/.test(name) && !name.includes('instruct')) {
+    return { queryPrefix: 'query: ', documentPrefix: 'passage: ' };
+  }
+  if (/^snowflake-arctic-embed(2|-.*v2)/.test(name)) {
+    return { queryPrefix: 'query: ' };
+  }
+  // Ollama names bge-large-en-v1.5 plain `bge-large`.
+  if (/^bge-(small|base|large)(-(en|zh)|$)/.test(name) || name.startsWith('mxbai-embed-large') || name.startsWith('snowflake-arctic-embed')) {
+    return { queryPrefix: 'Represent this sentence for searching relevant passages: ' };
+  }
+  return {};
 }
 
 /**

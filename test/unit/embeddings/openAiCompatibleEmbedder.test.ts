@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
 import { isHaikuError } from '../../../src/core/errors';
-import { createEmbedder, embedderDimensions } from '../../../src/node/embeddings/createEmbedder';
+import { createEmbedder, embedderDimensions, instructionPrefixes } from '../../../src/node/embeddings/createEmbedder';
 import { OpenAiCompatibleEmbedder } from '../../../src/node/embeddings/openAiCompatibleEmbedder';
 import { closedPort, startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../../support/scriptedEmbeddingsServer';
 
@@ -206,6 +206,31 @@ describe('createEmbedder', () => {
   it('requires a model for "openai"', () => {
     const settings = { ...defaultConfig().embeddings, provider: 'openai' as const, model: '' };
     assert.throws(() => createEmbedder(settings), /Set haiku\.embeddings\.model/);
+  });
+
+  it('knows the documented prefixes of common asymmetric models, and adds none to others', () => {
+    assert.deepStrictEqual(instructionPrefixes('nomic-embed-text:v1.5'), { queryPrefix: 'search_query: ', documentPrefix: 'search_document: ' });
+    assert.deepStrictEqual(instructionPrefixes('nomic-ai/nomic-embed-text-v1.5'), { queryPrefix: 'search_query: ', documentPrefix: 'search_document: ' });
+    assert.deepStrictEqual(instructionPrefixes('intfloat/e5-small-v2'), { queryPrefix: 'query: ', documentPrefix: 'passage: ' });
+    assert.deepStrictEqual(instructionPrefixes('BAAI/bge-small-en-v1.5').queryPrefix, 'Represent this sentence for searching relevant passages: ');
+    assert.deepStrictEqual(instructionPrefixes('mxbai-embed-large:latest').documentPrefix, undefined);
+    assert.deepStrictEqual(instructionPrefixes('bge-large:335m'), { queryPrefix: 'Represent this sentence for searching relevant passages: ' });
+    assert.deepStrictEqual(instructionPrefixes('snowflake-arctic-embed2'), { queryPrefix: 'query: ' });
+    assert.deepStrictEqual(instructionPrefixes('bge-m3'), {});
+    assert.deepStrictEqual(instructionPrefixes('text-embedding-3-small'), {});
+    assert.deepStrictEqual(instructionPrefixes('all-minilm'), {});
+  });
+
+  it('applies the model prefixes when built from settings', async () => {
+    const server = await startScriptedEmbeddingsServer();
+    try {
+      const embedder = createEmbedder({ ...defaultConfig().embeddings, provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' })!;
+      await embedder.embed(['why'], { kind: 'query' });
+      await embedder.embed(['because'], { kind: 'document' });
+      assert.deepStrictEqual(server.requests.map((request) => request.input[0]), ['search_query: why', 'search_document: because']);
+    } finally {
+      await server.close();
+    }
   });
 
   it('builds a working OpenAI-compatible embedder and discovers its dimension', async () => {
