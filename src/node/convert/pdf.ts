@@ -91,8 +91,8 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
   ensureTransferToFixedLength();
   const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask };
   const task = pdfjs.getDocument({
-    // pdf.js may transfer the buffer it is given; keep the caller's bytes intact.
-    data: bytes.slice(),
+    // pdf.js may transfer (detach) the buffer it is given: hand it a copy (a Buffer's slice() would be a view).
+    data: new Uint8Array(bytes),
     verbosity: 0,
     isEvalSupported: false,
     // With font faces disabled pdf.js builds a glyph path per character; text extraction does not need either.

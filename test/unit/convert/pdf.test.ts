@@ -227,6 +227,13 @@ describe('PDF converter', function () {
     await expectConversionError(new Uint8Array(0), 'empty.pdf', 'empty_file');
   });
 
+  it('leaves the caller\'s bytes intact (a Buffer, as convertFile passes it)', async () => {
+    const bytes = fs.readFileSync(path.join(pdfFolder, 'docling', 'code_and_formula.pdf'));
+    const copy = Buffer.from(bytes);
+    await convertPdf(bytes, { fileName: 'code_and_formula.pdf' });
+    assert.ok(bytes.equals(copy));
+  });
+
   it('the encrypted fixture is a real encrypted PDF (opens with its password)', async () => {
     const proxy = await getDocumentProxy(new Uint8Array(fs.readFileSync(path.join(fixtureFolder, 'encrypted.pdf'))), { password: 'secret' });
     const content = await (await proxy.getPage(1)).getTextContent();
