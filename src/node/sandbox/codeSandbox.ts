@@ -137,8 +137,8 @@ class SandboxWorker {
     this.worker = new Worker(script.file, { execArgv: script.execArgv, workerData: settings, stdout: false, stderr: false });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.terminate();
         reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`));
+        this.terminate('startup timeout');
       }, SANDBOX_STARTUP_TIMEOUT_MS);
       this.listener = {
         onMessage: (message) => {
@@ -148,8 +148,8 @@ class SandboxWorker {
             resolve();
           } else if (message.type === 'startupFailed') {
             clearTimeout(timer);
-            this.terminate();
             reject(new HaikuError('sandbox_failed', `The sandbox could not load QuickJS: ${message.message}. Check that emscripten-module.wasm ships next to the bundle.`));
+            this.terminate('startup failed');
           }
         },
         onExit: (reason) => {
@@ -186,10 +186,15 @@ class SandboxWorker {
     return !this.exited;
   }
 
-  terminate(): void {
-    this.exited = true;
+  /** Kills the thread; whoever listens (a running execution, the startup) hears `reason` as an exit. */
+  terminate(reason = 'terminated'): void {
+    if (!this.exited) {
+      this.exited = true;
+      void this.worker.terminate().catch(() => undefined);
+    }
+    const listener = this.listener;
     this.listener = undefined;
-    void this.worker.terminate().catch(() => undefined);
+    listener?.onExit(reason);
   }
 
   private exit(reason: string): void {
@@ -225,8 +230,9 @@ class WorkerCodeSandbox implements CodeSandbox {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.worker?.terminate();
+    const worker = this.worker;
     this.worker = undefined;
+    worker?.terminate('the sandbox was disposed');
   }
 
   private spawn(): SandboxWorker {

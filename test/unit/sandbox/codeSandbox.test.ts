@@ -506,6 +506,16 @@ describe('code sandbox (QuickJS in a worker)', function () {
       assert.strictEqual(child.stdout.trim(), '42', 'the execution finished before the process exited');
     });
 
+    it('settles a running execution when the sandbox is disposed under it', async () => {
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 60 });
+      const running = sandbox.execute('while (true) {}');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sandbox.dispose();
+      const result = await running;
+      assert.deepStrictEqual([result.success, result.sessionReset], [false, true]);
+      assert.match(result.stderr, /the sandbox worker stopped \(the sandbox was disposed\)/);
+    });
+
     it('refuses to run after dispose', async () => {
       const sandbox = await sandboxWith();
       assert.strictEqual((await sandbox.execute('1')).stdout, '1\n');
