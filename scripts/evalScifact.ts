@@ -4,7 +4,7 @@
  *
  *   npm run eval:scifact -- --qrels ../shared/eval/scifact/qrels/train.tsv
  *   npm run eval:scifact -- --qrels <file> --embeddings openai --base-url http://127.0.0.1:11434/v1 --model nomic-embed-text
- *   options: --limit-docs N  --mode fullText|vector|hybrid  --depth 300 (chunks retrieved per query)
+ *   options: --limit-docs N  --mode fullText|vector|hybrid|all  --depth 300 (chunks retrieved per query)
  *            --db <folder> (keep the files and index there)  --json (one machine-readable line)
  *
  * Document-level ranking: a document ranks where its best chunk ranks; `--depth` chunks are retrieved so the
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     embedder = createEmbedder({ ...defaultConfig().embeddings, provider: 'openai', baseUrl: values['base-url'] ?? defaultConfig().embeddings.baseUrl, model: values.model ?? '', apiKey: values['api-key'] });
     log(`embedder ${embedder!.id}: ${await embedderDimensions(embedder!)} dimensions`);
   }
-  const mode = (values.mode as SearchMode | undefined) ?? (embedder ? 'hybrid' : 'fullText');
+  const modes: SearchMode[] = values.mode === 'all' ? (embedder ? ['fullText', 'vector', 'hybrid'] : ['fullText']) : [(values.mode as SearchMode | undefined) ?? (embedder ? 'hybrid' : 'fullText')];
 
   const corpus = loadScifactCorpus(limitDocuments);
   const queries = loadScifactQueries();
@@ -65,30 +65,32 @@ async function main(): Promise<void> {
     const stats = await store.stats();
     log(`index: ${stats.documents} documents, ${stats.chunks} chunks in ${((performance.now() - indexStarted) / 1000).toFixed(1)} s`);
 
-    const { runs, latencies } = await scifactRuns(store, scifactIds, qrels, queries, { mode, depth });
-    const metrics = evaluateRuns(runs, qrels);
-    const short = [...runs.values()].filter((ranked) => ranked.length < 100).length;
-    latencies.sort((left, right) => left - right);
-    const summary = {
-      qrels: path.basename(values.qrels),
-      mode,
-      embedder: embedder?.id ?? 'none',
-      documents: stats.documents,
-      chunks: stats.chunks,
-      queries: metrics.queries,
-      ndcgAt10: Number(metrics.ndcgAt10.toFixed(4)),
-      recallAt100: Number(metrics.recallAt100.toFixed(4)),
-      emptyRuns: metrics.emptyRuns,
-      runsUnder100Documents: short,
-      queryP50Ms: Number(latencies[Math.floor(latencies.length / 2)].toFixed(1)),
-    };
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify(summary)}\n`);
-    } else {
-      log(`${summary.qrels}, ${summary.queries} queries, mode ${mode}, embedder ${summary.embedder}`);
-      log(`nDCG@10    ${summary.ndcgAt10.toFixed(4)}`);
-      log(`Recall@100 ${summary.recallAt100.toFixed(4)}`);
-      log(`(queries without results: ${summary.emptyRuns}; runs with fewer than 100 documents: ${short}; query p50 ${summary.queryP50Ms} ms)`);
+    for (const mode of modes) {
+      const { runs, latencies } = await scifactRuns(store, scifactIds, qrels, queries, { mode, depth });
+      const metrics = evaluateRuns(runs, qrels);
+      const short = [...runs.values()].filter((ranked) => ranked.length < 100).length;
+      latencies.sort((left, right) => left - right);
+      const summary = {
+        qrels: path.basename(values.qrels),
+        mode,
+        embedder: embedder?.id ?? 'none',
+        documents: stats.documents,
+        chunks: stats.chunks,
+        queries: metrics.queries,
+        ndcgAt10: Number(metrics.ndcgAt10.toFixed(4)),
+        recallAt100: Number(metrics.recallAt100.toFixed(4)),
+        emptyRuns: metrics.emptyRuns,
+        runsUnder100Documents: short,
+        queryP50Ms: Number(latencies[Math.floor(latencies.length / 2)].toFixed(1)),
+      };
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(summary)}\n`);
+      } else {
+        log(`${summary.qrels}, ${summary.queries} queries, mode ${mode}, embedder ${summary.embedder}`);
+        log(`nDCG@10    ${summary.ndcgAt10.toFixed(4)}`);
+        log(`Recall@100 ${summary.recallAt100.toFixed(4)}`);
+        log(`(queries without results: ${summary.emptyRuns}; runs with fewer than 100 documents: ${short}; query p50 ${summary.queryP50Ms} ms)`);
+      }
     }
   } finally {
     await store.close();
