@@ -41,6 +41,8 @@ export class IndexService implements vscode.Disposable {
   private paused = false;
   private readonly lifetime = new AbortController();
   private readonly disposables: vscode.Disposable[] = [];
+  /** The file-system watchers of the current include patterns (re-created when the settings change). */
+  private watchers: vscode.Disposable[] = [];
   private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
   private readonly indexEmitter = new vscode.EventEmitter<void>();
   private idleWaiters: Array<() => void> = [];
@@ -113,22 +115,27 @@ export class IndexService implements vscode.Disposable {
     this.backend = undefined;
     this.backendPromise = undefined;
     await backend?.close().catch(() => undefined);
+    if (vscode.workspace.isTrusted) {
+      this.watch();
+    }
     this.requestFullSync();
   }
 
   private watch(): void {
+    this.watchers.forEach((watcher) => watcher.dispose());
+    this.watchers = [];
     const config = this.getConfig();
     for (const pattern of config.index.include) {
       const watcher = vscode.workspace.createFileSystemWatcher(pattern);
-      watcher.onDidCreate((uri) => this.fileChanged(uri), undefined, this.disposables);
-      watcher.onDidChange((uri) => this.fileChanged(uri), undefined, this.disposables);
-      watcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.disposables);
-      this.disposables.push(watcher);
+      watcher.onDidCreate((uri) => this.fileChanged(uri), undefined, this.watchers);
+      watcher.onDidChange((uri) => this.fileChanged(uri), undefined, this.watchers);
+      watcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.watchers);
+      this.watchers.push(watcher);
     }
     // A deleted folder reports only itself: catch it with a pattern that matches everything, then remove below it.
     const folderWatcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
-    folderWatcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.disposables);
-    this.disposables.push(folderWatcher);
+    folderWatcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.watchers);
+    this.watchers.push(folderWatcher);
   }
 
   private fileChanged(uri: vscode.Uri): void {
@@ -401,6 +408,7 @@ export class IndexService implements vscode.Disposable {
       clearTimeout(this.debounceTimer);
     }
     this.disposables.forEach((disposable) => disposable.dispose());
+    this.watchers.forEach((watcher) => watcher.dispose());
     this.statusEmitter.dispose();
     this.indexEmitter.dispose();
     void this.backend?.close().catch(() => undefined);

@@ -6,7 +6,7 @@ import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { HaikuConfig } from '../../core/config';
 import { errorMessage } from '../../core/errors';
 import { haikuErrorCode } from '../backendModule';
-import type { SearchResult } from '../../core/model/search';
+import type { DocumentSummary, SearchResult } from '../../core/model/search';
 import type { RunRoute } from '../../shared/runsProtocol';
 import { locationLabel } from '../citationFormat';
 import { COMMANDS, PARTICIPANT_ID } from '../contributionIds';
@@ -68,25 +68,16 @@ function newRunId(): string {
 }
 
 /** A location the chat can open for a chunk: the source range, or the rendering's lines for PDF/DOCX. */
-async function chunkLocation(knowledgeBase: ExtensionKnowledgeBase, chunk: { documentId: string; uri: string; content: string; headings: string[]; sourceRange?: Citation['sourceRange'] }, formats: Map<string, string>): Promise<vscode.Location | vscode.Uri> {
-  let format = formats.get(chunk.documentId);
-  if (format === undefined) {
-    const document = await knowledgeBase.getDocument(chunk.documentId);
-    format = document?.format ?? '';
-    formats.set(chunk.documentId, format);
-    if (document && opensAsRendering(format)) {
-      const content = (await knowledgeBase.getDocumentContent(document.id)) ?? '';
-      const span = findChunkInRendering(content, chunk.content, chunk.headings);
-      const uri = renderingUri(document);
-      return span ? new vscode.Location(uri, new vscode.Range(span.startLine, 0, span.endLine, 0)) : uri;
-    }
-  } else if (opensAsRendering(format)) {
-    const document = await knowledgeBase.getDocument(chunk.documentId);
-    if (document) {
-      const content = (await knowledgeBase.getDocumentContent(document.id)) ?? '';
-      const span = findChunkInRendering(content, chunk.content, chunk.headings);
-      return span ? new vscode.Location(renderingUri(document), new vscode.Range(span.startLine, 0, span.endLine, 0)) : renderingUri(document);
-    }
+async function chunkLocation(knowledgeBase: ExtensionKnowledgeBase, chunk: { documentId: string; uri: string; content: string; headings: string[]; sourceRange?: Citation['sourceRange'] }, documents: Map<string, DocumentSummary | undefined>): Promise<vscode.Location | vscode.Uri> {
+  if (!documents.has(chunk.documentId)) {
+    documents.set(chunk.documentId, await knowledgeBase.getDocument(chunk.documentId));
+  }
+  const document = documents.get(chunk.documentId);
+  if (document && opensAsRendering(document.format)) {
+    const content = (await knowledgeBase.getDocumentContent(document.id)) ?? '';
+    const span = findChunkInRendering(content, chunk.content, chunk.headings);
+    const uri = renderingUri(document);
+    return span ? new vscode.Location(uri, new vscode.Range(span.startLine, 0, span.endLine, 0)) : uri;
   }
   const uri = vscode.Uri.parse(chunk.uri);
   const range = chunk.sourceRange;
@@ -223,7 +214,7 @@ export class HaikuParticipant implements vscode.Disposable {
     if (results.length === 0) {
       stream.markdown(`No hits for **${escapeMarkdown(query)}**${documentFilter ? ' in the attached documents' : ''}.`);
     }
-    const formats = new Map<string, string>();
+    const formats = new Map<string, DocumentSummary | undefined>();
     for (const result of results) {
       const location = await chunkLocation(knowledgeBase, result, formats);
       const trail = result.headings.length > 0 ? result.headings.map(escapeMarkdown).join(' › ') : escapeMarkdown(result.title);
@@ -270,7 +261,7 @@ export class HaikuParticipant implements vscode.Disposable {
     const recorder = new RunRecorder({ id: record.runId, question: request.prompt, route, model: modelName }, relativePathOf, undefined);
     runsStore.put(recorder.run);
     const citations = new Map<number, Citation>();
-    const formats = new Map<string, string>();
+    const formats = new Map<string, DocumentSummary | undefined>();
     const locations = new Map<number, vscode.Location | vscode.Uri>();
     const splitter = new CitationMarkerSplitter((index) => citations.has(index));
     // Text and anchors must reach the stream in order; locations resolve asynchronously.

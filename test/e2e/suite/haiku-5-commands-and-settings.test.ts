@@ -1,0 +1,68 @@
+import * as assert from 'node:assert';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import { activateHaiku, askHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
+
+/** The tree's context actions, the index commands, and index settings (another database, include patterns). */
+describe('Haiku: commands and index settings', () => {
+  let api: HaikuExtensionApi;
+
+  before(async () => {
+    api = await activateHaiku();
+    await waitForIndex(api);
+  });
+
+  it('asks about a section, re-indexes a document and the current file', async () => {
+    const guides = (await api.sectionsTree.getChildren())[0];
+    const document = (await api.sectionsTree.getChildren(guides)).find((node) => node.kind === 'document' && node.document.format === 'html')!;
+    const [section] = await api.sectionsTree.getChildren(document);
+    assert.ok(section.kind === 'section');
+    const query = await vscode.commands.executeCommand<string>('haiku.askAboutSection', section);
+    assert.strictEqual(query, `@haiku What does the section "${section.section.title}" of guides/gc-guide.html say?`);
+    const jobs = api.indexService.history.length;
+    await vscode.commands.executeCommand('haiku.reindexDocument', section);
+    assert.strictEqual(api.indexService.history.length, jobs + 1);
+    assert.strictEqual(api.indexService.history.at(-1)?.kind, 'files');
+    await vscode.window.showTextDocument(workspaceUri('guides/features.md'));
+    await vscode.commands.executeCommand('haiku.indexCurrentFile');
+    assert.strictEqual(api.indexService.history.length, jobs + 2);
+    assert.strictEqual(api.indexService.history.at(-1)?.failed.length, 0);
+    assert.strictEqual(api.indexService.current.documents, 5);
+  });
+
+  it('rebuilds the index from scratch', async () => {
+    await vscode.commands.executeCommand('haiku.rebuildIndex');
+    const last = api.indexService.history.at(-1)!;
+    assert.strictEqual(last.kind, 'full');
+    assert.strictEqual(last.indexed, 5, JSON.stringify(last));
+    assert.strictEqual(api.indexService.current.documents, 5);
+  });
+
+  it('follows index settings: another database folder and include patterns; an empty index answers with a fix', async () => {
+    const settings = vscode.workspace.getConfiguration('haiku');
+    const emptyDatabase = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-e2e-db-'));
+    try {
+      await settings.update('index.include', ['**/*.nothing'], vscode.ConfigurationTarget.Global);
+      await settings.update('index.databaseUri', emptyDatabase, vscode.ConfigurationTarget.Global);
+      await waitFor(async () => {
+        await api.indexService.whenIdle();
+        return api.indexService.current.state === 'ready' && api.indexService.current.documents === 0 && api.config().index.databaseUri === emptyDatabase;
+      }, `an empty index at ${emptyDatabase} (${JSON.stringify(api.indexService.current)})`);
+      assert.ok(fs.readdirSync(emptyDatabase).length > 0, 'the store was created in the configured folder');
+      await waitFor(async () => (await api.sectionsTree.getChildren()).length === 0, 'the tree to empty (welcome view)');
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      const record = await askHaiku(api, '@haiku /ask What is in the documents?');
+      assert.strictEqual(record.error?.code, 'empty_index');
+      assert.deepStrictEqual(record.buttons, ['haiku.rebuildIndex']);
+    } finally {
+      await settings.update('index.include', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('index.databaseUri', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitForIndex(api);
+    assert.strictEqual(api.indexService.current.documents, 5);
+    fs.rmSync(emptyDatabase, { recursive: true, force: true });
+  });
+});
