@@ -564,35 +564,50 @@ function openingHeading(blocks: readonly PdfBlock[], pages: readonly PdfPageLine
 }
 
 /**
- * Heading levels: the outline depth when the outline found the heading; else the section number's depth
- * ("2.1.6" → 3); else the rank of its size among heading sizes (with outline headings, sizes they use map to
- * their depths). Bold or italic headings at body size rank below every larger size.
+ * Heading levels. A heading found through the outline takes the bookmark's depth; a numbered one its numbering
+ * depth ("2.1.6" → 3). Other headings take the level of their size tier: the usual depth of outline or numbered
+ * headings of the same size; a size between known tiers sits one below the larger tier; sizes above every known
+ * tier are level 1 (or one above the top known level), sizes below come after the deepest. Without any anchor the
+ * sizes are ranked. Bold or italic headings at body size form the smallest tier.
  */
 function assignHeadingLevels(blocks: readonly PdfBlock[], bodySize: number): void {
   const headers = blocks.filter((block) => block.label === 'section_header');
   const sizeKey = (block: PdfBlock) => (block.fontSize >= HEADING_SIZE_RATIO * bodySize ? Math.round(block.fontSize * 2) / 2 : 0);
-  const depthBySize = new Map<number, Map<number, number>>();
-  for (const block of headers) {
+  const explicitLevel = (block: PdfBlock): number | undefined => {
     if (block.outlineDepth !== undefined) {
-      const counts = depthBySize.get(sizeKey(block)) ?? new Map<number, number>();
-      counts.set(block.outlineDepth, (counts.get(block.outlineDepth) ?? 0) + 1);
-      depthBySize.set(sizeKey(block), counts);
+      return block.outlineDepth;
+    }
+    const numbering = SECTION_NUMBER.exec(block.text.trim());
+    return numbering ? numbering[1].split('.').length : undefined;
+  };
+  const depthCounts = new Map<number, Map<number, number>>();
+  for (const block of headers) {
+    const level = explicitLevel(block);
+    if (level !== undefined) {
+      const counts = depthCounts.get(sizeKey(block)) ?? new Map<number, number>();
+      counts.set(level, (counts.get(level) ?? 0) + 1);
+      depthCounts.set(sizeKey(block), counts);
     }
   }
+  const known = new Map([...depthCounts].map(([size, counts]) => [size, [...counts].sort((left, right) => right[1] - left[1] || left[0] - right[0])[0][0]]));
   const sizes = [...new Set(headers.map(sizeKey))].sort((left, right) => right - left);
-  for (const block of headers) {
-    let level: number;
-    const numbering = SECTION_NUMBER.exec(block.text.trim());
-    const outlineDepths = depthBySize.get(sizeKey(block));
-    if (block.outlineDepth !== undefined) {
-      level = block.outlineDepth;
-    } else if (numbering) {
-      level = numbering[1].split('.').length;
-    } else if (outlineDepths) {
-      level = [...outlineDepths.entries()].sort((left, right) => right[1] - left[1])[0][0];
-    } else {
-      level = sizes.indexOf(sizeKey(block)) + 1;
+  const tierLevel = (size: number): number => {
+    const exact = known.get(size);
+    if (exact !== undefined) {
+      return exact;
     }
-    block.headingLevel = Math.min(6, Math.max(1, level));
+    if (known.size === 0) {
+      return sizes.indexOf(size) + 1;
+    }
+    const larger = [...known.keys()].filter((candidate) => candidate > size).sort((left, right) => left - right)[0];
+    const smaller = [...known.keys()].filter((candidate) => candidate < size).sort((left, right) => right - left)[0];
+    if (larger === undefined) {
+      return Math.max(1, Math.min(...known.values()) - 1);
+    }
+    const below = (known.get(larger) ?? 1) + 1;
+    return smaller === undefined ? below : Math.min(below, Math.max(known.get(smaller) ?? below, known.get(larger) ?? 1));
+  };
+  for (const block of headers) {
+    block.headingLevel = Math.min(6, Math.max(1, explicitLevel(block) ?? tierLevel(sizeKey(block))));
   }
 }
