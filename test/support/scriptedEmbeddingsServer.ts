@@ -11,6 +11,8 @@ export type EmbeddingsBehaviour =
   | 'error404'
   /** HTTP 401. */
   | 'error401'
+  /** HTTP 429 with `Retry-After: 0.3` (seconds). */
+  | 'error429'
   /** Vectors one dimension too long. */
   | 'wrongDimension'
   /** One vector fewer than inputs. */
@@ -70,6 +72,9 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
         case 'error404':
           send(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
           return;
+        case 'error429':
+          send(response, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '0.3' });
+          return;
         case 'error401':
           send(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
           return;
@@ -107,8 +112,8 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
   };
 }
 
-function send(response: http.ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function send(response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 

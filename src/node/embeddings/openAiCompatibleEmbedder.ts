@@ -35,6 +35,8 @@ export interface OpenAiCompatibleEmbedderOptions {
 interface AttemptFailure {
   error: HaikuError;
   retryable: boolean;
+  /** The server's `Retry-After`, when it sent one (ms). */
+  retryAfterMs?: number;
 }
 
 /**
@@ -111,7 +113,9 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       if (!outcome.retryable || attempt >= this.maxAttempts) {
         throw outcome.error;
       }
-      await sleep(this.retryBaseMs * 2 ** (attempt - 1), abortSignal);
+      // A rate-limited server's Retry-After wins over our backoff, within the request timeout.
+      const backoffMs = this.retryBaseMs * 2 ** (attempt - 1);
+      await sleep(Math.min(Math.max(backoffMs, outcome.retryAfterMs ?? 0), this.timeoutMs), abortSignal);
     }
   }
 
@@ -176,6 +180,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       }
       return {
         retryable: status === 408 || status === 429 || status >= 500,
+        retryAfterMs: retryAfterMs(error.responseHeaders),
         error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP ${status} for model "${this.modelName}" ${attempts}: ${detail}. Check the server's log and haiku.embeddings.model.`, { cause: error }),
       };
     }
@@ -220,6 +225,20 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     }
     return vector;
   }
+}
+
+/** `Retry-After` as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
+function retryAfterMs(headers: Record<string, string> | undefined): number | undefined {
+  const value = headers?.['retry-after'];
+  if (!value) {
+    return undefined;
+  }
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) {
+    return Math.max(0, seconds * 1000);
+  }
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function excerpt(text: string): string {

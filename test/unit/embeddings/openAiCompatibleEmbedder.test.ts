@@ -80,6 +80,15 @@ describe('OpenAiCompatibleEmbedder', () => {
     assert.ok(Date.now() - started >= 20 + 40, 'waited 20 ms then 40 ms');
   });
 
+  it('waits as long as a rate-limited server asks (Retry-After) before retrying', async () => {
+    server.script('error429');
+    const embedder = new OpenAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'm', retryBaseMs: 1 });
+    const started = Date.now();
+    await embedder.embed(['a'], { kind: 'document' });
+    assert.strictEqual(server.requests.length, 2);
+    assert.ok(Date.now() - started >= 290, `retried after ${Date.now() - started} ms`);
+  });
+
   it('gives up after maxAttempts with the status in the message', async () => {
     server.script('error500', 'error500', 'error500');
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'm', maxAttempts: 2, retryBaseMs: 1 });
