@@ -106,6 +106,18 @@ describe('PDF converter', function () {
     assert.ok(found / expected >= 0.9, `overall recall ${found}/${expected}`);
   });
 
+  it('gives heuristic headings levels from their numbering and their size tier', async () => {
+    const document = await convertCorpusPdf('docling/redp5110_sampled.pdf');
+    const level = (text: string) => document.items.find((item) => item.label === 'section_header' && item.text === text)?.headingLevel;
+    assert.deepEqual(
+      ['Securing and protecting IBM DB2 data', 'Preface', '1.1 Security fundamentals', 'Authors', '1.3.1 Existing row and column control', '3.2.2 Built-in global variables', 'Column mask'].map(level),
+      [1, 1, 2, 2, 3, 3, 4],
+    );
+    const words = await convertCorpusPdf('docling/multi_page.pdf');
+    assert.equal(words.items[0].label, 'title');
+    assert.ok(words.items.filter((item) => item.label === 'section_header').every((item) => item.headingLevel === 1));
+  });
+
   it('takes headings and levels from the outline (pdflatex-outline)', async () => {
     const document = await convertCorpusPdf('py-pdf-sample-files/pdflatex-outline.pdf');
     const sections = document.items.filter((item) => item.label === 'section_header' && !/^contents$/i.test(item.text));
