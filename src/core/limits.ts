@@ -124,6 +124,8 @@ export const SANDBOX_STARTUP_TIMEOUT_MS = 30_000;
 export const SANDBOX_STACK_TRACE_LINES = 10;
 /** Host calls (searches, reads) of one sandbox served at once; `Promise.all` over many searches queues the rest. */
 export const SANDBOX_HOST_CALL_CONCURRENCY = 4;
+/** CPU time the guest's own error formatting may take (hostile getters on an error object) (ms). */
+export const SANDBOX_ERROR_DESCRIPTION_BUDGET_MS = 1_000;
 
 // --- VS Code ---
 /** File-system events are collected this long before the index catches up (ms). */

@@ -7,7 +7,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
+import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
@@ -296,7 +296,7 @@ export class GuestSession {
   private describeGuestError(handle: QuickJSHandle): string {
     // describeError runs guest code: give it a short fresh budget so a hostile getter cannot hang us.
     const savedInterrupted = this.interrupted;
-    const budgetEnd = this.now() + 1000;
+    const budgetEnd = this.now() + SANDBOX_ERROR_DESCRIPTION_BUDGET_MS;
     this.runtime.setInterruptHandler(() => this.now() >= budgetEnd);
     try {
       const describe = this.context.getProp(this.preludeApi, 'describeError');
