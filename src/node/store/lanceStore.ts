@@ -769,12 +769,14 @@ export class LanceStore implements KnowledgeBase {
     try {
       const stats = await this.chunksTable.indexStats(FULL_TEXT_INDEX_NAME);
       if (stats && stats.numUnindexedRows > FULL_TEXT_REBUILD_MIN_ROWS && stats.numUnindexedRows > stats.numIndexedRows) {
-        // After a bulk load a fresh build is cheaper than compaction plus an incremental index update
-        // (SciFact, 9.3k chunks: 2.1 s against 3.2–4 s); compaction waits for the next optimize.
+        // After a bulk load, fresh builds plus a compaction that only remaps them are cheaper than compaction
+        // with an incremental update of mostly empty indexes (SciFact, 9.3k chunks: ~2.7 s against 3.2–4 s).
         await this.chunksTable.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
-      } else {
-        await this.chunksTable.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+        await this.chunksTable.createIndex('id', { config: lancedb.Index.btree(), replace: true });
+        await this.chunksTable.createIndex('document_id', { config: lancedb.Index.btree(), replace: true });
       }
+      // Compaction matters for reads: fetching 10 chunks by id took 3.5 ms over 21 fragments, 1.8 ms over one.
+      await this.chunksTable.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
     } catch (error) {
       this.fullTextIndexStale = true;
       throw error;
