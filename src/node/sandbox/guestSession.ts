@@ -272,8 +272,8 @@ export class GuestSession {
     execution.finish(false, true, `InternalError: interrupted. The code ran past the time limit of ${execution.codeTimeoutSeconds} s and was stopped.`);
   }
 
-  private finishTimedOut(execution: Execution, while_: string): void {
-    execution.finish(false, true, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${while_}.`);
+  private finishTimedOut(execution: Execution, situation: string): void {
+    execution.finish(false, true, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${situation}.`);
   }
 
   /** A host-side throw from the wasm bridge: the module's state is unknown, so the session must go. */
