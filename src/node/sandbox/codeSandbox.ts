@@ -1,3 +1,14 @@
+/**
+ * The code sandbox of `execute_code`: QuickJS (wasm) in a worker thread, driven from here.
+ *
+ * - The worker (`worker.ts` → `GuestSession`) evaluates guest code and forwards its host calls (search,
+ *   list_documents, cite, readFile, listDir) here, where the `SandboxHost` answers them; results go back as text.
+ * - Limits: a wall-clock deadline per `execute` (interrupt handler for compute, a timer for awaits, no host call
+ *   starts past it), a memory and a stack limit, capped output. A timeout, crash or abort replaces the worker:
+ *   the session resets and the result says so (`sessionReset`, and a note in stderr). A worker that does not
+ *   report within `SANDBOX_WATCHDOG_GRACE_MS` after the deadline is killed.
+ * - The worker only keeps the process alive while code runs.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
