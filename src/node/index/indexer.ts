@@ -80,7 +80,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
   };
   const report = (progress: IndexProgress) => options.onProgress?.(progress);
-  store.assertUsable();
+  store.assertWritable();
   if (embedder && !store.hasVectors) {
     throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Run \`haiku rebuild\` to re-index with it.`);
   }

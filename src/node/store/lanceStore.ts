@@ -202,7 +202,8 @@ export class LanceStore implements KnowledgeBase {
     }
   }
 
-  private assertWritable(): void {
+  /** Throws the typed error that explains why this store cannot take writes (layout, embedder, closed). */
+  assertWritable(): void {
     this.assertUsable();
     if (this.writeBlockedReason) {
       throw new HaikuError('rebuild_needed', this.writeBlockedReason);
@@ -566,6 +567,10 @@ export class LanceStore implements KnowledgeBase {
         const { document, chunks, vectors } = entry;
         if (vectorDimensions && (!vectors || vectors.length !== chunks.length)) {
           throw new HaikuError('embedding_failed', `${document.relativePath}: ${chunks.length} chunks but ${vectors?.length ?? 0} vectors; the index needs one vector per chunk.`);
+        }
+        const wrong = vectorDimensions ? vectors!.find((vector) => vector.length !== vectorDimensions) : undefined;
+        if (wrong) {
+          throw new HaikuError('embedding_failed', `${document.relativePath}: the embedder returned ${wrong.length}-dimensional vectors, but the index holds ${vectorDimensions}. Run \`haiku rebuild\` after changing the embedding model.`);
         }
         chunks.forEach((chunk, index) => chunkRows.push(chunkRow(chunk, generation, vectorDimensions ? vectors![index] : undefined)));
         for (const item of document.items) {
