@@ -1,3 +1,18 @@
+/**
+ * The index on disk: LanceDB 0.31.0, embedded, four tables (see `schema.ts`).
+ *
+ * - Atomic replacement: chunk and item rows carry the generation of the write that made them; a document's
+ *   row names its current generation, and every read keeps only rows of that generation. A write adds the
+ *   new rows, switches the documents rows in one commit, then deletes the old rows, so a failure or a kill
+ *   at any point leaves the previous version whole. Orphans are swept at the end of index runs.
+ * - Full-text freshness: LanceDB 0.31.0's flat search over rows not yet in the FTS index drops terms that are
+ *   frequent among those rows, so rows written by this process are folded into the index before the next
+ *   full-text query (and by the debounced or end-of-run `optimize()`). Another process's unindexed rows are
+ *   not folded in by readers (two writers could conflict); index runs always end with `optimize()`.
+ * - Vectors: an exact dot-product scan over a resident copy (`VectorCache`) up to `VECTOR_CACHE_MAX_BYTES`
+ *   (256 MiB ≈ 170k chunks at 384 dimensions), LanceDB's brute-force scan above it.
+ * - Caches (document states, vectors) follow this process's writes; `refresh()` re-reads after others'.
+ */
 import './lanceEnvironment';
 import * as path from 'node:path';
 import * as fs from 'node:fs';
