@@ -42,6 +42,8 @@ export interface PdfLine {
 
 /** Runs on one baseline further apart than this (in font sizes) start a new segment. */
 const SEGMENT_GAP_RATIO = 0.8;
+/** A white-space run wider than this (in font sizes) separates segments; justified word spaces stay below it. */
+const BLANK_SPLIT_RATIO = 2;
 /** Segments on one baseline closer than this (in font sizes) are rejoined after ordering. */
 const REJOIN_GAP_RATIO = 1.6;
 /** Horizontal cuts need a white band at least this high (in median font sizes). */
@@ -60,17 +62,19 @@ const STYLE_SHARE = 0.8;
  * one baseline are rejoined into lines.
  */
 export function layoutPage(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
-  const segments = buildSegments(pageNumber, runs);
+  const segments = buildSegments(pageNumber, runs, false);
   if (segments.length > MAX_SEGMENTS_FOR_LAYOUT) {
     // Pages with huge numbers of fragments (maps, charts) are read row by row: XY-cut is quadratic at worst.
     return rejoinSegments(readRowByRow(segments));
   }
-  const { tables, rest } = detectTables(segments);
+  // Tables are looked for in finer segments (cut at wide spaces too); text outside them keeps the normal ones.
+  const { tables, used } = detectTables(buildSegments(pageNumber, runs, true));
+  const rest = tables.length === 0 ? segments : buildSegments(pageNumber, runs.filter((run) => !used.has(run)), false);
   const ordered = orderByXyCut([...rest, ...tables]);
   return rejoinSegments(ordered);
 }
 
-function buildSegments(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine[] {
+function buildSegments(pageNumber: number, runs: readonly PdfTextRun[], splitAtWideSpaces: boolean): PdfLine[] {
   const segments: PdfLine[] = [];
   let current: PdfLine | undefined;
   for (const run of runs) {
@@ -78,7 +82,7 @@ function buildSegments(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine
       continue;
     }
     const blank = run.text.trim().length === 0;
-    if (current && fitsSegment(current, run, blank)) {
+    if (current && fitsSegment(current, run, blank, splitAtWideSpaces)) {
       current.runs.push(run);
       current.right = Math.max(current.right, run.x + Math.max(0, run.width));
       continue;
@@ -96,7 +100,7 @@ function buildSegments(pageNumber: number, runs: readonly PdfTextRun[]): PdfLine
   return segments.filter((segment) => segment.characterCount > 0);
 }
 
-function fitsSegment(segment: PdfLine, run: PdfTextRun, blank: boolean): boolean {
+function fitsSegment(segment: PdfLine, run: PdfTextRun, blank: boolean, splitAtWideSpaces: boolean): boolean {
   const size = segment.fontSize;
   const gap = run.x - segment.right;
   if (gap < -0.5 * size || gap > SEGMENT_GAP_RATIO * Math.max(size, run.fontSize)) {
@@ -104,7 +108,8 @@ function fitsSegment(segment: PdfLine, run: PdfTextRun, blank: boolean): boolean
   }
   const shift = run.baseline - segment.baseline;
   if (blank) {
-    return Math.abs(shift) < 0.5 * size;
+    // pdf.js fills wide gaps (table cells) with one space run: a very wide one separates, like a gap.
+    return Math.abs(shift) < 0.5 * size && (!splitAtWideSpaces || run.width <= BLANK_SPLIT_RATIO * size);
   }
   const ratio = run.fontSize / size;
   if (Math.abs(shift) <= 0.2 * size && ratio > 1 / 1.3 && ratio < 1.3) {
@@ -301,6 +306,7 @@ function sameVisualLine(previous: PdfLine, next: PdfLine): boolean {
 
 /** Rows of a table are at most this many font sizes apart (baseline to baseline). */
 const TABLE_ROW_PITCH_RATIO = 3;
+const MATH_OPERATORS = /[∂∑∏∫∈∉∣‖⋃⋂∪∩→⇒⇔↦≤≥≠≈∀∃⊆⊂⊇⊃×÷±∞√∇]|7→/u;
 /** Prose columns have longer lines than this on average (characters); tables have at least one column of shorter cells. */
 const TABLE_CELL_CHARACTERS = 25;
 
@@ -310,9 +316,9 @@ const TABLE_CELL_CHARACTERS = 25;
  * (both with long lines) are page columns, not a table. A row with nothing in the first column continues the row
  * above (wrapped cells). Each table becomes one pseudo-line carrying the cell grid.
  */
-function detectTables(segments: readonly PdfLine[]): { tables: PdfLine[]; rest: PdfLine[] } {
+function detectTables(segments: readonly PdfLine[]): { tables: PdfLine[]; used: Set<PdfTextRun> } {
   const rows = groupRows(segments);
-  const used = new Set<PdfLine>();
+  const used = new Set<PdfTextRun>();
   const tables: PdfLine[] = [];
   let start = 0;
   while (start < rows.length) {
@@ -336,13 +342,13 @@ function detectTables(segments: readonly PdfLine[]): { tables: PdfLine[]; rest: 
     const table = buildTable(rows.slice(start, end));
     if (table) {
       tables.push(table);
-      rows.slice(start, end).flat().forEach((item) => used.add(item));
+      rows.slice(start, end).flat().forEach((item) => item.runs.forEach((member) => used.add(member)));
       start = end;
     } else {
       start++;
     }
   }
-  return { tables, rest: segments.filter((segment) => !used.has(segment)) };
+  return { tables, used };
 }
 
 function groupRows(segments: readonly PdfLine[]): PdfLine[][] {
@@ -424,6 +430,13 @@ function buildTable(rows: readonly PdfLine[][]): PdfLine | undefined {
     return averages[column] >= TABLE_CELL_CHARACTERS && continued >= Math.max(1, 0.4 * pairs);
   });
   if (prose) {
+    return undefined;
+  }
+  // Displayed formulas break into aligned fragments too; a table has words in many cells and few operators.
+  const cells = grid.flat().filter(Boolean);
+  const worded = cells.filter((cell) => /\p{L}{2}/u.test(cell)).length;
+  const mathematical = cells.filter((cell) => MATH_OPERATORS.test(cell)).length;
+  if (worded < 0.3 * cells.length || mathematical > 0.15 * cells.length) {
     return undefined;
   }
   const members = rows.flat();

@@ -73,6 +73,7 @@ const CAPTION = /^([Ff]igure|FIGURE|[Ff]ig\.|[Tt]able|TABLE|[Tt]ab\.|[Ll]isting|
 const TOC_LINE = /(\.\s?){3,}\s*([\dA-Za-z]{0,8})\s*$|\s\.{3,}/;
 const TOC_HEADING = /^(table of contents|contents|inhalt|inhaltsverzeichnis|sommaire|table des matières|índice|indice|inhoud|innehåll|spis treści)$/i;
 const ENDS_WITH_PAGE_NUMBER = /\s(\d{1,4}|[ivxlcdm]{1,7})$/i;
+const PAGE_NUMBER_CELL = /^(\d{1,4}|[ivxlc]{1,7})$/;
 const SECTION_NUMBER = /^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+\S/;
 const CODE_CHARACTERS = /[;{}()[\]=<>]|^\s{2,}\S|^\s*(#|\/\/)/;
 /** A bare page number ("7", "- 7 -", "Page 7 of 9", "xi"); roman numerals in lower case only, so table cells like "X" do not count. */
@@ -163,9 +164,11 @@ function emitBlock(builder: DocumentBuilder, block: PdfBlock): void {
     case 'table':
       builder.add({ ...base, label: 'table', text: markdownTable(block.lines[0].table ?? []) });
       return;
-    case 'document_index':
-      builder.add({ ...base, label: 'document_index', text: block.lines.map((line) => line.text).join('\n') });
+    case 'document_index': {
+      const grid = block.lines[0].table;
+      builder.add({ ...base, label: 'document_index', text: grid ? markdownTable(grid) : block.lines.map((line) => line.text).join('\n') });
       return;
+    }
     default:
       builder.add({ ...base, label: block.label, text: block.text });
   }
@@ -430,8 +433,14 @@ function isTableOfContentsBlock(block: PdfBlock, afterContentsHeading: boolean):
 
 function classifyBlock(block: PdfBlock, referenceSize: number, pageHeight: number, inTableOfContents: boolean): ItemLabel {
   const text = block.text.trim();
-  if (block.lines[0].table) {
-    return 'table';
+  const grid = block.lines[0].table;
+  if (grid) {
+    // A table of titles and page numbers is a table of contents (Docling keeps those as tables too).
+    const indexRows = grid.filter((row) => {
+      const cells = row.filter(Boolean);
+      return cells.length >= 2 && /\p{L}{2}/u.test(cells[0]) && PAGE_NUMBER_CELL.test(cells[cells.length - 1]);
+    }).length;
+    return inTableOfContents || indexRows >= 0.7 * grid.length ? 'document_index' : 'table';
   }
   if (isTableOfContentsBlock(block, inTableOfContents)) {
     return 'document_index';
