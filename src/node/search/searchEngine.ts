@@ -87,8 +87,8 @@ export class SearchEngine {
     } else {
       const perList = Math.max(wanted, HYBRID_CANDIDATES_PER_LIST);
       const vector = await this.queryVector(text, options.abortSignal);
-      const [fullText, nearest] = await Promise.all([this.store.fullTextCandidates(text, perList, allowed), this.store.vectorCandidates(vector, perList, allowed)]);
-      remember(fullText);
+      // Ids only from full text: the rows of the fused top results are fetched once, below.
+      const [fullText, nearest] = await Promise.all([this.store.fullTextCandidates(text, perList, allowed, { withRows: false }), this.store.vectorCandidates(vector, perList, allowed)]);
       const fused = reciprocalRankFusion(
         [
           { ids: fullText.map((candidate) => candidate.chunkId), weight: this.settings.fullTextWeight },
@@ -139,7 +139,7 @@ export class SearchEngine {
       results.push(result);
     }
     if (options.expand && results.length > 0) {
-      const items = await this.store.itemsForDocuments(results.map((result) => result.documentId));
+      const items = await this.store.itemsForDocuments(results.map((result) => result.documentId), { withChunkIds: false });
       results = (await expandSearchResults(results, items, { maxContextChars: this.settings.maxContextChars })).map((result, index) => ({ ...result, rank: index + 1 }));
     }
     return results;

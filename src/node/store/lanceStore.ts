@@ -354,8 +354,11 @@ export class LanceStore implements KnowledgeBase {
     return (await this.itemsForDocuments([documentId])).get(documentId) ?? [];
   }
 
-  /** Items of several documents in one query per table, each with the chunk ids that reference it. */
-  async itemsForDocuments(documentIds: readonly string[]): Promise<Map<string, StoredItem[]>> {
+  /**
+   * Items of several documents in one query per table, each with the chunk ids that reference it
+   * (`withChunkIds: false` skips the chunks query and leaves them empty, as context expansion needs none).
+   */
+  async itemsForDocuments(documentIds: readonly string[], options: { withChunkIds?: boolean } = {}): Promise<Map<string, StoredItem[]>> {
     const result = new Map<string, StoredItem[]>();
     const states = await this.documentStates();
     const ids = [...new Set(documentIds)].filter((id) => states.has(id));
@@ -363,9 +366,12 @@ export class LanceStore implements KnowledgeBase {
       return result;
     }
     const where = sqlIn('document_id', ids);
+    const withChunkIds = options.withChunkIds ?? true;
     const [itemRows, chunkRows] = await Promise.all([
       this.itemsTable.query().where(where).toArray() as Promise<unknown[]> as Promise<ItemRow[]>,
-      this.chunksTable.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']).toArray() as Promise<unknown[]> as Promise<Array<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>>,
+      withChunkIds
+        ? (this.chunksTable.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']).toArray() as Promise<unknown[]> as Promise<Array<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>>)
+        : Promise.resolve([]),
     ]);
     const chunkIdsByItem = new Map<string, string[]>();
     const liveChunks = chunkRows.filter((row) => states.get(row.document_id)?.generation === row.generation).sort((left, right) => left.chunk_order - right.chunk_order);
@@ -440,8 +446,12 @@ export class LanceStore implements KnowledgeBase {
     return new Set(rows.map((row) => String(row.id)).filter((id) => states.has(id)));
   }
 
-  /** BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given. */
-  async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
+  /**
+   * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given.
+   * `withRows: false` returns ids and scores only (hybrid search fetches rows for the fused top results alone).
+   */
+  async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options: { withRows?: boolean } = {}): Promise<ChunkCandidate[]> {
+    const withRows = options.withRows ?? true;
     if (this.fullTextIndexStale) {
       // LanceDB 0.31.0's flat search over unindexed rows drops terms that are frequent among them (its BM25
       // mixes the indexed row count with unindexed document frequencies), so new rows are folded in first.
@@ -457,10 +467,11 @@ export class LanceStore implements KnowledgeBase {
       if (where) {
         builder = builder.where(where);
       }
-      const rows = (await builder.select([...CHUNK_RESULT_COLUMNS, '_score']).limit(fetch).toArray()) as unknown as Array<StoredChunkFields & { _score: number }>;
+      const columns = withRows ? [...CHUNK_RESULT_COLUMNS, '_score'] : ['id', 'document_id', 'generation', '_score'];
+      const rows = (await builder.select(columns).limit(fetch).toArray()) as unknown as Array<StoredChunkFields & { _score: number }>;
       const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
-        return live.slice(0, limit).map((row) => ({ chunkId: row.id, score: Number(row._score), row: plainChunkFields(row) }));
+        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: Number(row._score), row: withRows ? plainChunkFields(row) : undefined }));
       }
       fetch = fetch * 2 + (rows.length - live.length);
     }
