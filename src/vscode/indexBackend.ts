@@ -26,6 +26,8 @@ export interface IndexRunSummary {
  */
 export interface IndexBackend {
   readonly knowledgeBase: ExtensionKnowledgeBase;
+  /** Where the open index lives (a folder path or a LanceDB URI). */
+  readonly databaseUri: string;
   /** Indexes files and folders (new or changed files are converted; unchanged ones skipped; vanished ones removed when `prune`). */
   indexPaths(paths: readonly string[], options: { baseFolder: string; prune: boolean; abortSignal: AbortSignal; onProgress?: (progress: IndexProgress) => void }): Promise<IndexRunSummary>;
   /** Removes the documents of these files (and of every file below these folders). */

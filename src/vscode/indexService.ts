@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
 import { errorMessage } from '../core/errors';
 import { haikuErrorCode } from './backendModule';
+import { indexBaseFolder, isInsideOrEqual } from './workspacePaths';
 import { INDEX_WATCH_DEBOUNCE_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
 
@@ -80,6 +81,11 @@ export class IndexService implements vscode.Disposable {
   /** The store, opened on first use; rejects while the workspace is untrusted. */
   async knowledgeBase(): Promise<ExtensionKnowledgeBase> {
     return (await this.openBackend()).knowledgeBase;
+  }
+
+  /** Where the open index lives, or undefined before it is opened. */
+  get openDatabaseUri(): string | undefined {
+    return this.backend?.databaseUri;
   }
 
   /** The store if it is already open (the tree and tools use it without forcing a load). */
@@ -333,26 +339,24 @@ export class IndexService implements vscode.Disposable {
   }
 
   private async syncFolders(backend: IndexBackend, abortSignal: AbortSignal, onProgress?: (progress: IndexProgress) => void): Promise<IndexRunSummary> {
-    const summary: IndexRunSummary = { indexed: 0, unchanged: 0, removed: 0, failed: [] };
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      if (folder.uri.scheme !== 'file') {
-        continue;
-      }
-      const part = await backend.indexPaths([folder.uri.fsPath], {
-        baseFolder: folder.uri.fsPath,
-        prune: true,
-        abortSignal,
-        onProgress: (progress) => {
-          this.setStatus({ progress });
-          onProgress?.(progress);
-        },
-      });
-      summary.indexed += part.indexed;
-      summary.unchanged += part.unchanged;
-      summary.removed += part.removed;
-      summary.failed.push(...part.failed);
+    const folders = this.fileFolders();
+    const baseFolder = indexBaseFolder(folders);
+    if (!baseFolder) {
+      return { indexed: 0, unchanged: 0, removed: 0, failed: [] };
     }
-    return summary;
+    return backend.indexPaths(folders, {
+      baseFolder,
+      prune: true,
+      abortSignal,
+      onProgress: (progress) => {
+        this.setStatus({ progress });
+        onProgress?.(progress);
+      },
+    });
+  }
+
+  private fileFolders(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath);
   }
 
   /** The first build shows a cancellable notification; cancelling stops the build (what was indexed stays). */
@@ -370,19 +374,12 @@ export class IndexService implements vscode.Disposable {
     }));
   }
 
-  /** Groups paths by the workspace folder that holds them (paths outside every folder are dropped). */
+  /** Groups paths under the index's base folder (paths outside every workspace folder are dropped). */
   private byFolder(paths: readonly string[]): Map<string, string[]> {
-    const groups = new Map<string, string[]>();
-    for (const fsPath of paths) {
-      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(fsPath));
-      if (!folder) {
-        continue;
-      }
-      const list = groups.get(folder.uri.fsPath) ?? [];
-      list.push(fsPath);
-      groups.set(folder.uri.fsPath, list);
-    }
-    return groups;
+    const folders = this.fileFolders();
+    const baseFolder = indexBaseFolder(folders);
+    const inside = paths.filter((fsPath) => folders.some((folder) => isInsideOrEqual(fsPath, folder)));
+    return baseFolder && inside.length > 0 ? new Map([[baseFolder, inside]]) : new Map();
   }
 
   private async refreshCounts(): Promise<void> {

@@ -37,6 +37,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
   const store = await openStore({ uri: config.index.databaseUri, embedder, reranker, search: config.search, abortSignal: options.abortSignal });
   const backend: IndexBackend = {
     knowledgeBase: store,
+    databaseUri: store.uri,
     async indexPaths(paths, indexOptions): Promise<IndexRunSummary> {
       const summary = await indexPaths({
         roots: paths,

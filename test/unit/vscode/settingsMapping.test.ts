@@ -1,6 +1,8 @@
 import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
 import { configFromSettings, configuredModelNames, hasConfiguredEndpoint } from '../../../src/vscode/settingsMapping';
+import { statusBarText } from '../../../src/vscode/statusText';
+import { indexBaseFolder } from '../../../src/vscode/workspacePaths';
 
 describe('settings mapping (haiku.* → core configuration)', () => {
   it('gives the core defaults with the workspace storage as database when nothing is set', () => {
@@ -34,5 +36,25 @@ describe('settings mapping (haiku.* → core configuration)', () => {
     assert.deepStrictEqual(configuredModelNames(read), ['qwen3:8b', 'llama3.1']);
     assert.strictEqual(hasConfiguredEndpoint(read), true);
     assert.strictEqual(hasConfiguredEndpoint((key) => (key === 'model.name' ? 'qwen3' : undefined)), false);
+  });
+});
+
+describe('status bar text', () => {
+  it('shows counts, progress and what a click does for every state', () => {
+    assert.deepStrictEqual(statusBarText({ state: 'ready', documents: 5, chunks: 146 }), { text: '$(book) 5', tooltip: 'Haiku index ready: 5 documents, 146 chunks.' });
+    assert.strictEqual(statusBarText({ state: 'indexing', documents: 0, chunks: 0, progress: { done: 2, total: 5 } }).text, '$(sync~spin) Haiku 2/5');
+    assert.match(statusBarText({ state: 'paused', documents: 1, chunks: 2 }).tooltip, /Click to resume/);
+    assert.match(statusBarText({ state: 'error', documents: 0, chunks: 0, message: 'disk full' }).tooltip, /disk full/);
+    assert.match(statusBarText({ state: 'waiting-for-trust', documents: 0, chunks: 0 }).tooltip, /trust/);
+  });
+});
+
+describe('index base folder of a multi-root workspace', () => {
+  it('is the folder itself, or the deepest common ancestor of several', () => {
+    assert.strictEqual(indexBaseFolder([]), undefined);
+    assert.strictEqual(indexBaseFolder(['/w/docs']), '/w/docs');
+    assert.strictEqual(indexBaseFolder(['/w/a/docs', '/w/b', '/w/a/notes']), '/w');
+    assert.strictEqual(indexBaseFolder(['/w/a', '/w/a/inner']), '/w/a');
+    assert.strictEqual(indexBaseFolder(['/x', '/y']), '/');
   });
 });
