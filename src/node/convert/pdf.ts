@@ -228,10 +228,11 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
     if (items.some((item) => !fonts.has(item.fontName))) {
       await resolveFonts(page, items, content.styles, fonts);
     }
+    const { transform, width, height } = uprightFrame(viewport, items);
     const runs: PdfTextRun[] = [];
     const rotated: PdfTextRun[] = [];
     for (const item of items) {
-      const matrix = multiply(viewport.transform, item.transform);
+      const matrix = multiply(transform, item.transform);
       const fontSize = Math.hypot(matrix[2], matrix[3]);
       const style = fonts.get(item.fontName) ?? { bold: false, italic: false, monospace: false };
       // Control characters come from fonts without a usable encoding; they are noise in an index.
@@ -246,17 +247,42 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
       if (text) {
         const size = rotated[0].fontSize;
         lines.push({
-          pageNumber, text, left: 0, right: 0, top: viewport.height, bottom: viewport.height, baseline: viewport.height, fontSize: size,
+          pageNumber, text, left: 0, right: 0, top: height, bottom: height, baseline: height, fontSize: size,
           bold: false, italic: false, monospace: false, characterCount: text.replace(/\s+/g, '').length, runs: rotated, rotated: true,
         });
       }
     }
     // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
     lines.forEach((line) => { line.runs = []; });
-    return { pageNumber, width: viewport.width, height: viewport.height, lines };
+    return { pageNumber, width, height, lines };
   } finally {
     page.cleanup();
   }
+}
+
+/**
+ * The frame the page is read in: the viewport, turned by a quarter turns so that most text runs left to right
+ * (a landscape table set sideways on a portrait page, or a scan whose text layer runs up the page).
+ */
+function uprightFrame(viewport: { width: number; height: number; transform: number[] }, items: readonly PdfJsTextItem[]): { transform: number[]; width: number; height: number } {
+  const weights = [0, 0, 0, 0];
+  for (const item of items) {
+    const matrix = multiply(viewport.transform, item.transform);
+    const quarter = ((Math.round(Math.atan2(matrix[1], matrix[0]) / (Math.PI / 2)) % 4) + 4) % 4;
+    weights[quarter] += item.str.length;
+  }
+  const quarter = weights.indexOf(Math.max(...weights));
+  if (quarter === 0) {
+    return { transform: viewport.transform, width: viewport.width, height: viewport.height };
+  }
+  const angle = -quarter * (Math.PI / 2);
+  const [cos, sin] = [Math.round(Math.cos(angle)), Math.round(Math.sin(angle))];
+  // Shift the turned page back into positive coordinates.
+  const corners = [[0, 0], [viewport.width, 0], [0, viewport.height], [viewport.width, viewport.height]].map(([x, y]) => [cos * x - sin * y, sin * x + cos * y]);
+  const left = Math.min(...corners.map(([x]) => x));
+  const top = Math.min(...corners.map(([, y]) => y));
+  const turned = multiply([cos, sin, -sin, cos, -left, -top], viewport.transform);
+  return { transform: turned, width: quarter % 2 === 1 ? viewport.height : viewport.width, height: quarter % 2 === 1 ? viewport.width : viewport.height };
 }
 
 /**

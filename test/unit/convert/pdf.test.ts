@@ -10,6 +10,7 @@ import { isHaikuError } from '../../../src/core/errors';
 import { buildSectionTree } from '../../../src/core/toc';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
+import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
 import { groundTruthHeadings, headingRecall, normalizeHeading } from '../../support/headingRecall';
 
 const pdfFolder = path.join(corpusRoot, 'pdf-docx');
@@ -226,6 +227,24 @@ describe('PDF converter', function () {
 
     const pictures = await convertCorpusPdf('docling/picture_classification.pdf');
     assert.deepEqual(pictures.items.filter((item) => item.label === 'caption').map((item) => item.text), ['Figure 1: This is an example image.', 'Figure 2: This is an example image.']);
+  });
+
+  it('reads pages whose text runs sideways (/Rotate 90 and 270)', async () => {
+    const content = 'BT /F1 18 Tf 72 720 Td (A Rotated Heading) Tj ET BT /F1 10 Tf 72 690 Td (Body text line one of the rotated page.) Tj 0 -12 Td (Body text line two.) Tj ET';
+    for (const rotation of [90, 270]) {
+      const bytes = assemblePdf([
+        Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+        Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+        Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate ${rotation} /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`),
+        Buffer.from(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`),
+        Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+      ], '/Root 1 0 R');
+      const document = await convertPdf(new Uint8Array(bytes), { fileName: `rotated-${rotation}.pdf` });
+      assert.deepEqual(document.items.map((item) => [item.label, item.text]), [
+        ['title', 'A Rotated Heading'],
+        ['paragraph', 'Body text line one of the rotated page. Body text line two.'],
+      ], `rotation ${rotation}`);
+    }
   });
 
   it('warns about pages without a text layer instead of failing', async () => {
