@@ -25,7 +25,7 @@ export const CHUNK_MIN_CONTENT_TOKENS = 64;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** Default database folder, relative to the current folder (CLI). */
 export const DEFAULT_DATABASE_FOLDER = '.haiku';
 /** Files converted at once while indexing. */

@@ -1,7 +1,7 @@
 import type { HaikuConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { HaikuError, isHaikuError, errorMessage, throwIfAborted } from '../../core/errors';
-import { HYBRID_CANDIDATES_PER_LIST, MAX_CONTEXT_CHARS, QUERY_EMBEDDING_CACHE_SIZE, RERANK_POOL_FACTOR, RRF_K, SEARCH_DEFAULT_LIMIT } from '../../core/limits';
+import { EXPANSION_WINDOW_MARGIN, HYBRID_CANDIDATES_PER_LIST, MAX_CONTEXT_CHARS, QUERY_EMBEDDING_CACHE_SIZE, RERANK_POOL_FACTOR, RRF_K, SEARCH_DEFAULT_LIMIT } from '../../core/limits';
 import type { SearchOptions, SearchResult } from '../../core/model/search';
 import type { Reranker } from '../../core/search/reranker';
 import { reciprocalRankFusion } from '../../core/search/rankFusion';
@@ -139,7 +139,20 @@ export class SearchEngine {
       results.push(result);
     }
     if (options.expand && results.length > 0) {
-      const items = await this.store.itemsForDocuments(results.map((result) => result.documentId), { withChunkIds: false });
+      // Expansion decides everything inside ±EXPANSION_WINDOW_MARGIN positions of a document's matches,
+      // so only that window of items is read.
+      const windows = new Map<string, [number, number]>();
+      for (const result of results) {
+        const row = rows.get(result.chunkId)!;
+        if (row.first_position < 0) {
+          continue;
+        }
+        const window = windows.get(result.documentId);
+        const start = row.first_position - EXPANSION_WINDOW_MARGIN;
+        const end = row.last_position + EXPANSION_WINDOW_MARGIN;
+        windows.set(result.documentId, window ? [Math.min(window[0], start), Math.max(window[1], end)] : [start, end]);
+      }
+      const items = await this.store.itemsInWindows(windows);
       results = (await expandSearchResults(results, items, { maxContextChars: this.settings.maxContextChars })).map((result, index) => ({ ...result, rank: index + 1 }));
     }
     return results;

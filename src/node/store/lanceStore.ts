@@ -355,6 +355,33 @@ export class LanceStore implements KnowledgeBase {
   }
 
   /**
+   * Items of each document within an inclusive position window, in one query (what context expansion reads).
+   */
+  async itemsInWindows(windows: ReadonlyMap<string, readonly [number, number]>): Promise<Map<string, StoredItem[]>> {
+    const result = new Map<string, StoredItem[]>();
+    const states = await this.documentStates();
+    const clauses = [...windows]
+      .filter(([documentId]) => states.has(documentId))
+      .map(([documentId, [start, end]]) => `(document_id = ${sqlString(documentId)} AND position >= ${Math.floor(start)} AND position <= ${Math.floor(end)})`);
+    if (clauses.length === 0) {
+      return result;
+    }
+    const rows = (await this.itemsTable.query().where(clauses.join(' OR ')).toArray()) as unknown as ItemRow[];
+    for (const row of rows) {
+      if (states.get(row.document_id)?.generation !== row.generation) {
+        continue;
+      }
+      const list = result.get(row.document_id) ?? [];
+      list.push(storedItem(row, []));
+      result.set(row.document_id, list);
+    }
+    for (const list of result.values()) {
+      list.sort((left, right) => left.position - right.position);
+    }
+    return result;
+  }
+
+  /**
    * Items of several documents in one query per table, each with the chunk ids that reference it
    * (`withChunkIds: false` skips the chunks query and leaves them empty, as context expansion needs none).
    */
@@ -598,7 +625,8 @@ export class LanceStore implements KnowledgeBase {
         if (wrong) {
           throw new HaikuError('embedding_failed', `${document.relativePath}: the embedder returned ${wrong.length}-dimensional vectors, but the index holds ${vectorDimensions}. Run \`haiku rebuild\` after changing the embedding model.`);
         }
-        chunks.forEach((chunk, index) => chunkRows.push(chunkRow(chunk, generation, vectorDimensions ? vectors![index] : undefined)));
+        const positionByRef = new Map(document.items.map((item) => [item.selfRef, item.position]));
+        chunks.forEach((chunk, index) => chunkRows.push(chunkRow(chunk, generation, vectorDimensions ? vectors![index] : undefined, positionByRef)));
         for (const item of document.items) {
           itemRows.push(itemRow(document.id, item, generation));
         }
@@ -920,6 +948,8 @@ function plainChunkFields(row: StoredChunkFields): StoredChunkFields {
     headings: String(row.headings),
     page_numbers: String(row.page_numbers),
     source_range: row.source_range === null || row.source_range === undefined ? null : String(row.source_range),
+    first_position: Number(row.first_position),
+    last_position: Number(row.last_position),
   };
 }
 

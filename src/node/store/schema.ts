@@ -50,6 +50,9 @@ export function chunksSchema(vectorDimensions: number | undefined): Schema {
     new Field('page_numbers', new Utf8(), false),
     new Field('source_range', new Utf8(), true),
     new Field('token_count', new Int32(), false),
+    // Reading positions of the chunk's first and last item: context expansion fetches only the items around them.
+    new Field('first_position', new Int32(), false),
+    new Field('last_position', new Int32(), false),
   ];
   if (vectorDimensions) {
     fields.push(new Field('vector', new FixedSizeList(vectorDimensions, new Field('item', new Float32(), true)), false));
@@ -89,7 +92,7 @@ export function settingsSchema(): Schema {
 /** Documents columns without the (possibly large) Markdown content. */
 export const DOCUMENT_SUMMARY_COLUMNS = ['id', 'generation', 'uri', 'relative_path', 'title', 'format', 'content_hash', 'metadata', 'mtime_ms', 'size', 'created_at', 'updated_at'];
 /** Chunk columns a search result needs (no vector, no search text). */
-export const CHUNK_RESULT_COLUMNS = ['id', 'document_id', 'generation', 'chunk_order', 'content', 'doc_item_refs', 'labels', 'headings', 'page_numbers', 'source_range'];
+export const CHUNK_RESULT_COLUMNS = ['id', 'document_id', 'generation', 'chunk_order', 'content', 'doc_item_refs', 'labels', 'headings', 'page_numbers', 'source_range', 'first_position', 'last_position'];
 
 export interface DocumentRow {
   id: string;
@@ -123,6 +126,8 @@ export interface ChunkRow {
   page_numbers: string;
   source_range: string | null;
   token_count: number;
+  first_position: number;
+  last_position: number;
   vector?: Float32Array | number[];
 }
 
@@ -176,7 +181,9 @@ export function documentRow(document: HaikuDocument, generation: string, file: {
   };
 }
 
-export function chunkRow(chunk: Chunk, generation: string, vector: Float32Array | undefined): ChunkRow {
+/** `positionByRef` maps the document's item refs to reading positions (for the chunk's item range). */
+export function chunkRow(chunk: Chunk, generation: string, vector: Float32Array | undefined, positionByRef: ReadonlyMap<string, number>): ChunkRow {
+  const positions = chunk.docItemRefs.map((ref) => positionByRef.get(ref)).filter((position): position is number => position !== undefined);
   const row: ChunkRow = {
     id: chunk.id,
     document_id: chunk.documentId,
@@ -190,6 +197,8 @@ export function chunkRow(chunk: Chunk, generation: string, vector: Float32Array 
     page_numbers: JSON.stringify(chunk.pageNumbers),
     source_range: chunk.sourceRange ? JSON.stringify(chunk.sourceRange) : null,
     token_count: chunk.tokenCount,
+    first_position: positions.length > 0 ? Math.min(...positions) : -1,
+    last_position: positions.length > 0 ? Math.max(...positions) : -1,
   };
   if (vector) {
     // A plain array: LanceDB converts it with its own arrow instance.
@@ -240,6 +249,9 @@ export interface StoredChunkFields {
   headings: string;
   page_numbers: string;
   source_range: string | null;
+  /** -1 when the chunk references no item. */
+  first_position: number;
+  last_position: number;
 }
 
 export function chunkRecord(row: StoredChunkFields, document: Pick<DocumentState, 'uri' | 'title'>): ChunkRecord {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { chunkDocument } from '../../../src/core/chunker';
+import { expandSearchResults } from '../../../src/core/search/contextExpansion';
 import { documentIdForPath } from '../../../src/core/hash';
 import type { HaikuDocument } from '../../../src/core/model/document';
 import { convertMarkdown } from '../../../src/node/convert/markdown';
@@ -154,5 +155,20 @@ describe('SearchEngine', function () {
     assert.match(expanded[0].content, /need approval/);
     assert.doesNotMatch(expanded[0].content, /Book trains/, 'stays inside the Holidays section');
     assert.equal(expanded[0].rank, 1);
+    // Reading only the window of items around the matches gives what expanding over every item gives.
+    const many = await store.search('leave employee rules', { limit: 6 });
+    const fromAllItems = expandSearchResults(many, await store.itemsForDocuments(many.map((result) => result.documentId)), { maxContextChars: 5000 });
+    assert.deepEqual(await store.search('leave employee rules', { limit: 6, expand: true }), fromAllItems);
+
+    // A long document (600 items), so the window is a small part of it.
+    const sections = Array.from({ length: 40 }, (_, section) => [`## Section ${section}`, ...Array.from({ length: 14 }, (_, paragraph) => `Paragraph ${paragraph} of section ${section} mentions ${section === 23 && paragraph === 7 ? 'the unique okapi' : 'ordinary things'} in passing.`)].join('\n\n'));
+    const long = await storeWith({ search: { maxContextChars: 800 } }, { 'long.md': `# Long\n\n${sections.join('\n\n')}\n`, 'short.md': '# Short\n\nOrdinary things.\n' });
+    const longItems = await long.itemsForDocuments([documentIdForPath('long.md')]);
+    assert.ok(longItems.get(documentIdForPath('long.md'))!.length > 500);
+    for (const query of ['unique okapi', 'section 23 paragraph', 'ordinary things passing']) {
+      const hits = await long.search(query, { limit: 5 });
+      const expected = expandSearchResults(hits, await long.itemsForDocuments(hits.map((result) => result.documentId)), { maxContextChars: 800 });
+      assert.deepEqual(await long.search(query, { limit: 5, expand: true }), expected, query);
+    }
   });
 });
