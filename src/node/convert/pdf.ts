@@ -1,7 +1,8 @@
 import { getResolvedPDFJS } from 'unpdf';
 import type { ConvertedDocument } from '../../core/model/document';
-import { CancelledError, ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
+import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { CONVERSION_TIMEOUT_MS, PDF_PAGE_TIMEOUT_MS } from '../../core/limits';
+import { conversionTimeoutError, raceConversion } from './conversionDeadline';
 import { layoutPage, type PdfTextRun } from './pdfLayout';
 import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines } from './pdfStructure';
 
@@ -103,7 +104,7 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
   });
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
   try {
-    return await withDeadline(convertLoaded(task, options, deadline), deadline, abortSignal, fileName);
+    return await raceConversion(convertLoaded(task, options, deadline), { fileName, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
   } finally {
     await task.destroy().catch(() => undefined);
   }
@@ -112,32 +113,6 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
 function hasPdfHeader(bytes: Uint8Array): boolean {
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
   return head.includes('%PDF-');
-}
-
-/** Races work against the conversion deadline and the abort signal (pdf.js yields often, so timers get to run). */
-async function withDeadline<T>(work: Promise<T>, deadline: number, abortSignal: AbortSignal | undefined, fileName: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(fileName)), Math.max(0, deadline - Date.now()));
-    if (abortSignal) {
-      onAbort = () => reject(new CancelledError(`Converting ${fileName}`));
-      abortSignal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) {
-      abortSignal?.removeEventListener('abort', onAbort);
-    }
-  }
-}
-
-function timeoutError(fileName: string): ConversionError {
-  return new ConversionError('conversion_timeout', fileName, `took longer than ${Math.round(CONVERSION_TIMEOUT_MS / 1000)} s to convert and was abandoned; the PDF may be damaged or unusually complex. Exclude it or split it into smaller files.`);
 }
 
 async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number): Promise<ConvertedDocument> {
@@ -159,7 +134,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
   for (let pageNumber = 1; pageNumber <= document.numPages; pageNumber++) {
     throwIfAborted(abortSignal, `Converting ${fileName}`);
     if (Date.now() > deadline) {
-      throw timeoutError(fileName);
+      throw conversionTimeoutError(fileName, CONVERSION_TIMEOUT_MS);
     }
     try {
       const page = await withPageTimeout(readPage(document, pageNumber, fonts), pageNumber);
