@@ -91,6 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
       }
     },
     relativePathOf,
+    compactHistory: (messages) => loadBackendModule().compactHistory(messages),
     log: output,
   });
 

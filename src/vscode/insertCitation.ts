@@ -31,6 +31,8 @@ export async function insertCitation(
       label: result.headings[result.headings.length - 1] ?? result.title,
       description: `${relativePathOf(result.uri)} ${locationLabel(result.sourceRange, result.pageNumbers)}`.trim(),
       detail: preview(result.content, 200),
+      // The index ranked these for the query; the quick pick's own label filter would hide most of them.
+      alwaysShow: true,
       result,
     }));
   };
@@ -42,8 +44,6 @@ export async function insertCitation(
       const pick = vscode.window.createQuickPick<HitPick>();
       pick.title = 'Insert Citation';
       pick.placeholder = 'Search the indexed documents; pick a passage to cite';
-      pick.matchOnDescription = true;
-      pick.matchOnDetail = true;
       let timer: NodeJS.Timeout | undefined;
       let generation = 0;
       const run = (query: string): void => {
@@ -74,7 +74,7 @@ export async function insertCitation(
       };
       pick.onDidChangeValue(run);
       pick.onDidAccept(() => {
-        resolve(pick.selectedItems[0]?.result);
+        resolve((pick.selectedItems[0] ?? pick.activeItems[0])?.result);
         pick.hide();
       });
       pick.onDidHide(() => {

@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
 import type { HaikuConfig } from '../core/config';
 import type { SandboxFactory } from '../core/agent/agentRun';
+import { compactEarlierTurns } from '../core/agent/contextManagement';
+import type { ModelMessage } from 'ai';
 import type { IndexBackend, IndexBackendLoader, IndexRunSummary } from './indexBackend';
 
 /**
@@ -110,4 +112,9 @@ export async function loadConfiguredModel(config: HaikuConfig): Promise<{ model:
     thinking: config.qa.model.thinking,
   });
   return { model: created.model, description: created.description.name ?? config.qa.model.name };
+}
+
+/** An answer's messages as the next turn will send them (large evidence replaced by a marker): kept small in chat metadata. */
+export function compactHistory(messages: readonly ModelMessage[]): ModelMessage[] {
+  return compactEarlierTurns(messages);
 }

@@ -44,6 +44,8 @@ export interface ParticipantDependencies {
   /** The sandbox factory for the analysis tools (undefined: analysis unavailable). */
   loadSandboxFactory: () => Promise<SandboxFactory | undefined>;
   relativePathOf: (uri: string) => string;
+  /** Replaces large evidence in an answer's messages by a marker before they are stored in chat metadata. */
+  compactHistory: (messages: import('ai').ModelMessage[]) => import('ai').ModelMessage[];
   log: vscode.LogOutputChannel;
 }
 
@@ -348,7 +350,7 @@ export class HaikuParticipant implements vscode.Disposable {
     }
     this.showRunButton(stream, record);
     metadata.state = answer.state;
-    metadata.responseMessages = answer.responseMessages;
+    metadata.responseMessages = this.dependencies.compactHistory(answer.responseMessages);
     metadata.citedTitles = [...new Set(answer.citations.map((citation) => citation.title))];
     return { metadata: { [METADATA_KEY]: metadata } };
   }

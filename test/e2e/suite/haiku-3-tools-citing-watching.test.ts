@@ -56,6 +56,14 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
       if (pdfLink?.includes('.pdf')) {
         assert.match(pdfLink, /\(\.\.\/papers\/multi_page\.pdf#page=\d+\)$/);
       }
+      // The live quick pick: the query is typed in, hits arrive after the debounce, Enter takes the first.
+      editor.selection = new vscode.Selection(0, 0, 0, 0);
+      const pending = vscode.commands.executeCommand<string>('haiku.insertCitation', { query: 'garbage collector GOGC pacing' });
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      const live = await pending;
+      assert.match(live, /\(\.\.\/guides\/gc-guide\.html#L\d+(-L\d+)?\)$/);
+      assert.ok(editor.document.lineAt(0).text.startsWith(live));
       await editor.document.save();
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
