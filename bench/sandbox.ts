@@ -13,9 +13,12 @@ import * as esbuild from 'esbuild';
 import type { CodeSandbox, SandboxHost } from '../src/core/agent/codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../src/core/analysis/knowledgeBaseSandboxHost';
 import { toGuestDocument } from '../src/core/analysis/sandboxApi';
-import { createVirtualFileSystem } from '../src/core/analysis/virtualFileSystem';
+import { createVirtualFileSystem, itemsJsonl, tocFile } from '../src/core/analysis/virtualFileSystem';
 import { createCodeSandbox, DEFAULT_CODE_SANDBOX_LIMITS, resolveSandboxWorker, type SandboxWorkerScript } from '../src/node/sandbox/codeSandbox';
 import { GuestSession } from '../src/node/sandbox/guestSession';
+import { indexPaths } from '../src/node/index/indexer';
+import { openStore } from '../src/node/store/lanceStore';
+import { toGuestSearchHit } from '../src/core/analysis/sandboxApi';
 import { createStructuredKnowledgeBase, type StructuredDocument } from '../test/support/structuredKnowledgeBase';
 
 const calls = Number(process.argv[2] ?? 1000);
@@ -132,6 +135,9 @@ async function main(): Promise<void> {
     const fileSystem = createVirtualFileSystem(knowledgeBase);
     const text = await fileSystem.readFile(itemsPath);
     const cachedRead = await medianOf(() => fileSystem.readFile(itemsPath), 50);
+    const storedItems = await knowledgeBase.getDocumentItems('dbig');
+    const formatOnly = await medianOf(async () => itemsJsonl(storedItems), 50);
+    const tocOnly = await medianOf(async () => tocFile({ id: 'dbig', title: 'Big' }, storedItems), 50);
     const plainLines = await medianOf(async () => (await fileSystem.readFile(itemsPath)).split('\n').map((line) => JSON.parse(line) as unknown), 50);
     const vfsSandbox = await createCodeSandbox({ host, workerScript: script });
     try {
@@ -139,10 +145,35 @@ async function main(): Promise<void> {
       const guestLines = await medianOf(() => vfsSandbox.execute(`(await readLines('${itemsPath}')).map((line) => JSON.parse(line)).length`), 20);
       const guestToc = await medianOf(() => vfsSandbox.execute(`(await readJson('/documents/dbig/toc.json')).tree.length`), 20);
       add(`VFS build of items.jsonl (1,000 items, ${(text.length / 1024).toFixed(0)} KiB) vs cached read`, firstBuild, cachedRead);
+      add('  of which formatting items.jsonl (no store access) vs cached read', formatOnly, cachedRead);
+      add('  of which building toc.json (no store access)', tocOnly, undefined);
       add('readLines + JSON.parse of it in the sandbox vs plain Node', guestLines, plainLines);
       add('readJson(toc.json) in the sandbox', guestToc, undefined);
     } finally {
       await vfsSandbox.dispose();
+    }
+
+    // --- Real host calls: full-text search on a LanceDB index of three Vite guide pages ---
+    const databasePath = path.join(folder, 'index');
+    const store = await openStore({ uri: databasePath });
+    const guide = path.join(repositoryRoot, '..', 'shared', 'corpus', 'vite-docs', 'docs', 'guide');
+    await indexPaths({ roots: ['dep-pre-bundling.md', 'env-and-mode.md', 'static-deploy.md'].map((file) => path.join(guide, file)), store, baseFolder: guide });
+    const storeHost = createKnowledgeBaseSandboxHost({ knowledgeBase: store });
+    const searches = 100;
+    const queries = ['dependency pre-bundling', 'environment variables', 'deploy static site', 'mode production', 'cache'];
+    const storeSandbox = await createCodeSandbox({ host: storeHost, workerScript: script });
+    try {
+      await storeSandbox.execute('await search("warm up")');
+      const directSearch = await medianOf(async () => {
+        for (let index = 0; index < searches; index++) {
+          JSON.parse(JSON.stringify((await storeHost.search(queries[index % queries.length], 10)).map(toGuestSearchHit)));
+        }
+      }, 3);
+      const sandboxSearch = await medianOf(() => storeSandbox.execute(`const queries = ${JSON.stringify(queries)}; for (let index = 0; index < ${searches}; index++) { await search(queries[index % queries.length], 10); }`), 3);
+      add(`${searches} awaited LanceDB searches (full text, limit 10): sandbox vs plain Node`, sandboxSearch, directSearch);
+    } finally {
+      await storeSandbox.dispose();
+      await store.close();
     }
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
