@@ -106,3 +106,39 @@ export function folderOf(relativePath: string): string {
 export function opensAsRendering(format: string): boolean {
   return format === 'pdf' || format === 'docx';
 }
+
+/**
+ * The section path at a line of a Markdown rendering: the nearest heading at or above the line, matched to the
+ * section tree by title in document order (so repeated titles resolve to the right occurrence).
+ */
+export function sectionPathAtRenderingLine(sections: readonly SectionNode[], markdown: string, line: number): SectionNode[] {
+  const lines = markdown.split('\n');
+  const headingTitles: string[] = [];
+  for (let index = 0; index <= Math.min(line, lines.length - 1); index++) {
+    if (/^#{1,6}\s/.test(lines[index])) {
+      headingTitles.push(normalize(lines[index].replace(/^#{1,6}\s+/, '')));
+    }
+  }
+  if (headingTitles.length === 0) {
+    return [];
+  }
+  // Walk the sections in document order, consuming the headings seen so far; the last match is the target.
+  const flat: Array<{ node: SectionNode; trail: SectionNode[] }> = [];
+  const visit = (nodes: readonly SectionNode[], trail: SectionNode[]): void => {
+    for (const node of nodes) {
+      flat.push({ node, trail: [...trail, node] });
+      visit(node.children, [...trail, node]);
+    }
+  };
+  visit(sections, []);
+  let cursor = 0;
+  let found: SectionNode[] = [];
+  for (const title of headingTitles) {
+    const index = flat.findIndex((entry, position) => position >= cursor && normalize(entry.node.title) === title);
+    if (index >= 0) {
+      found = flat[index].trail;
+      cursor = index + 1;
+    }
+  }
+  return found;
+}

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import type { SectionNode } from '../core/model/document';
 import type { DocumentSummary, StoredItem } from '../core/model/search';
 import { buildSectionTree } from '../core/toc';
-import { COMMANDS, SECTIONS_VIEW_ID } from './contributionIds';
+import { COMMANDS, DOCUMENT_SCHEME, SECTIONS_VIEW_ID } from './contributionIds';
 import type { ExtensionKnowledgeBase } from './indexBackend';
-import { folderOf, headerItem, sectionPathAtLine } from './sectionLocate';
+import { folderOf, headerItem, sectionPathAtLine, sectionPathAtRenderingLine } from './sectionLocate';
 
 export type SectionsTreeNode =
   | { kind: 'folder'; key: string; path: string }
@@ -140,10 +140,16 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
     }
   }
 
-  /** The tree node of the innermost section at `line` of the document with this URI, building parents on the way. */
-  async nodeAt(uri: string, line: number): Promise<SectionsTreeNode | undefined> {
+  /**
+   * The tree node of the innermost section at `line` of a source file (by URI) or of a rendering (`haiku-doc`,
+   * by the Markdown heading above the line), building parents on the way.
+   */
+  async nodeAt(uri: string, line: number, renderingText?: string): Promise<SectionsTreeNode | undefined> {
     const documents = await this.listDocuments();
-    const document = documents.find((candidate) => candidate.uri === uri);
+    const parsed = vscode.Uri.parse(uri);
+    const document = parsed.scheme === DOCUMENT_SCHEME
+      ? documents.find((candidate) => candidate.id === parsed.query)
+      : documents.find((candidate) => candidate.uri === uri);
     if (!document) {
       return undefined;
     }
@@ -151,7 +157,8 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
     const folderNode = folder === '' ? undefined : this.node({ kind: 'folder', key: `folder:${folder}`, path: folder } as SectionsTreeNode, undefined);
     let parent = this.documentNode(document, folderNode);
     const outline = await this.outline(document);
-    for (const section of sectionPathAtLine(outline.sections, outline.items, line)) {
+    const path = renderingText !== undefined ? sectionPathAtRenderingLine(outline.sections, renderingText, line) : sectionPathAtLine(outline.sections, outline.items, line);
+    for (const section of path) {
       parent = this.sectionNode(document, section, outline.items, parent);
     }
     return parent;
@@ -172,11 +179,13 @@ export function createSectionsView(provider: SectionsTreeProvider): { view: vsco
     }
     timer = setTimeout(async () => {
       timer = undefined;
-      if (!editor || !view.visible || editor.document.uri.scheme !== 'file') {
+      const scheme = editor?.document.uri.scheme;
+      if (!editor || !view.visible || (scheme !== 'file' && scheme !== DOCUMENT_SCHEME)) {
         return;
       }
       try {
-        const node = await provider.nodeAt(editor.document.uri.toString(), editor.selection.active.line);
+        const rendering = scheme === DOCUMENT_SCHEME ? editor.document.getText() : undefined;
+        const node = await provider.nodeAt(editor.document.uri.toString(), editor.selection.active.line, rendering);
         if (node && node.kind !== 'folder') {
           await view.reveal(node, { select: true, focus: false, expand: false });
         }

@@ -67,6 +67,11 @@ describe('Haiku: activation, indexing and the Sections view', () => {
     assert.strictEqual(rendering.document.uri.scheme, 'haiku-doc');
     assert.match(rendering.document.lineAt(rendering.selection.start.line).text, /^#{1,6} /);
     assert.ok(rendering.document.lineAt(rendering.selection.start.line).text.includes(pdfSection.section.title.slice(0, 10)));
+    // The tree follows the cursor in renderings too.
+    await waitFor(() => {
+      const [node] = api.sectionsView.selection;
+      return node && node.kind === 'section' && node.key === pdfSection.key;
+    }, `the tree to select "${pdfSection.section.title}" (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
   });
 
   it('reveals the section under the cursor and copies a citation of it', async () => {

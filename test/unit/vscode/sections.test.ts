@@ -5,7 +5,7 @@ import { chunkDocument } from '../../../src/core/chunker';
 import type { DocumentSummary, StoredItem } from '../../../src/core/model/search';
 import { buildSectionTree, walkSections } from '../../../src/core/toc';
 import { loadDocument } from '../../../src/node/convert/convertFile';
-import { findChunkInRendering, findHeadingLine, folderOf, sectionLineSpan, sectionPathAtLine } from '../../../src/vscode/sectionLocate';
+import { findChunkInRendering, findHeadingLine, folderOf, sectionLineSpan, sectionPathAtLine, sectionPathAtRenderingLine } from '../../../src/vscode/sectionLocate';
 import { findDocument, findSection, formatDocumentList, formatSearchHits, formatSection, formatTableOfContents } from '../../../src/vscode/tools/toolFormatting';
 import { repositoryRoot } from '../../support/paths';
 
@@ -77,5 +77,18 @@ describe('sections: locating lines and renderings on real documents', () => {
     assert.match(formatSearchHits('nothing', [], (uri) => uri), /No hits for "nothing"/);
     assert.strictEqual(folderOf('guides/features.md'), 'guides');
     assert.strictEqual(folderOf('top.md'), '');
+  });
+});
+
+describe('sections in a rendering', () => {
+  it('maps a line of the DOCX rendering to its section path by the heading above it', async () => {
+    const document = await loadDocument({ rootPath: workspace, filePath: 'papers/word_sample.docx' });
+    const sections = buildSectionTree(document.items);
+    const all = [...walkSections(sections)];
+    const target = all[all.length - 1];
+    const headingLine = findHeadingLine(document.content, target.title)!;
+    const trail = sectionPathAtRenderingLine(sections, document.content, headingLine + 1);
+    assert.strictEqual(trail.at(-1)?.selfRef, target.selfRef);
+    assert.deepStrictEqual(sectionPathAtRenderingLine(sections, document.content, -1), []);
   });
 });
