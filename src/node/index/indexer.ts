@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { chunkDocument } from '../../core/chunker';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
@@ -10,7 +9,7 @@ import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDE
 import { loadDocument } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
-import { isInside, scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
+import { scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
 
@@ -229,7 +228,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     for (const skipped of scan.skipped) {
       present.add(documentIdForPath(skipped.path));
     }
-    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, scan.roots));
+    const roots = rootUris(scan.roots);
+    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, roots));
     if (gone.length > 0) {
       report({ filesDone, filesTotal, phase: 'removing' });
       await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(options.optimize ?? true) });
@@ -315,18 +315,14 @@ async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSigna
   }
 }
 
-function underRoots(state: DocumentState, roots: readonly IndexedRoot[]): boolean {
-  const file = filePathOfUri(state.uri) ?? path.join(roots[0]?.baseFolder ?? '', state.relative_path);
-  return roots.some((root) => file === root.path || isInside(file, root.path));
+/** Whether a stored document's file lies under one of the roots; string prefixes, as this runs per stored document. */
+function underRoots(state: DocumentState, roots: ReadonlyArray<{ uri: string; folderPrefix: string }>): boolean {
+  return roots.some((root) => state.uri === root.uri || state.uri.startsWith(root.folderPrefix));
 }
 
-function filePathOfUri(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) {
-    return undefined;
-  }
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
-  }
+function rootUris(roots: readonly IndexedRoot[]): Array<{ uri: string; folderPrefix: string }> {
+  return roots.map((root) => {
+    const uri = pathToFileURL(root.path).href;
+    return { uri, folderPrefix: uri.endsWith('/') ? uri : `${uri}/` };
+  });
 }

@@ -128,6 +128,17 @@ describe('LanceStore', function () {
     assert.deepEqual(await store.getChunks(["x' OR '1'='1"]), []);
   });
 
+  it('round-trips content exactly when one replaced document switches by update', async () => {
+    await store.writeDocuments([await markdownWrite('tricky.md', '# Tricky\n\nPlain first version.\n')]);
+    const tricky = "# Tricky\n\nIt's a \"quote\" with a backslash \\n, a tab\t, 'single' quotes '', unicode café 🧬 and $$ or %; -- not a comment\n";
+    await store.writeDocuments([await markdownWrite('tricky.md', tricky)]);
+    assert.equal(await store.getDocumentContent(documentIdForPath('tricky.md')), tricky);
+    const [summary] = await store.listDocuments();
+    assert.equal(summary.title, 'Tricky');
+    assert.equal((await store.search('unicode café')).length, 1);
+    assert.equal((await store.search('plain first version')).length, 0);
+  });
+
   it('removes documents and their rows', async () => {
     await store.writeDocuments([await markdownWrite('a.md', '# A\n\nApples.\n'), await markdownWrite('b.md', '# B\n\nBananas.\n')]);
     await store.removeDocuments([documentIdForPath('a.md')]);
