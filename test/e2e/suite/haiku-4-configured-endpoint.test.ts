@@ -83,6 +83,36 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     assert.deepStrictEqual(record.anchors, [run.citations[0].chunkId]);
   });
 
+  it('sends the API key set with "Haiku: Set API Key" (kept in secret storage)', async () => {
+    await vscode.commands.executeCommand('haiku.setApiKey', 'model', 'e2e-secret-key');
+    try {
+      const [model] = await vscode.lm.selectChatModels({ vendor: 'haiku' });
+      server.push({ text: 'authorized' });
+      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('who am I?')], {}, new vscode.CancellationTokenSource().token);
+      let text = '';
+      for await (const part of response.text) {
+        text += part;
+      }
+      assert.strictEqual(text, 'authorized');
+      assert.strictEqual(server.requests[server.requests.length - 1].headers.authorization, 'Bearer e2e-secret-key');
+      assert.strictEqual(api.config().qa.model.apiKey, 'e2e-secret-key');
+    } finally {
+      await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
+    }
+    assert.strictEqual(api.config().qa.model.apiKey, undefined);
+  });
+
+  it('stops a question when the chat cancels it, and records the run as cancelled', async () => {
+    const before = server.requests.length;
+    server.push({ hang: true });
+    const answering = askHaiku(api, '@haiku /ask A question nobody answers');
+    await waitFor(() => server.requests.length > before, 'the endpoint to receive the request');
+    await vscode.commands.executeCommand('workbench.action.chat.cancel');
+    const record = await answering;
+    assert.strictEqual(record.error?.code, 'cancelled', JSON.stringify(record.error));
+    assert.strictEqual(api.runsStore.get(record.runId)?.status, 'cancelled');
+  });
+
   it('turns an unreachable endpoint into a message with a button to its setting', async () => {
     await server.close();
     const record = await askHaiku(api, '@haiku /ask Is anyone there?');
