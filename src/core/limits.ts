@@ -12,6 +12,10 @@ export const BINARY_SNIFF_BYTES = 8192;
 export const PDF_PAGE_TIMEOUT_MS = 20_000;
 /** A whole conversion that takes longer than this is abandoned (ms). */
 export const CONVERSION_TIMEOUT_MS = 120_000;
+/** Heap (V8 old generation) of one conversion worker; a file that needs more fails alone, not the process (MiB). */
+export const CONVERSION_WORKER_MAX_OLD_GENERATION_MB = 1024;
+/** A conversion worker must have loaded the converters within this time (ms). */
+export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 /** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */
 export const MAX_TABLE_CELL_SPAN = 1000;
 
@@ -62,6 +66,8 @@ export const RRF_K = 60;
 export const HYBRID_CANDIDATES_PER_LIST = 50;
 /** Vectors kept resident for exact search up to this size (bytes, ≈170k chunks at 384 dimensions); above it LanceDB scans. */
 export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+/** Chunk result fields kept in memory beside the vector cache up to this size (bytes); above it they are fetched per query. */
+export const RESIDENT_CHUNK_ROWS_MAX_BYTES = 64 * 1024 * 1024;
 /** Query embeddings remembered per session. */
 export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */

@@ -21,7 +21,7 @@ import * as lancedb from '@lancedb/lancedb';
 import type { HaikuConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
-import { CHUNKER_VERSION, INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, SCHEMA_VERSION, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
+import { CHUNKER_VERSION, INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RESIDENT_CHUNK_ROWS_MAX_BYTES, SCHEMA_VERSION, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
 import type { ChunkRecord, DocumentSummary, KnowledgeBase, SearchOptions, SearchResult, StoredItem } from '../../core/model/search';
@@ -55,6 +55,7 @@ import {
   type StoredChunkFields,
 } from './schema';
 import { VectorCache } from './vectorCache';
+import { ResidentRows } from './residentRows';
 import { embedderDimensions } from '../embeddings/createEmbedder';
 import { isInside, type IndexedRoot } from '../index/scanner';
 
@@ -68,6 +69,8 @@ export interface OpenStoreOptions {
   search?: Partial<HaikuConfig['search']>;
   /** Above this many bytes of vectors, vector search scans in LanceDB instead of the resident cache. */
   vectorCacheMaxBytes?: number;
+  /** Above this many bytes of chunk rows, vector results are fetched from LanceDB per query. */
+  residentRowsMaxBytes?: number;
   abortSignal?: AbortSignal;
 }
 
@@ -136,6 +139,7 @@ export class LanceStore implements KnowledgeBase {
   private readonly connection: lancedb.Connection;
   private readonly engine: SearchEngine;
   private readonly vectorCacheMaxBytes: number;
+  private readonly residentRowsMaxBytes: number;
   private documentsTable!: lancedb.Table;
   private chunksTable!: lancedb.Table;
   private itemsTable!: lancedb.Table;
@@ -145,6 +149,8 @@ export class LanceStore implements KnowledgeBase {
   private writeBlockedReason: string | undefined;
   private documentsCache: Map<string, DocumentState> | undefined;
   private vectorCacheState: VectorCacheState = { kind: 'unloaded' };
+  /** Loaded with the vector cache when the rows fit `RESIDENT_CHUNK_ROWS_MAX_BYTES`. */
+  private residentRows: ResidentRows | undefined;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private optimizeTimer: NodeJS.Timeout | undefined;
   private orphansPossible = false;
@@ -159,6 +165,7 @@ export class LanceStore implements KnowledgeBase {
     this.uri = uri;
     this.embedder = options.embedder;
     this.vectorCacheMaxBytes = options.vectorCacheMaxBytes ?? VECTOR_CACHE_MAX_BYTES;
+    this.residentRowsMaxBytes = options.residentRowsMaxBytes ?? RESIDENT_CHUNK_ROWS_MAX_BYTES;
     this.engine = new SearchEngine({ store: this, embedder: options.embedder, reranker: options.reranker, settings: options.search });
   }
 
@@ -305,6 +312,7 @@ export class LanceStore implements KnowledgeBase {
   async refresh(): Promise<void> {
     this.documentsCache = undefined;
     this.vectorCacheState = { kind: 'unloaded' };
+    this.residentRows = undefined;
     for (const table of [this.documentsTable, this.chunksTable, this.itemsTable]) {
       await table.checkoutLatest();
     }
@@ -449,7 +457,15 @@ export class LanceStore implements KnowledgeBase {
   /** Live chunk rows by id (rows of superseded generations are left out). */
   async chunkRowsByIds(chunkIds: readonly string[]): Promise<Map<string, StoredChunkFields>> {
     const result = new Map<string, StoredChunkFields>();
-    const ids = [...new Set(chunkIds)];
+    const ids: string[] = [];
+    for (const id of new Set(chunkIds)) {
+      const resident = this.residentRows?.get(id);
+      if (resident) {
+        result.set(id, resident);
+      } else {
+        ids.push(id);
+      }
+    }
     if (ids.length === 0) {
       return result;
     }
@@ -545,27 +561,32 @@ export class LanceStore implements KnowledgeBase {
       return undefined;
     }
     const states = await this.documentStates();
-    const table = await this.chunksTable.query().select(['id', 'document_id', 'generation', 'vector']).toArrow();
-    const byDocument = new Map<string, { chunkIds: string[]; vectors: Float32Array[] }>();
-    const ids = table.getChild('id')!;
-    const documentIds = table.getChild('document_id')!;
-    const generations = table.getChild('generation')!;
-    const vectors = table.getChild('vector')!;
+    const table = await this.chunksTable.query().select([...CHUNK_RESULT_COLUMNS, 'vector']).toArrow();
+    const byDocument = new Map<string, { rows: StoredChunkFields[]; vectors: Float32Array[] }>();
+    const column = (name: string) => table.getChild(name)!;
+    const columns = Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, column(name)]));
+    const vectors = column('vector');
     for (let row = 0; row < table.numRows; row++) {
-      const documentId = String(documentIds.get(row));
-      if (states.get(documentId)?.generation !== String(generations.get(row))) {
+      const documentId = String(columns.document_id.get(row));
+      if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
         continue;
       }
-      const entry = byDocument.get(documentId) ?? { chunkIds: [], vectors: [] };
-      entry.chunkIds.push(String(ids.get(row)));
+      const fields = Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields;
+      const entry = byDocument.get(documentId) ?? { rows: [], vectors: [] };
+      entry.rows.push(plainChunkFields(fields));
       entry.vectors.push((vectors.get(row) as { toArray(): Float32Array }).toArray());
       byDocument.set(documentId, entry);
     }
     const cache = new VectorCache(dimensions, rowCount);
+    let resident: ResidentRows | undefined = new ResidentRows(this.residentRowsMaxBytes);
     for (const [documentId, entry] of byDocument) {
-      cache.setDocument(documentId, entry.chunkIds, entry.vectors);
+      cache.setDocument(documentId, entry.rows.map((row) => row.id), entry.vectors);
+      if (resident && !resident.setDocument(documentId, entry.rows)) {
+        resident = undefined;
+      }
     }
     this.vectorCacheState = { kind: 'loaded', cache };
+    this.residentRows = resident;
     return cache;
   }
 
@@ -669,6 +690,19 @@ export class LanceStore implements KnowledgeBase {
           this.vectorCacheState.cache.setDocument(entry.document.id, entry.chunks.map((chunk) => chunk.id), entry.vectors ?? []);
         }
       }
+      if (this.residentRows) {
+        const rowsByDocument = new Map<string, StoredChunkFields[]>();
+        for (const row of chunkRows) {
+          const list = rowsByDocument.get(row.document_id) ?? [];
+          list.push(plainChunkFields(row));
+          rowsByDocument.set(row.document_id, list);
+        }
+        for (const entry of entries) {
+          if (this.residentRows && !this.residentRows.setDocument(entry.document.id, rowsByDocument.get(entry.document.id) ?? [])) {
+            this.residentRows = undefined;
+          }
+        }
+      }
       if (replaced.length > 0) {
         if (options.scheduleOptimize ?? true) {
           // Readers already ignore the old rows: delete them with the debounced optimize, off the edit path.
@@ -724,6 +758,7 @@ export class LanceStore implements KnowledgeBase {
         if (this.vectorCacheState.kind === 'loaded') {
           this.vectorCacheState.cache.removeDocument(id);
         }
+        this.residentRows?.removeDocument(id);
       }
       try {
         await this.chunksTable.delete(where);
@@ -804,6 +839,7 @@ export class LanceStore implements KnowledgeBase {
       }
       this.documentsCache = undefined;
       this.vectorCacheState = { kind: 'unloaded' };
+    this.residentRows = undefined;
       this.orphansPossible = false;
       await this.createTables(roots, await this.probeDimensions());
     });

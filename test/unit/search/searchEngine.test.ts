@@ -91,9 +91,11 @@ describe('SearchEngine', function () {
     const embedder = new HashingEmbedder(128);
     const cached = await storeWith({ embedder });
     const scanned = await storeWith({ embedder, vectorCacheMaxBytes: 0 });
+    const fetched = await storeWith({ embedder, residentRowsMaxBytes: 0 });
     for (const query of ['electricity', 'roof panels repair', 'garden tomatoes sunlight', 'wind speed']) {
       const left = await cached.searchWith(query, { mode: 'vector', limit: 6 });
       const right = await scanned.searchWith(query, { mode: 'vector', limit: 6 });
+      assert.deepEqual(await fetched.searchWith(query, { mode: 'vector', limit: 6 }), left, 'rows fetched per query equal resident rows');
       assert.equal(left.length, right.length);
       left.forEach((result, index) => {
         assert.ok(Math.abs(result.score - right[index].score) < 1e-5, query);
@@ -107,6 +109,7 @@ describe('SearchEngine', function () {
     await cached.writeDocuments([await markdownWrite('kite.md', '# Kites\n\nKites fly in strong wind over the beach.\n', embedder)]);
     assert.equal((await cached.searchWith('kites beach', { mode: 'vector', limit: 1 }))[0].title, 'Kites');
     await cached.writeDocuments([await markdownWrite('kite.md', '# Sailing\n\nBoats sail on the lake.\n', embedder)]);
+    assert.equal((await cached.searchWith('boats sail lake', { mode: 'vector', limit: 1 }))[0].content, 'Boats sail on the lake.');
     const afterReplace = await cached.searchWith('kites beach strong', { mode: 'vector', limit: 10 });
     assert.ok(afterReplace.every((result) => result.title !== 'Kites'));
     await cached.removeDocuments([documentIdForPath('kite.md')]);
