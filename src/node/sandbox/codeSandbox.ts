@@ -26,6 +26,7 @@ import {
   SANDBOX_STARTUP_TIMEOUT_MS,
   SANDBOX_WATCHDOG_GRACE_MS,
 } from '../../core/limits';
+import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
 export interface CodeSandboxLimits {
@@ -54,10 +55,7 @@ export interface CreateCodeSandboxOptions {
   abortSignal?: AbortSignal;
 }
 
-export interface SandboxWorkerScript {
-  file: string;
-  execArgv: string[];
-}
+export type SandboxWorkerScript = WorkerScript;
 
 const WASM_FILE_NAME = 'emscripten-module.wasm';
 const compiledWasmByPath = new Map<string, Promise<WebAssembly.Module | undefined>>();
@@ -91,32 +89,11 @@ function compiledWasmFor(script: SandboxWorkerScript): Promise<WebAssembly.Modul
 const SESSION_RESET_NOTE = 'The sandbox session was reset: variables and functions from earlier execute_code calls are gone; define them again.';
 
 /**
- * Where the worker script is:
- * 1. `sandbox-worker.js` beside this code: the esbuild bundle (`dist/extension.js`, `dist/cli.js` → `dist/sandbox-worker.js`);
- * 2. `worker.js` beside this code: the tsc output (`out/src/node/sandbox/`);
- * 3. `worker.ts` beside this code: running from source under tsx (mocha, scripts); the worker gets tsx's CommonJS
- *    hook via `--require <absolute path of tsx/cjs>`, resolved from this file so the current folder does not matter.
+ * Where the worker script is (see `resolveWorkerScript`): `sandbox-worker.js` beside the bundle, `worker.js` beside
+ * the tsc output, or `worker.ts` under tsx when running from source.
  */
 export function resolveSandboxWorker(folder: string = __dirname): SandboxWorkerScript {
-  const bundled = path.join(folder, 'sandbox-worker.js');
-  if (fs.existsSync(bundled)) {
-    return { file: bundled, execArgv: [] };
-  }
-  const compiled = path.join(folder, 'worker.js');
-  if (fs.existsSync(compiled)) {
-    return { file: compiled, execArgv: [] };
-  }
-  const source = path.join(folder, 'worker.ts');
-  if (fs.existsSync(source)) {
-    let tsxHook: string;
-    try {
-      tsxHook = require.resolve('tsx/cjs');
-    } catch (error) {
-      throw new HaikuError('sandbox_failed', `The sandbox worker is only available as TypeScript source (${source}) and tsx is not installed. Build with 'npm run build'.`, { cause: error });
-    }
-    return { file: source, execArgv: ['--require', tsxHook] };
-  }
-  throw new HaikuError('sandbox_failed', `The sandbox worker script is missing next to ${folder} (sandbox-worker.js). Rebuild the extension with 'npm run build'.`);
+  return resolveWorkerScript(folder, { bundledFileName: 'sandbox-worker.js', sourceBaseName: 'worker', description: 'The sandbox worker', errorCode: 'sandbox_failed' });
 }
 
 /** Starts a sandbox (its worker and QuickJS) and waits until it can run code. */

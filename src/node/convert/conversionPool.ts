@@ -1,0 +1,287 @@
+/**
+ * Converts files in worker threads, so no file can hang or crash the caller (in VS Code: the extension host).
+ *
+ * - Markdown, HTML and DOCX parsers run in one uninterruptible stretch; only a thread can be stopped from outside.
+ *   A job past its time limit, an abort, or a worker that crashes or runs out of its heap (`resourceLimits`) ends
+ *   that worker; the job fails with a typed error naming the file and a fresh worker takes the next job.
+ * - Errors thrown inside a worker come back as the same classes and codes (`conversionProtocol.ts`).
+ * - Workers start on the first job and only keep the process alive while they convert (idle ones are `unref`ed).
+ */
+import { Worker } from 'node:worker_threads';
+import type { HaikuDocument } from '../../core/model/document';
+import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
+import { CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, INDEX_CONCURRENCY } from '../../core/limits';
+import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
+import { deserializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
+
+export interface ConversionPoolOptions {
+  /** Workers converting at once; defaults to `INDEX_CONCURRENCY`. */
+  size?: number;
+  /** Per-file time limit, counted from when a ready worker takes the job; defaults to `CONVERSION_TIMEOUT_MS`. */
+  timeoutMs?: number;
+  /** Heap of each worker (V8 old generation, MiB); defaults to `CONVERSION_WORKER_MAX_OLD_GENERATION_MB`. */
+  maxOldGenerationMb?: number;
+  /** Overrides where the worker script is found (see `resolveConversionWorker`). */
+  workerScript?: WorkerScript;
+}
+
+export interface ConversionLoadOptions {
+  /** The indexed folder; the document's id and `relativePath` are relative to it. */
+  rootPath: string;
+  abortSignal?: AbortSignal;
+  /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
+  maxBytes?: number;
+}
+
+export interface ConversionPool {
+  /** `loadDocument` in a worker: the same document, the same typed errors, plus time and memory limits. */
+  load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument>;
+  /** Stops every worker; jobs still queued or running fail with `CancelledError`. */
+  dispose(): Promise<void>;
+}
+
+/** `conversion-worker.js` beside the bundle, `conversionWorker.js` beside the tsc output, or the `.ts` source under tsx. */
+export function resolveConversionWorker(folder: string = __dirname): WorkerScript {
+  return resolveWorkerScript(folder, { bundledFileName: 'conversion-worker.js', sourceBaseName: 'conversionWorker', description: 'The conversion worker', errorCode: 'corrupt_file' });
+}
+
+export function createConversionPool(options: ConversionPoolOptions = {}): ConversionPool {
+  return new WorkerConversionPool({
+    size: Math.max(1, Math.floor(options.size ?? INDEX_CONCURRENCY)),
+    timeoutMs: options.timeoutMs ?? CONVERSION_TIMEOUT_MS,
+    maxOldGenerationMb: options.maxOldGenerationMb ?? CONVERSION_WORKER_MAX_OLD_GENERATION_MB,
+    // Resolved now so a missing build fails at creation, not once per file.
+    workerScript: options.workerScript ?? resolveConversionWorker(),
+  });
+}
+
+interface PoolSettings {
+  size: number;
+  timeoutMs: number;
+  maxOldGenerationMb: number;
+  workerScript: WorkerScript;
+}
+
+interface PendingJob {
+  jobId: number;
+  filePath: string;
+  options: ConversionLoadOptions;
+  resolve(document: HaikuDocument): void;
+  reject(error: Error): void;
+  /** Detaches the abort listener and timers; set while queued and while running. */
+  cleanup(): void;
+}
+
+/** One worker thread; converts one job at a time. */
+class ConversionWorker {
+  private exited = false;
+  private readyFlag = false;
+  private job: PendingJob | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly worker: Worker;
+
+  constructor(private readonly settings: PoolSettings, private readonly onFree: (worker: ConversionWorker) => void, private readonly onGone: (worker: ConversionWorker) => void) {
+    this.worker = new Worker(settings.workerScript.file, {
+      execArgv: settings.workerScript.execArgv,
+      resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb },
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.on('message', (message: WorkerToPoolMessage) => this.onMessage(message));
+    this.worker.on('error', (error) => this.exit(describeWorkerError(error, settings.maxOldGenerationMb)));
+    this.worker.on('exit', (code) => this.exit(`could not be converted: the conversion worker exited with code ${code}. The file was skipped; exclude it or report the problem with a copy of it.`));
+  }
+
+  get busy(): boolean {
+    return this.job !== undefined;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  run(job: PendingJob): void {
+    this.job = job;
+    this.worker.ref();
+    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes } };
+    this.worker.postMessage(message);
+    // The time limit counts conversion only: a fresh worker first loads the converters (seconds under tsx).
+    this.armTimer();
+  }
+
+  /** Ends the job (if any) with `error` and kills the thread. */
+  kill(error?: Error): void {
+    const job = this.takeJob();
+    this.terminate();
+    if (job && error) {
+      job.reject(error);
+    }
+  }
+
+  private armTimer(): void {
+    const job = this.job;
+    if (!job) {
+      return;
+    }
+    clearTimeout(this.timer);
+    if (!this.readyFlag) {
+      this.timer = setTimeout(() => this.kill(new ConversionError('corrupt_file', job.filePath, `could not be converted: the conversion worker did not start within ${CONVERSION_WORKER_STARTUP_TIMEOUT_MS / 1000} s. Try again; if it persists, report the problem.`)), CONVERSION_WORKER_STARTUP_TIMEOUT_MS);
+      return;
+    }
+    const seconds = Math.max(1, Math.round(this.settings.timeoutMs / 1000));
+    this.timer = setTimeout(() => this.kill(new ConversionError('conversion_timeout', job.filePath, `took longer than ${seconds} s to convert; it was skipped. Exclude it, or split it into smaller files (the file may be damaged or unusually complex).`)), this.settings.timeoutMs);
+  }
+
+  private onMessage(message: WorkerToPoolMessage): void {
+    if (message.type === 'ready') {
+      this.readyFlag = true;
+      this.armTimer();
+      return;
+    }
+    const job = this.job;
+    if (!job || job.jobId !== message.jobId) {
+      return;
+    }
+    this.takeJob();
+    if (message.type === 'converted') {
+      job.resolve(message.document);
+    } else {
+      job.reject(deserializeError(message.error, job.filePath));
+    }
+    this.onFree(this);
+  }
+
+  private takeJob(): PendingJob | undefined {
+    const job = this.job;
+    this.job = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    job?.cleanup();
+    if (!this.exited) {
+      // Only a worker with a job keeps the process alive: an idle pool never stops a CLI from exiting.
+      this.worker.unref();
+    }
+    return job;
+  }
+
+  private terminate(): void {
+    if (!this.exited) {
+      this.exited = true;
+      void this.worker.terminate().catch(() => undefined);
+      this.onGone(this);
+    }
+  }
+
+  private exit(reason: string): void {
+    if (this.exited) {
+      return;
+    }
+    this.exited = true;
+    const job = this.takeJob();
+    this.onGone(this);
+    job?.reject(new ConversionError('corrupt_file', job.filePath, reason));
+  }
+}
+
+/** Why a worker died, as the reason of the file's `ConversionError`. */
+function describeWorkerError(error: Error, maxOldGenerationMb: number): string {
+  if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return `could not be converted: it needed more than the ${maxOldGenerationMb} MiB of memory one conversion may use, so it was skipped. Exclude it or split it into smaller files.`;
+  }
+  return `could not be converted: the conversion worker crashed (${error.name}: ${error.message}). The file was skipped; exclude it or report the problem with a copy of it.`;
+}
+
+class WorkerConversionPool implements ConversionPool {
+  private readonly workers = new Set<ConversionWorker>();
+  private readonly queue: PendingJob[] = [];
+  private readonly runningJobs = new Map<PendingJob, ConversionWorker>();
+  private nextJobId = 1;
+  private disposed = false;
+
+  constructor(private readonly settings: PoolSettings) {}
+
+  load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument> {
+    if (this.disposed) {
+      return Promise.reject(new HaikuError('cancelled', 'The conversion pool was disposed; create a new one to convert more files.'));
+    }
+    const { abortSignal } = options;
+    if (abortSignal?.aborted) {
+      return Promise.reject(new CancelledError(`Converting ${filePath}`));
+    }
+    return new Promise<HaikuDocument>((resolve, reject) => {
+      const job: PendingJob = {
+        jobId: this.nextJobId++,
+        filePath,
+        options,
+        resolve,
+        reject,
+        cleanup: () => abortSignal?.removeEventListener('abort', onAbort),
+      };
+      const onAbort = (): void => {
+        const queued = this.queue.indexOf(job);
+        if (queued >= 0) {
+          this.queue.splice(queued, 1);
+          job.cleanup();
+          reject(new CancelledError(`Converting ${filePath}`));
+          return;
+        }
+        // Running: the thread may be in the middle of a synchronous parse; killing it is the only way to stop it.
+        this.workerRunning(job)?.kill(new CancelledError(`Converting ${filePath}`));
+        this.dispatch();
+      };
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const job of this.queue.splice(0)) {
+      job.cleanup();
+      job.reject(new CancelledError(`Converting ${job.filePath}`));
+    }
+    for (const worker of [...this.workers]) {
+      worker.kill(new CancelledError('The conversion (the conversion pool was disposed)'));
+    }
+  }
+
+  private workerRunning(job: PendingJob): ConversionWorker | undefined {
+    return this.runningJobs.get(job);
+  }
+
+  /** Gives queued jobs to idle workers, starting workers up to the pool size. */
+  private dispatch(): void {
+    while (!this.disposed && this.queue.length > 0) {
+      let worker = [...this.workers].find((candidate) => candidate.alive && !candidate.busy);
+      if (!worker && this.workers.size < this.settings.size) {
+        worker = this.spawn();
+      }
+      if (!worker) {
+        return;
+      }
+      const job = this.queue.shift()!;
+      this.runningJobs.set(job, worker);
+      const detachAbort = job.cleanup;
+      job.cleanup = () => {
+        this.runningJobs.delete(job);
+        detachAbort();
+      };
+      worker.run(job);
+    }
+  }
+
+  private spawn(): ConversionWorker {
+    const worker = new ConversionWorker(
+      this.settings,
+      () => this.dispatch(),
+      (gone) => {
+        this.workers.delete(gone);
+        // A replacement starts only if work is waiting (lazily, like the first one).
+        queueMicrotask(() => this.dispatch());
+      },
+    );
+    this.workers.add(worker);
+    return worker;
+  }
+}

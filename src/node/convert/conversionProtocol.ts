@@ -1,0 +1,59 @@
+/**
+ * Messages between the conversion pool and its workers, and how typed errors cross the thread boundary: a worker
+ * sends code + message + path, the pool rebuilds the same class, so callers cannot tell a pooled conversion from an
+ * in-process one.
+ */
+import type { HaikuDocument } from '../../core/model/document';
+import { CancelledError, ConversionError, HaikuError, type HaikuErrorCode } from '../../core/errors';
+
+export interface ConversionJob {
+  jobId: number;
+  filePath: string;
+  rootPath: string;
+  maxBytes?: number;
+}
+
+export interface SerializedError {
+  /** Set for `HaikuError`s; anything else arrives as a plain error. */
+  code?: HaikuErrorCode;
+  name: string;
+  message: string;
+  /** Set for `ConversionError`s. */
+  path?: string;
+}
+
+export type PoolToWorkerMessage = { type: 'convert'; job: ConversionJob };
+
+export type WorkerToPoolMessage =
+  | { type: 'ready' }
+  | { type: 'converted'; jobId: number; document: HaikuDocument }
+  | { type: 'failed'; jobId: number; error: SerializedError };
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof ConversionError) {
+    return { code: error.code, name: error.name, message: error.message, path: error.path };
+  }
+  if (error instanceof HaikuError) {
+    return { code: error.code, name: error.name, message: error.message };
+  }
+  return { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The error a worker reported, as the class it was thrown as; untyped errors become `corrupt_file` naming the file. */
+export function deserializeError(serialized: SerializedError, filePath: string): Error {
+  if (serialized.code === undefined) {
+    return new ConversionError('corrupt_file', filePath, `could not be converted (${serialized.message}). Exclude the file or report the problem with a copy of it.`);
+  }
+  if (serialized.path !== undefined) {
+    // ConversionError prefixes its message with the path: hand it back only the reason so the message is identical.
+    const prefix = `${serialized.path}: `;
+    const reason = serialized.message.startsWith(prefix) ? serialized.message.slice(prefix.length) : serialized.message;
+    return new ConversionError(serialized.code, serialized.path, reason);
+  }
+  if (serialized.name === 'CancelledError') {
+    const cancelled = new CancelledError();
+    cancelled.message = serialized.message;
+    return cancelled;
+  }
+  return new HaikuError(serialized.code, serialized.message);
+}

@@ -1,0 +1,30 @@
+/**
+ * The conversion worker (`dist/conversion-worker.js`): converts one file per job with `loadDocument` and answers with
+ * the document or the serialised error. The pool runs one job at a time per worker and enforces time, memory and
+ * cancellation from outside by terminating the thread, so nothing here needs to be interruptible.
+ */
+import { parentPort } from 'node:worker_threads';
+import { loadDocument } from './convertFile';
+import { serializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
+
+const port = parentPort;
+if (!port) {
+  throw new Error('conversionWorker must run as a worker thread (see conversionPool.ts).');
+}
+
+function send(message: WorkerToPoolMessage): void {
+  port!.postMessage(message);
+}
+
+port.on('message', (message: PoolToWorkerMessage) => {
+  if (message.type !== 'convert') {
+    return;
+  }
+  const { jobId, filePath, rootPath, maxBytes } = message.job;
+  loadDocument({ rootPath, filePath, maxBytes }).then(
+    (document) => send({ type: 'converted', jobId, document }),
+    (error: unknown) => send({ type: 'failed', jobId, error: serializeError(error) }),
+  );
+});
+
+send({ type: 'ready' });
