@@ -27,11 +27,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const output = vscode.window.createOutputChannel('Haiku', { log: true });
   context.subscriptions.push(output);
 
-  const read: SettingReader = (key) => {
-    const inspected = vscode.workspace.getConfiguration('haiku').inspect(key);
-    // Unset settings fall back to the core defaults (configFromSettings), not package.json's copies of them.
-    return inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue ?? inspected?.defaultValue;
-  };
+  // `get` (not `inspect`) so untrusted workspaces cannot override the restricted settings (capabilities in package.json).
+  const read: SettingReader = (key) => vscode.workspace.getConfiguration('haiku').get(key);
   const apiKeys: ApiKeys = {};
   const loadApiKeys = async (): Promise<void> => {
     apiKeys.model = await context.secrets.get(SECRET_KEYS.model);
