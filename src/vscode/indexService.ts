@@ -74,7 +74,18 @@ export class IndexService implements vscode.Disposable {
       return;
     }
     this.watch();
-    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => this.requestFullSync()));
+    let baseFolder = indexBaseFolder(this.fileFolders());
+    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      const next = indexBaseFolder(this.fileFolders());
+      // Document ids hang from the base folder: when it moves, every id changes, so rebuild instead of syncing.
+      if (baseFolder !== undefined && next !== undefined && next !== baseFolder) {
+        this.output.info(`Workspace folders changed the index base from ${baseFolder} to ${next}: rebuilding.`);
+        void this.rebuild();
+      } else {
+        this.requestFullSync();
+      }
+      baseFolder = next;
+    }));
     this.requestFullSync();
   }
 
