@@ -68,6 +68,8 @@ export const HYBRID_CANDIDATES_PER_LIST = 50;
 export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 /** Chunk result fields kept in memory beside the vector cache up to this size (bytes); above it they are fetched per query. */
 export const RESIDENT_CHUNK_ROWS_MAX_BYTES = 64 * 1024 * 1024;
+/** Document items kept in memory for context expansion (whole documents, least recently used dropped first). */
+export const ITEM_CACHE_MAX_ITEMS = 100_000;
 /** Query embeddings remembered per session. */
 export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */

@@ -162,6 +162,11 @@ describe('SearchEngine', function () {
     const many = await store.search('leave employee rules', { limit: 6 });
     const fromAllItems = expandSearchResults(many, await store.itemsForDocuments(many.map((result) => result.documentId)), { maxContextChars: 5000 });
     assert.deepEqual(await store.search('leave employee rules', { limit: 6, expand: true }), fromAllItems);
+    // Cached items follow a replacement of the document.
+    await store.writeDocuments([await markdownWrite('handbook.md', text.replace('twenty days', 'thirty days'))]);
+    const afterEdit = await store.search('carries over March', { limit: 1, expand: true });
+    assert.match(afterEdit[0].content, /thirty days of leave/);
+    assert.doesNotMatch(afterEdit[0].content, /twenty days/);
 
     // A long document (600 items), so the window is a small part of it.
     const sections = Array.from({ length: 40 }, (_, section) => [`## Section ${section}`, ...Array.from({ length: 14 }, (_, paragraph) => `Paragraph ${paragraph} of section ${section} mentions ${section === 23 && paragraph === 7 ? 'the unique okapi' : 'ordinary things'} in passing.`)].join('\n\n'));
