@@ -34,6 +34,7 @@ const builds = [
   // The shebang comes from main.ts itself; esbuild keeps it on the first line.
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
+  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js' },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
 ].filter((options) => {

@@ -1,0 +1,177 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CancelledError, ConversionError, type HaikuErrorCode } from '../../../src/core/errors';
+import type { HaikuDocument } from '../../../src/core/model/document';
+import { createConversionPool, resolveConversionWorker, type ConversionPool } from '../../../src/node/convert/conversionPool';
+import { loadDocument } from '../../../src/node/convert/convertFile';
+import { corpusRoot, repositoryRoot } from '../../support/paths';
+
+/** A 400-level nested list: micromark needs seconds for it on this machine (2–6 s), in one synchronous stretch. */
+function pathologicalMarkdown(depth = 400): string {
+  const lines: string[] = [];
+  for (let level = 0; level < depth; level++) {
+    lines.push(`${'  '.repeat(level)}- item ${level}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function expectConversionError(code: HaikuErrorCode, filePath: string, pattern?: RegExp) {
+  return (error: unknown) => {
+    assert.ok(error instanceof ConversionError, `expected a ConversionError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.path, filePath);
+    if (pattern) {
+      assert.match(error.message, pattern);
+    }
+    return true;
+  };
+}
+
+async function outcome(promise: Promise<HaikuDocument>): Promise<{ document?: HaikuDocument; error?: unknown }> {
+  try {
+    return { document: await promise };
+  } catch (error) {
+    return { error };
+  }
+}
+
+describe('conversion pool', function () {
+  this.timeout(30_000);
+  let folder: string;
+  let slowFile: string;
+  let smallFile: string;
+  const pools: ConversionPool[] = [];
+
+  function pool(options: Parameters<typeof createConversionPool>[0]): ConversionPool {
+    const created = createConversionPool(options);
+    pools.push(created);
+    return created;
+  }
+
+  before(() => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-conversion-pool-'));
+    slowFile = path.join(folder, 'nested.md');
+    fs.writeFileSync(slowFile, pathologicalMarkdown());
+    smallFile = path.join(folder, 'small.md');
+    fs.writeFileSync(smallFile, '# Small\n\nA short paragraph.\n');
+  });
+
+  after(async () => {
+    await Promise.all(pools.map((created) => created.dispose()));
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('finds the worker source under tsx when no build is beside the code', () => {
+    const script = resolveConversionWorker(path.join(repositoryRoot, 'src/node/convert'));
+    assert.equal(script.file, path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts'));
+    assert.equal(script.execArgv[0], '--require');
+    assert.ok(path.isAbsolute(script.execArgv[1]) && fs.existsSync(script.execArgv[1]));
+  });
+
+  it('converts corpus files exactly as in-process conversion does, errors included', async () => {
+    const converter = pool({ size: 2 });
+    const files = [
+      'vite-docs/docs/guide/dep-pre-bundling.md',
+      'go-docs/doc/articles/race_detector.html',
+      'pdf-docx/docling/code_and_formula.pdf',
+      'pdf-docx/docling/word_sample.docx',
+    ].map((relative) => path.join(corpusRoot, relative));
+    const emptyFile = path.join(folder, 'empty.md');
+    fs.writeFileSync(emptyFile, '');
+    const missingFile = path.join(folder, 'missing.md');
+
+    const pooled = await Promise.all([...files, emptyFile, missingFile].map((filePath) => outcome(converter.load(filePath, { rootPath: corpusRoot }))));
+    for (const [index, filePath] of files.entries()) {
+      const expected = await loadDocument({ rootPath: corpusRoot, filePath });
+      assert.ok(pooled[index].document, `${filePath}: ${String(pooled[index].error)}`);
+      assert.deepStrictEqual(pooled[index].document, expected);
+      assert.ok(expected.items.length > 3, filePath);
+    }
+    for (const [index, filePath] of [emptyFile, missingFile].entries()) {
+      const inProcess = await outcome(loadDocument({ rootPath: corpusRoot, filePath }));
+      const error = pooled[files.length + index].error;
+      assert.ok(error instanceof ConversionError && inProcess.error instanceof ConversionError);
+      assert.deepStrictEqual([error.code, error.path, error.message], [inProcess.error.code, inProcess.error.path, inProcess.error.message]);
+    }
+    assert.deepStrictEqual(pooled.slice(files.length).map(({ error }) => (error as ConversionError).code), ['empty_file', 'unreadable_file']);
+  });
+
+  it('gives up on a pathological file after the time limit and converts the next file', async () => {
+    const converter = pool({ size: 1, timeoutMs: 800 });
+    await converter.load(smallFile, { rootPath: folder }); // starts the worker and loads the Markdown parser
+    const started = Date.now();
+    await assert.rejects(converter.load(slowFile, { rootPath: folder }), expectConversionError('conversion_timeout', slowFile, /took longer than 1 s to convert; it was skipped/));
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 750 && elapsed < 1_800, `timed out after ${elapsed} ms`);
+    // The event loop stayed free meanwhile: that is the point of the worker.
+    const document = await converter.load(smallFile, { rootPath: folder });
+    assert.equal(document.title, 'Small');
+  });
+
+  it('reports a worker that runs out of memory as a clear error naming the file, then keeps working', async () => {
+    const converter = pool({ size: 1, maxOldGenerationMb: 32 });
+    const bigFile = path.join(folder, 'big.md');
+    const paragraph = `${'word '.repeat(40)}\n\n`;
+    fs.writeFileSync(bigFile, `# Section\n\n${paragraph.repeat(20)}`.repeat(2_000));
+    assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
+    await assert.rejects(converter.load(bigFile, { rootPath: folder }), expectConversionError('corrupt_file', bigFile, /more than the 32 MiB of memory/));
+    assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
+  });
+
+  it('stops a running conversion on abort, cancels queued ones, and keeps working', async () => {
+    const converter = pool({ size: 1 });
+    await converter.load(smallFile, { rootPath: folder });
+    const controller = new AbortController();
+    const running = outcome(converter.load(slowFile, { rootPath: folder, abortSignal: controller.signal }));
+    const queued = outcome(converter.load(smallFile, { rootPath: folder, abortSignal: controller.signal }));
+    const unaffected = outcome(converter.load(smallFile, { rootPath: folder }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const abortedAt = Date.now();
+    controller.abort();
+    const [runningOutcome, queuedOutcome] = await Promise.all([running, queued]);
+    assert.ok(Date.now() - abortedAt < 200, 'abort took effect at once');
+    assert.ok(runningOutcome.error instanceof CancelledError && runningOutcome.error.code === 'cancelled', String(runningOutcome.error));
+    assert.ok(queuedOutcome.error instanceof CancelledError, String(queuedOutcome.error));
+    assert.equal((await unaffected).document?.title, 'Small');
+    await assert.rejects(converter.load(smallFile, { rootPath: folder, abortSignal: controller.signal }), CancelledError);
+  });
+
+  it('continues a batch past the bad files', async () => {
+    const converter = pool({ size: 2, timeoutMs: 1_000 });
+    const batch = [
+      path.join(corpusRoot, 'vite-docs/README.md'),
+      slowFile,
+      path.join(folder, 'missing.md'),
+      smallFile,
+      path.join(corpusRoot, 'go-docs/doc/articles/race_detector.html'),
+    ];
+    const results = await Promise.all(batch.map((filePath) => outcome(converter.load(filePath, { rootPath: path.dirname(filePath) }))));
+    assert.deepStrictEqual(results.map(({ document, error }) => document ? 'converted' : (error as ConversionError).code), [
+      'converted', 'conversion_timeout', 'unreadable_file', 'converted', 'converted',
+    ]);
+  });
+
+  it('rejects pending work when disposed', async () => {
+    const converter = pool({ size: 1 });
+    const running = outcome(converter.load(slowFile, { rootPath: folder }));
+    const queued = outcome(converter.load(smallFile, { rootPath: folder }));
+    await converter.dispose();
+    assert.ok((await running).error instanceof CancelledError);
+    assert.ok((await queued).error instanceof CancelledError);
+    await assert.rejects(converter.load(smallFile, { rootPath: folder }), /disposed/);
+  });
+
+  it('lets the process exit while its workers are idle', () => {
+    const script = [
+      `const { createConversionPool } = require(${JSON.stringify(path.join(repositoryRoot, 'src/node/convert/conversionPool.ts'))});`,
+      'const pool = createConversionPool({ size: 2 });',
+      `pool.load(${JSON.stringify(smallFile)}, { rootPath: ${JSON.stringify(folder)} }).then((document) => console.log(document.title));`,
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), 'Small');
+  });
+});
