@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as esbuild from 'esbuild';
 import { CancelledError, ConversionError, type HaikuErrorCode } from '../../../src/core/errors';
 import type { HaikuDocument } from '../../../src/core/model/document';
 import { createConversionPool, resolveConversionWorker, type ConversionPool } from '../../../src/node/convert/conversionPool';
@@ -69,6 +70,30 @@ describe('conversion pool', function () {
     assert.equal(script.file, path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts'));
     assert.equal(script.execArgv[0], '--require');
     assert.ok(path.isAbsolute(script.execArgv[1]) && fs.existsSync(script.execArgv[1]));
+  });
+
+  it('runs from the esbuild bundle beside the calling code, as shipped', async () => {
+    const bundleFolder = path.join(folder, 'dist');
+    // The options of esbuild.mjs's node bundles.
+    await esbuild.build({
+      entryPoints: [path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts')],
+      outfile: path.join(bundleFolder, 'conversion-worker.js'),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+      define: { 'import.meta.url': '__importMetaUrl' },
+      banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+      logLevel: 'silent',
+    });
+    const script = resolveConversionWorker(bundleFolder);
+    assert.deepStrictEqual(script, { file: path.join(bundleFolder, 'conversion-worker.js'), execArgv: [] });
+    const converter = pool({ size: 1, workerScript: script });
+    for (const relative of ['pdf-docx/docling/code_and_formula.pdf', 'pdf-docx/docling/word_sample.docx']) {
+      const filePath = path.join(corpusRoot, relative);
+      assert.deepStrictEqual(await converter.load(filePath, { rootPath: corpusRoot }), await loadDocument({ rootPath: corpusRoot, filePath }));
+    }
   });
 
   it('converts corpus files exactly as in-process conversion does, errors included', async () => {
