@@ -594,26 +594,30 @@ export class LanceStore implements KnowledgeBase {
       return undefined;
     }
     const states = await this.documentStates();
-    const table = await this.chunksTable.query().select([...CHUNK_RESULT_COLUMNS, 'vector']).toArrow();
-    const byDocument = new Map<string, { rows: StoredChunkFields[]; vectors: Float32Array[] }>();
+    // Result fields come along only when they can plausibly fit the budget (rows of at least ~1 KiB).
+    const withRows = rowCount <= this.residentRowsMaxBytes / 1024;
+    const table = await this.chunksTable.query().select(withRows ? [...CHUNK_RESULT_COLUMNS, 'vector'] : ['id', 'document_id', 'generation', 'vector']).toArrow();
+    const byDocument = new Map<string, { ids: string[]; rows: StoredChunkFields[]; vectors: Float32Array[] }>();
     const column = (name: string) => table.getChild(name)!;
-    const columns = Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, column(name)]));
+    const columns = Object.fromEntries((withRows ? CHUNK_RESULT_COLUMNS : ['id', 'document_id', 'generation']).map((name) => [name, column(name)]));
     const vectors = column('vector');
     for (let row = 0; row < table.numRows; row++) {
       const documentId = String(columns.document_id.get(row));
       if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
         continue;
       }
-      const fields = Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields;
-      const entry = byDocument.get(documentId) ?? { rows: [], vectors: [] };
-      entry.rows.push(plainChunkFields(fields));
+      const entry = byDocument.get(documentId) ?? { ids: [], rows: [], vectors: [] };
+      entry.ids.push(String(columns.id.get(row)));
+      if (withRows) {
+        entry.rows.push(plainChunkFields(Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields));
+      }
       entry.vectors.push((vectors.get(row) as { toArray(): Float32Array }).toArray());
       byDocument.set(documentId, entry);
     }
     const cache = new VectorCache(dimensions, rowCount);
-    let resident: ResidentRows | undefined = new ResidentRows(this.residentRowsMaxBytes);
+    let resident: ResidentRows | undefined = withRows ? new ResidentRows(this.residentRowsMaxBytes) : undefined;
     for (const [documentId, entry] of byDocument) {
-      cache.setDocument(documentId, entry.rows.map((row) => row.id), entry.vectors);
+      cache.setDocument(documentId, entry.ids, entry.vectors);
       if (resident && !resident.setDocument(documentId, entry.rows)) {
         resident = undefined;
       }
