@@ -708,7 +708,12 @@ export class LanceStore implements KnowledgeBase {
           // whole table (6–25 ms at 5k documents).
           const { id, ...values } = documentRows[0];
           const valuesSql = Object.fromEntries(Object.entries(values).map(([column, value]) => [column, typeof value === 'number' ? String(value) : sqlString(value)]));
-          await this.documentsTable.update({ where: `id = ${sqlString(id)}`, valuesSql });
+          try {
+            await this.documentsTable.update({ where: `id = ${sqlString(id)}`, valuesSql });
+          } catch {
+            // Text SQL cannot carry (e.g. a NUL character): the merge-insert takes the row as data.
+            await this.documentsTable.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(documentRows as unknown as Array<Record<string, unknown>>);
+          }
         } else if (replaced.length > 0) {
           await this.documentsTable.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(documentRows as unknown as Array<Record<string, unknown>>);
         } else {
