@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { CommandIo } from '../../../src/node/cli/command';
 import { runCli } from '../../../src/node/cli/main';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { startScriptedEmbeddingsServer } from '../../support/scriptedEmbeddingsServer';
 import { corpusRoot } from '../../support/paths';
 
 interface CliRun {
@@ -83,6 +84,26 @@ describe('index CLI commands (in-process)', function () {
     assert.equal(rebuilt.code, 0, rebuilt.stderr);
     assert.match(rebuilt.stdout, /Rebuilt from .*docs\.\nAdded 3/);
     assert.match((await haiku('search', 'ferrets')).stdout, /Notes > Ferrets/);
+  });
+
+  it('indexes and searches with an OpenAI-compatible embeddings server (hybrid), and asks for a rebuild on a model change', async () => {
+    const server = await startScriptedEmbeddingsServer({ dimensions: 48 });
+    try {
+      const flags = ['--embeddings-url', server.baseUrl, '--embeddings-model', 'scripted-embed'];
+      const indexed = await haiku('index', 'docs/notes.md', 'docs/dep-pre-bundling.md', '--quiet', ...flags);
+      assert.equal(indexed.code, 0, indexed.stderr);
+      assert.ok(server.requests.length >= 2, 'documents were embedded');
+      const results = JSON.parse((await haiku('search', 'ferrets sleeping hours', '--json', ...flags)).stdout);
+      assert.equal(results[0].title, 'Notes');
+      assert.ok(results[0].score > 0 && results[0].score <= 2 / 61 + 1e-12, 'an RRF score');
+      // Without the embedder the same index still answers with full text.
+      assert.match((await haiku('search', 'ferrets')).stdout, /Notes > Ferrets/);
+      const otherModel = await haiku('search', 'ferrets', '--embeddings-url', server.baseUrl, '--embeddings-model', 'another-model');
+      assert.equal(otherModel.code, 1);
+      assert.match(otherModel.stderr, /openai:scripted-embed.*openai:another-model.*haiku rebuild/s);
+    } finally {
+      await server.close();
+    }
   });
 
   it('takes --db as a folder, reports usage errors, and runs the demo', async () => {
