@@ -7,6 +7,7 @@
  * - Errors thrown inside a worker come back as the same classes and codes (`conversionProtocol.ts`).
  * - Workers start on the first job and only keep the process alive while they convert (idle ones are `unref`ed).
  */
+import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
@@ -211,7 +212,8 @@ class WorkerConversionPool implements ConversionPool {
     return new Promise<HaikuDocument>((resolve, reject) => {
       const job: PendingJob = {
         jobId: this.nextJobId++,
-        filePath,
+        // Absolute, as `loadDocument` names files in its errors: errors made here (timeout, crash) match them.
+        filePath: path.resolve(options.rootPath, filePath),
         options,
         resolve,
         reject,
@@ -222,11 +224,11 @@ class WorkerConversionPool implements ConversionPool {
         if (queued >= 0) {
           this.queue.splice(queued, 1);
           job.cleanup();
-          reject(new CancelledError(`Converting ${filePath}`));
+          reject(new CancelledError(`Converting ${job.filePath}`));
           return;
         }
         // Running: the thread may be in the middle of a synchronous parse; killing it is the only way to stop it.
-        this.workerRunning(job)?.kill(new CancelledError(`Converting ${filePath}`));
+        this.workerRunning(job)?.kill(new CancelledError(`Converting ${job.filePath}`));
         this.dispatch();
       };
       abortSignal?.addEventListener('abort', onAbort, { once: true });
@@ -241,8 +243,11 @@ class WorkerConversionPool implements ConversionPool {
       job.cleanup();
       job.reject(new CancelledError(`Converting ${job.filePath}`));
     }
+    for (const [job, worker] of [...this.runningJobs]) {
+      worker.kill(new CancelledError(`Converting ${job.filePath}`));
+    }
     for (const worker of [...this.workers]) {
-      worker.kill(new CancelledError('The conversion (the conversion pool was disposed)'));
+      worker.kill();
     }
   }
 

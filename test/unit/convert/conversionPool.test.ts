@@ -10,8 +10,11 @@ import { createConversionPool, resolveConversionWorker, type ConversionPool } fr
 import { loadDocument } from '../../../src/node/convert/convertFile';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
 
-/** A 400-level nested list: micromark needs seconds for it on this machine (2–6 s), in one synchronous stretch. */
-function pathologicalMarkdown(depth = 400): string {
+/**
+ * A deeply nested list: micromark's time grows about cubically with the depth (here 400 levels: 2.2 s, 800: 27 s),
+ * in one synchronous stretch. 600 levels stays far above the tests' time limits even on a fast machine.
+ */
+function pathologicalMarkdown(depth = 600): string {
   const lines: string[] = [];
   for (let level = 0; level < depth; level++) {
     lines.push(`${'  '.repeat(level)}- item ${level}`);
