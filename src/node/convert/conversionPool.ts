@@ -76,7 +76,7 @@ interface PendingJob {
 /** One worker thread; converts one job at a time. */
 class ConversionWorker {
   private exited = false;
-  private readyFlag = false;
+  private converterLoaded = false;
   private job: PendingJob | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly worker: Worker;
@@ -125,7 +125,7 @@ class ConversionWorker {
       return;
     }
     clearTimeout(this.timer);
-    if (!this.readyFlag) {
+    if (!this.converterLoaded) {
       this.timer = setTimeout(() => this.kill(new ConversionError('corrupt_file', job.filePath, `could not be converted: the conversion worker did not start within ${CONVERSION_WORKER_STARTUP_TIMEOUT_MS / 1000} s. Try again; if it persists, report the problem.`)), CONVERSION_WORKER_STARTUP_TIMEOUT_MS);
       return;
     }
@@ -135,7 +135,7 @@ class ConversionWorker {
 
   private onMessage(message: WorkerToPoolMessage): void {
     if (message.type === 'ready') {
-      this.readyFlag = true;
+      this.converterLoaded = true;
       this.armTimer();
       return;
     }
