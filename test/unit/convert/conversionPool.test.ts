@@ -149,6 +149,24 @@ describe('conversion pool', function () {
     assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
   });
 
+  it('reports a worker that crashes or exits mid-job as corrupt_file naming the file, and replaces it', async () => {
+    // A stand-in worker script whose "converter" crashes on files named crash*, exits on exit*, and answers otherwise.
+    const crashingWorker = path.join(folder, 'crashing-worker.js');
+    fs.writeFileSync(crashingWorker, [
+      "const { parentPort } = require('node:worker_threads');",
+      "parentPort.on('message', ({ job }) => {",
+      "  if (job.filePath.includes('crash')) { setImmediate(() => { throw new TypeError('converter bug'); }); return; }",
+      "  if (job.filePath.includes('exit')) { process.exit(3); }",
+      "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: 'fine' } });",
+      '});',
+      "parentPort.postMessage({ type: 'ready' });",
+    ].join('\n'));
+    const converter = pool({ size: 1, workerScript: { file: crashingWorker, execArgv: [] } });
+    await assert.rejects(converter.load('crash.md', { rootPath: folder }), expectConversionError('corrupt_file', path.join(folder, 'crash.md'), /worker crashed \(TypeError: converter bug\)/));
+    await assert.rejects(converter.load('exit.md', { rootPath: folder }), expectConversionError('corrupt_file', path.join(folder, 'exit.md'), /exited with code 3/));
+    assert.equal((await converter.load('fine.md', { rootPath: folder })).title, 'fine');
+  });
+
   it('stops a running conversion on abort, cancels queued ones, and keeps working', async () => {
     const converter = pool({ size: 1 });
     await converter.load(smallFile, { rootPath: folder });
