@@ -28,8 +28,10 @@ function toolNameOfResult(messages, resultPart) {
 function lastUserText(messages) {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
-    if (message.role === vscode.LanguageModelChatMessageRole.User && message.content.some((part) => part instanceof vscode.LanguageModelTextPart)) {
-      return partsText(message);
+    const texts = message.role === vscode.LanguageModelChatMessageRole.User ? message.content.filter((part) => part instanceof vscode.LanguageModelTextPart) : [];
+    if (texts.length > 0) {
+      // Instructions may travel as earlier text parts of the same user message: the question is the last one.
+      return texts[texts.length - 1].value;
     }
   }
   return '';
