@@ -1,18 +1,7 @@
-import type { ItemLabel, SourceRange } from './document';
+import type { DocumentItem, ItemLabel, SourceRange } from './document';
 
-/** One search hit, as every consumer (CLI, agent tools, VS Code) sees it. */
-export interface SearchResult {
-  chunkId: string;
-  documentId: string;
-  uri: string;
-  title: string;
-  /** The chunk's content, or the expanded context when expansion ran. */
-  content: string;
-  headings: string[];
-  labels: ItemLabel[];
-  pageNumbers: number[];
-  docItemRefs: string[];
-  sourceRange?: SourceRange;
+/** One search hit, as every consumer (CLI, agent tools, VS Code) sees it: a chunk, scored and ranked. */
+export interface SearchResult extends ChunkRecord {
   /** Higher is better; RRF score for hybrid search, BM25 for full text only, reranker score when reranked. */
   score: number;
   /** 1-based position in the returned list. */
@@ -45,16 +34,8 @@ export interface DocumentSummary {
 }
 
 /** A stored item with the chunks that reference it. */
-export interface StoredItem {
+export interface StoredItem extends Omit<DocumentItem, 'language'> {
   documentId: string;
-  position: number;
-  selfRef: string;
-  label: ItemLabel;
-  text: string;
-  headingLevel: number;
-  pageNumbers: number[];
-  treeDepth: number;
-  sourceRange?: SourceRange;
   chunkIds: string[];
 }
 
@@ -64,6 +45,7 @@ export interface ChunkRecord {
   documentId: string;
   uri: string;
   title: string;
+  /** The chunk's content; in a `SearchResult`, the expanded context when expansion ran. */
   content: string;
   headings: string[];
   labels: ItemLabel[];
