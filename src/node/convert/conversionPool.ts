@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
-import { CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, INDEX_CONCURRENCY } from '../../core/limits';
+import { CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
 
@@ -84,7 +84,7 @@ class ConversionWorker {
   constructor(private readonly settings: PoolSettings, private readonly onFree: (worker: ConversionWorker) => void, private readonly onGone: (worker: ConversionWorker) => void) {
     this.worker = new Worker(settings.workerScript.file, {
       execArgv: settings.workerScript.execArgv,
-      resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb },
+      resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb, maxYoungGenerationSizeMb: Math.min(CONVERSION_WORKER_YOUNG_GENERATION_MB, settings.maxOldGenerationMb) },
       stdout: false,
       stderr: false,
     });
