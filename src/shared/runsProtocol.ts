@@ -7,6 +7,8 @@
 export type RunRoute = 'ask' | 'analyze' | 'both' | 'search';
 export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
 
+import type { SourceRange } from '../core/model/document';
+
 /** A search hit or a citation as the panel shows it: already formatted, no paths beyond the relative one. */
 export interface RunChunkView {
   chunkId: string;
@@ -17,6 +19,8 @@ export interface RunChunkView {
   locationLabel: string;
   /** The first characters of the content. */
   preview: string;
+  /** The range of the content the model saw (expanded context included); jump-to-chunk selects it. */
+  sourceRange?: SourceRange;
 }
 
 export interface RunHitView extends RunChunkView {

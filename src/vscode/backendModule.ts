@@ -11,7 +11,6 @@ let loaded: BackendModule | undefined;
  */
 export function loadBackendModule(): BackendModule {
   if (!loaded) {
-    provideNavigatorStub();
     const bundled = path.join(__dirname, 'backend.js');
     // A computed path, so esbuild leaves this require to run time instead of inlining the module.
     loaded = require(bundled) as BackendModule;
@@ -26,20 +25,4 @@ export function haikuErrorCode(error: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
-}
-
-/**
- * VS Code's extension host hides `globalThis.navigator` behind a getter that yields undefined and ignores
- * assignment, so pdf.js (inside unpdf), which stubs `navigator ??= {}` and then reads `navigator.platform`,
- * fails with "Cannot read properties of undefined (reading 'platform')". Give it the minimal stub it expects.
- */
-function provideNavigatorStub(): void {
-  const holder = globalThis as { navigator?: unknown };
-  if (holder.navigator !== undefined) {
-    return;
-  }
-  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
-  if (!descriptor || descriptor.configurable) {
-    Object.defineProperty(globalThis, 'navigator', { value: { platform: '', userAgent: '' }, configurable: true, writable: true, enumerable: false });
-  }
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChunkRecord, DocumentSummary } from '../core/model/search';
+import type { SourceRange } from '../core/model/document';
 import { HaikuError } from '../core/errors';
 import { editorRange } from './citationFormat';
 import { DOCUMENT_SCHEME } from './contributionIds';
@@ -53,14 +54,15 @@ export class DocumentNavigator implements vscode.Disposable {
 
   constructor(private readonly knowledgeBase: () => Promise<ExtensionKnowledgeBase>) {}
 
-  async openChunk(chunkId: string): Promise<vscode.TextEditor> {
+  /** Opens a chunk's source, selecting `shownRange` (e.g. the expanded context a run showed) when given. */
+  async openChunk(chunkId: string, shownRange?: SourceRange): Promise<vscode.TextEditor> {
     const knowledgeBase = await this.knowledgeBase();
     const [chunk] = await knowledgeBase.getChunks([chunkId]);
     if (!chunk) {
       throw new HaikuError('not_found', `The cited chunk ${chunkId} is no longer in the index (its document changed or was removed). Ask again to get fresh citations.`);
     }
     const document = await knowledgeBase.getDocument(chunk.documentId);
-    return this.openChunkRecord(chunk, document);
+    return this.openChunkRecord(shownRange ? { ...chunk, sourceRange: shownRange } : chunk, document);
   }
 
   async openChunkRecord(chunk: ChunkRecord, document: DocumentSummary | undefined): Promise<vscode.TextEditor> {

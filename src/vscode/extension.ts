@@ -55,8 +55,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const runsStore = new RunsStore();
   const navigator = new DocumentNavigator(knowledgeBase);
   const renderingProvider = new DocumentRenderingProvider(knowledgeBase);
-  const runsPanel = new RunsPanel(context.extensionUri, runsStore, async (chunkId) => {
-    await navigator.openChunk(chunkId);
+  const runsPanel = new RunsPanel(context.extensionUri, runsStore, async (chunkId, shownRange) => {
+    await navigator.openChunk(chunkId, shownRange);
   }, (line) => output.info(line));
   const sectionsTree = new SectionsTreeProvider(() => indexService.openKnowledgeBase);
   const { view: sectionsView, disposable: sectionsViewDisposable } = createSectionsView(sectionsTree);

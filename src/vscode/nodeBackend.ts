@@ -28,15 +28,19 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
   // LanceDB reads these when its native module loads (see shared notes §1): set them before the import.
   process.env.LANCE_CPU_THREADS ??= '4';
   process.env.LANCEDB_LOG ??= 'error';
-  const [{ openStore }, { indexPaths }, { createEmbedder }, { createReranker }] = await Promise.all([
+  const [{ openStore }, { indexPaths }, { createConversionPool }, { createEmbedder }, { createReranker }] = await Promise.all([
     import('../node/store/lanceStore.js'),
     import('../node/index/indexer.js'),
+    import('../node/convert/conversionPool.js'),
     import('../node/embeddings/createEmbedder.js'),
     import('../node/search/httpReranker.js'),
   ]);
   const embedder = createEmbedder(config.embeddings);
   const reranker = createReranker(config.reranker);
   const store = await openStore({ uri: config.index.databaseUri, embedder, reranker, search: config.search, abortSignal: options.abortSignal });
+  // One long-lived pool: a file conversion can neither block nor crash the extension host, and watcher re-indexes
+  // skip the workers' start-up.
+  const conversionPool = createConversionPool();
   const backend: IndexBackend = {
     knowledgeBase: store,
     databaseUri: store.uri,
@@ -45,6 +49,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         roots: paths,
         store,
         embedder,
+        conversionPool,
         abortSignal: indexOptions.abortSignal,
         baseFolder: indexOptions.baseFolder,
         include: config.index.include,
@@ -79,7 +84,10 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
       return doomed.length;
     },
     reset: () => store.reset(),
-    close: () => store.close(),
+    close: async () => {
+      await conversionPool.dispose();
+      await store.close();
+    },
   };
   options.log(`Index at ${store.uri} (${embedder ? `embeddings ${embedder.id}` : 'full-text search only'}${reranker ? `, reranker ${reranker.id}` : ''}).`);
   return backend;

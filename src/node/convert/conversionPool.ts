@@ -13,7 +13,7 @@ import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
 import { CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
-import { deserializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
+import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
 
 export interface ConversionPoolOptions {
   /** Workers converting at once; defaults to `INDEX_CONCURRENCY`. */
@@ -37,6 +37,8 @@ export interface ConversionLoadOptions {
 export interface ConversionPool {
   /** `loadDocument` in a worker: the same document, the same typed errors, plus time and memory limits. */
   load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument>;
+  /** `load` plus `chunkDocument`, both in the worker (what the indexer needs). */
+  prepare(filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument>;
   /** Stops every worker; jobs still queued or running fail with `CancelledError`. */
   dispose(): Promise<void>;
 }
@@ -67,7 +69,7 @@ interface PendingJob {
   jobId: number;
   filePath: string;
   options: ConversionLoadOptions;
-  resolve(document: HaikuDocument): void;
+  resolve(prepared: PreparedDocument): void;
   reject(error: Error): void;
   /** Detaches the abort listener and timers; set while queued and while running. */
   cleanup(): void;
@@ -145,7 +147,7 @@ class ConversionWorker {
     }
     this.takeJob();
     if (message.type === 'converted') {
-      job.resolve(message.document);
+      job.resolve({ document: message.document, chunks: message.chunks });
     } else {
       job.reject(deserializeError(message.error, job.filePath));
     }
@@ -201,7 +203,11 @@ class WorkerConversionPool implements ConversionPool {
 
   constructor(private readonly settings: PoolSettings) {}
 
-  load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument> {
+  async load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument> {
+    return (await this.prepare(filePath, options)).document;
+  }
+
+  prepare(filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument> {
     if (this.disposed) {
       return Promise.reject(new HaikuError('cancelled', 'The conversion pool was disposed; create a new one to convert more files.'));
     }
@@ -209,7 +215,7 @@ class WorkerConversionPool implements ConversionPool {
     if (abortSignal?.aborted) {
       return Promise.reject(new CancelledError(`Converting ${filePath}`));
     }
-    return new Promise<HaikuDocument>((resolve, reject) => {
+    return new Promise<PreparedDocument>((resolve, reject) => {
       const job: PendingJob = {
         jobId: this.nextJobId++,
         // Absolute, as `loadDocument` names files in its errors: errors made here (timeout, crash) match them.

@@ -3,6 +3,7 @@
  * sends code + message + path, the pool rebuilds the same class, so callers cannot tell a pooled conversion from an
  * in-process one.
  */
+import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError, type HaikuErrorCode } from '../../core/errors';
 
@@ -11,6 +12,12 @@ export interface ConversionJob {
   filePath: string;
   rootPath: string;
   maxBytes?: number;
+}
+
+/** A converted document with its chunks: chunking (mostly tokenising) runs in the worker too. */
+export interface PreparedDocument {
+  document: HaikuDocument;
+  chunks: Chunk[];
 }
 
 export interface SerializedError {
@@ -26,7 +33,7 @@ export type PoolToWorkerMessage = { type: 'convert'; job: ConversionJob };
 
 export type WorkerToPoolMessage =
   | { type: 'ready' }
-  | { type: 'converted'; jobId: number; document: HaikuDocument }
+  | { type: 'converted'; jobId: number; document: HaikuDocument; chunks: Chunk[] }
   | { type: 'failed'; jobId: number; error: SerializedError };
 
 export function serializeError(error: unknown): SerializedError {

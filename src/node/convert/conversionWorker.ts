@@ -1,9 +1,10 @@
 /**
- * The conversion worker (`dist/conversion-worker.js`): converts one file per job with `loadDocument` and answers with
- * the document or the serialised error. The pool runs one job at a time per worker and enforces time, memory and
+ * The conversion worker (`dist/conversion-worker.js`): converts and chunks one file per job with `loadDocument` and
+ * `chunkDocument`, and answers with the document and its chunks or the serialised error. The pool runs one job at a time per worker and enforces time, memory and
  * cancellation from outside by terminating the thread, so nothing here needs to be interruptible.
  */
 import { parentPort } from 'node:worker_threads';
+import { chunkDocument } from '../../core/chunker';
 import { loadDocument } from './convertFile';
 import { serializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
 
@@ -22,7 +23,7 @@ port.on('message', (message: PoolToWorkerMessage) => {
   }
   const { jobId, filePath, rootPath, maxBytes } = message.job;
   loadDocument({ rootPath, filePath, maxBytes }).then(
-    (document) => send({ type: 'converted', jobId, document }),
+    (document) => send({ type: 'converted', jobId, document, chunks: chunkDocument({ id: document.id, items: document.items }) }),
     (error: unknown) => send({ type: 'failed', jobId, error: serializeError(error) }),
   );
 });

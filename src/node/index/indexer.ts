@@ -1,12 +1,11 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { chunkDocument } from '../../core/chunker';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
 import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
-import { loadDocument } from '../convert/convertFile';
+import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
@@ -54,6 +53,11 @@ export interface IndexPathsOptions {
   maxFileBytes?: number;
   respectGitignore?: boolean;
   concurrency?: number;
+  /**
+   * Converts and chunks files on worker threads (time and memory limits per file); a long-lived caller (VS Code)
+   * passes one so watcher re-indexes skip the workers' start-up. Without it, the run makes and disposes its own.
+   */
+  conversionPool?: ConversionPool;
   /** Remove stored documents under the roots whose files are gone (default true). */
   removeMissing?: boolean;
   /** Run `optimize()` at the end (default true); a burst of incremental runs may leave it to the debounce. */
@@ -180,8 +184,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
       report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
       const convertStarted = performance.now();
       try {
-        const document = await loadDocument({ rootPath: file.baseFolder, filePath: file.absolutePath, abortSignal, maxBytes: options.maxFileBytes });
-        const chunks = chunkDocument({ id: document.id, items: document.items });
+        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes });
         summary.durations.convertMs += performance.now() - convertStarted;
         pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
         pendingChunks += chunks.length;
@@ -202,6 +205,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     }
   };
   const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
+  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : createConversionPool({ size: concurrency });
+  const conversionPool = options.conversionPool ?? ownPool!;
   const outcomes = await Promise.allSettled(
     Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, () =>
       worker().catch((error: unknown) => {
@@ -209,7 +214,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
         throw error;
       }),
     ),
-  );
+  ).finally(() => ownPool?.dispose());
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) {
     // A batch already being written finishes (atomically) before the run reports its failure.

@@ -17,6 +17,7 @@ export function hitView(result: SearchResult, relativePathOf: RelativePathResolv
     headings: result.headings,
     locationLabel: locationLabel(result.sourceRange, result.pageNumbers),
     preview: preview(result.content),
+    sourceRange: result.sourceRange,
   };
 }
 
@@ -29,6 +30,7 @@ export function citationView(citation: Citation, relativePathOf: RelativePathRes
     headings: citation.headings,
     locationLabel: locationLabel(citation.sourceRange, citation.pageNumbers),
     preview: preview(citation.content),
+    sourceRange: citation.sourceRange,
   };
 }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { parseWebviewMessage, type HostToWebviewMessage } from '../../shared/runsProtocol';
 import type { RunsStore } from './runsStore';
+import type { SourceRange } from '../../core/model/document';
 
 /** A random nonce for the webview's Content-Security-Policy. */
 function createNonce(): string {
@@ -25,7 +26,8 @@ export class RunsPanel implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly store: RunsStore,
-    private readonly openChunk: (chunkId: string) => Promise<void>,
+    /** Opens a chunk, selecting `shownRange` (what the run showed) when given, else the chunk's own range. */
+    private readonly openChunk: (chunkId: string, shownRange?: SourceRange) => Promise<void>,
     private readonly log: (line: string) => void,
   ) {
     const changed = store.onDidChange(() => this.postState());
@@ -81,8 +83,9 @@ export class RunsPanel implements vscode.Disposable {
         break;
       case 'openChunk':
         // Only chunks the run shows may be opened: the webview names ids, the host decides.
-        if (this.store.showsChunk(message.runId, message.chunkId)) {
-          await this.openChunk(message.chunkId);
+        const shown = this.store.shownChunk(message.runId, message.chunkId);
+        if (shown) {
+          await this.openChunk(message.chunkId, shown.sourceRange);
         } else {
           this.log(`Runs panel: run ${message.runId} does not show chunk ${message.chunkId}; not opened.`);
         }

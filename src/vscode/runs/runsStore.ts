@@ -1,5 +1,5 @@
 import { RUNS_KEPT } from '../../core/limits';
-import type { RunView } from '../../shared/runsProtocol';
+import type { RunChunkView, RunView } from '../../shared/runsProtocol';
 
 /** Counts the webview reported after rendering a run (tests read them to check what was drawn). */
 export interface RenderReport {
@@ -50,11 +50,16 @@ export class RunsStore {
 
   /** True when the run shows this chunk (as a hit or a citation): the webview may only open those. */
   showsChunk(runId: string, chunkId: string): boolean {
+    return this.shownChunk(runId, chunkId) !== undefined;
+  }
+
+  /** The citation (else the search hit) of this run that shows `chunkId`, or undefined. */
+  shownChunk(runId: string, chunkId: string): RunChunkView | undefined {
     const run = this.get(runId);
     if (!run) {
-      return false;
+      return undefined;
     }
-    return run.citations.some((citation) => citation.chunkId === chunkId)
-      || run.steps.some((step) => step.kind === 'search' && step.hits.some((hit) => hit.chunkId === chunkId));
+    return run.citations.find((citation) => citation.chunkId === chunkId)
+      ?? run.steps.flatMap((step) => (step.kind === 'search' ? step.hits : [])).find((hit) => hit.chunkId === chunkId);
   }
 }

@@ -1,3 +1,4 @@
+import { chunkDocument } from '../../../src/core/chunker';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -117,6 +118,10 @@ describe('conversion pool', function () {
       assert.ok(pooled[index].document, `${filePath}: ${String(pooled[index].error)}`);
       assert.deepStrictEqual(pooled[index].document, expected);
       assert.ok(expected.items.length > 3, filePath);
+      // The indexer's path: chunks are made in the worker too, identical to chunking in-process.
+      const prepared = await converter.prepare(filePath, { rootPath: corpusRoot });
+      assert.deepStrictEqual(prepared.chunks, chunkDocument({ id: expected.id, items: expected.items }));
+      assert.ok(prepared.chunks.length > 0, filePath);
     }
     for (const [index, filePath] of [emptyFile, missingFile].entries()) {
       const inProcess = await outcome(loadDocument({ rootPath: corpusRoot, filePath }));
