@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { INDEX_CONCURRENCY } from '../src/core/limits';
 import { indexPaths } from '../src/node/index/indexer';
+import { createConversionPool } from '../src/node/convert/conversionPool';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
@@ -89,10 +90,12 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
   // the full ingest measured above. The first call also records the file as a root and warms the code path.
   const changed = path.join(documentsFolder, `${corpus[42]._id}.md`);
   const singleTimes: number[] = [];
+  // The watcher's owner (VS Code) keeps one conversion pool alive, so a re-index does not start workers.
+  const watcherPool = createConversionPool();
   for (let edit = 0; edit < 8; edit++) {
     fs.appendFileSync(changed, `\nAn added sentence about benchmark token${edit}.\n`);
     const started = performance.now();
-    const single = await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, optimize: false });
+    const single = await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, optimize: false, conversionPool: watcherPool });
     singleTimes.push(performance.now() - started);
     if (single.updated.length !== 1) {
       throw new Error(`The re-index did not update the file (updated: ${single.updated.length}).`);
@@ -100,15 +103,16 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
   }
   const found = await store.searchWith('benchmark token7', { mode: 'fullText', limit: 1, rerank: false });
   if (!found[0]?.uri.endsWith(`/${corpus[42]._id}.md`)) {
-    throw new Error('The re-indexed file is not searchable.');
+    throw new Error(`The re-indexed file is not searchable (found ${found.map((hit) => hit.uri).join(', ') || 'nothing'}).`);
   }
   fs.appendFileSync(changed, '\nAnother added sentence.\n');
   const withOptimizeStarted = performance.now();
-  await indexPaths({ roots: [changed], baseFolder: documentsFolder, store });
+  await indexPaths({ roots: [changed], baseFolder: documentsFolder, store, conversionPool: watcherPool });
   const withOptimizeMs = performance.now() - withOptimizeStarted;
+  await watcherPool.dispose();
   const singleMs = median(singleTimes.slice(1));
   rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(singleMs), reference: formatMs(oursMs), ratio: singleMs / oursMs, goal: '≤ 1/500', met: singleMs / oursMs <= 1 / 500 });
-  notes.push(`Re-index of one file: median ${formatMs(singleMs)} over 7 edits after a first one of ${formatMs(singleTimes[0])} (optimize left to the debounce, as the watcher does); ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`.`);
+  notes.push(`Re-index of one file: median ${formatMs(singleMs)} over 7 edits after a first one of ${formatMs(singleTimes[0])} (one long-lived conversion pool and optimize left to the debounce, as the VS Code watcher does); ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`.`);
   await store.close();
 }
 
