@@ -72,16 +72,7 @@ export interface IndexPathsOptions {
 export async function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
   const started = performance.now();
   const { store, embedder, abortSignal } = options;
-  const summary: IndexSummary = {
-    added: [],
-    updated: [],
-    unchanged: 0,
-    touched: 0,
-    removed: [],
-    failed: [],
-    chunksWritten: 0,
-    durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
-  };
+  const summary = emptySummary();
   const report = (progress: IndexProgress) => options.onProgress?.(progress);
   store.assertWritable();
   if (embedder && !store.hasVectors) {
@@ -254,11 +245,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   return summary;
 }
 
-/** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
-export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
-  const roots = options.store.roots;
-  await options.store.reset();
-  const combined: IndexSummary & { roots: IndexedRoot[] } = {
+function emptySummary(): IndexSummary {
+  return {
     added: [],
     updated: [],
     unchanged: 0,
@@ -267,8 +255,14 @@ export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'b
     failed: [],
     chunksWritten: 0,
     durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
-    roots,
   };
+}
+
+/** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
+export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+  const roots = options.store.roots;
+  await options.store.reset();
+  const combined: IndexSummary & { roots: IndexedRoot[] } = { ...emptySummary(), roots };
   // Roots sharing a base folder are indexed together, so each keeps the relative paths (ids) it had.
   const byBase = new Map<string, string[]>();
   for (const root of roots) {
