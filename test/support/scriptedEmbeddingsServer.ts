@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stableHash } from '../../src/core/hash';
+import { sendJson } from './httpJson';
 
 /** What the server does with one request; consumed in order, then `normal` forever. */
 export type EmbeddingsBehaviour =
@@ -58,7 +59,7 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
     request.on('data', (part: string) => (body += part));
     request.on('end', () => {
       if (request.method !== 'POST' || request.url !== '/v1/embeddings') {
-        send(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+        sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
         return;
       }
       const parsed = JSON.parse(body) as { model: string; input: string[] | string; dimensions?: number };
@@ -67,16 +68,16 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
       const behaviour = queue.shift() ?? 'normal';
       switch (behaviour) {
         case 'error500':
-          send(response, 500, { error: { message: 'scripted internal error', type: 'server_error' } });
+          sendJson(response, 500, { error: { message: 'scripted internal error', type: 'server_error' } });
           return;
         case 'error404':
-          send(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
+          sendJson(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
           return;
         case 'error429':
-          send(response, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '0.3' });
+          sendJson(response, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '0.3' });
           return;
         case 'error401':
-          send(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
+          sendJson(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
           return;
         case 'hang':
           hanging.add(response);
@@ -85,7 +86,7 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
         default: {
           const size = behaviour === 'wrongDimension' ? dimensions + 1 : parsed.dimensions ?? dimensions;
           const texts = behaviour === 'missingVector' ? input.slice(1) : input;
-          send(response, 200, {
+          sendJson(response, 200, {
             object: 'list',
             model: parsed.model,
             data: texts.map((text, index) => ({ object: 'embedding', index, embedding: hashedBagOfWords(text, size) })),
@@ -110,11 +111,6 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function send(response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
 }
 
 /** A 127.0.0.1 port nothing listens on (bound, then released). */

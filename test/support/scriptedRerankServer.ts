@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendJson } from './httpJson';
 
 /** The response shape the server speaks. */
 export type RerankDialect =
@@ -48,14 +49,14 @@ export async function startScriptedRerankServer(options: { dialect?: RerankDiale
     request.on('data', (part: string) => (text += part));
     request.on('end', () => {
       if (request.method !== 'POST' || request.url !== `${prefix}/rerank`) {
-        send(response, 404, { error: `no route ${request.method} ${request.url}` });
+        sendJson(response, 404, { error: `no route ${request.method} ${request.url}` });
         return;
       }
       const body = JSON.parse(text) as Record<string, unknown>;
       requests.push({ path: request.url, body, headers: request.headers });
       const behaviour = queue.shift() ?? 'normal';
       if (behaviour === 'error500') {
-        send(response, 500, { error: 'scripted model crash' });
+        sendJson(response, 500, { error: 'scripted model crash' });
         return;
       }
       if (behaviour === 'hang') {
@@ -72,7 +73,7 @@ export async function startScriptedRerankServer(options: { dialect?: RerankDiale
       const documents = (dialect === 'tei' ? body.texts : body.documents) as string[] | undefined;
       if (!Array.isArray(documents)) {
         // TEI's actual wording for the Cohere shape.
-        send(response, 422, dialect === 'tei' ? { error: 'Failed to deserialize the JSON body into the target type: missing field `texts` at line 1 column 80', error_type: 'Validation' } : { error: 'documents is required' });
+        sendJson(response, 422, dialect === 'tei' ? { error: 'Failed to deserialize the JSON body into the target type: missing field `texts` at line 1 column 80', error_type: 'Validation' } : { error: 'documents is required' });
         return;
       }
       const scored = documents
@@ -82,13 +83,13 @@ export async function startScriptedRerankServer(options: { dialect?: RerankDiale
         scored[0].index = documents.length + 5;
       }
       if (dialect === 'tei') {
-        send(response, 200, scored.map(({ index, score }) => ({ index, score })));
+        sendJson(response, 200, scored.map(({ index, score }) => ({ index, score })));
         return;
       }
       const topN = typeof body.top_n === 'number' ? body.top_n : scored.length;
       const results = scored.slice(0, topN).map(({ index, score, document }) =>
         dialect === 'jina' ? { index, document: { text: document }, relevance_score: score } : { index, relevance_score: score });
-      send(response, 200, { id: 'rerank-1', model: body.model, results, ...(dialect === 'jina' ? { usage: { total_tokens: 1 } } : {}) });
+      sendJson(response, 200, { id: 'rerank-1', model: body.model, results, ...(dialect === 'jina' ? { usage: { total_tokens: 1 } } : {}) });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,7 +108,3 @@ export async function startScriptedRerankServer(options: { dialect?: RerankDiale
   };
 }
 
-function send(response: http.ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}
