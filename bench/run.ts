@@ -101,7 +101,10 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
       throw new Error(`The re-index did not update the file (updated: ${single.updated.length}).`);
     }
   }
+  // The first full-text query after writes waits for the FTS index to be built afresh (see LanceStore).
+  const searchStarted = performance.now();
   const found = await store.searchWith('benchmark token7', { mode: 'fullText', limit: 1, rerank: false });
+  const firstSearchMs = performance.now() - searchStarted;
   if (!found[0]?.uri.endsWith(`/${corpus[42]._id}.md`)) {
     throw new Error(`The re-indexed file is not searchable (found ${found.map((hit) => hit.uri).join(', ') || 'nothing'}).`);
   }
@@ -112,7 +115,7 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
   await watcherPool.dispose();
   const singleMs = median(singleTimes.slice(1));
   rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(singleMs), reference: formatMs(oursMs), ratio: singleMs / oursMs, goal: '≤ 1/500', met: singleMs / oursMs <= 1 / 500 });
-  notes.push(`Re-index of one file: median ${formatMs(singleMs)} over 7 edits after a first one of ${formatMs(singleTimes[0])} (one long-lived conversion pool and optimize left to the debounce, as the VS Code watcher does); ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`.`);
+  notes.push(`Re-index of one file: median ${formatMs(singleMs)} over 7 edits after a first one of ${formatMs(singleTimes[0])} (one long-lived conversion pool and optimize left to the debounce, as the VS Code watcher does); ${formatMs(withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`. The first full-text search after the edits took ${formatMs(firstSearchMs)}, most of it the FTS index built afresh.`);
   await store.close();
 }
 
