@@ -138,7 +138,7 @@ describe('conversion pool', function () {
     const started = Date.now();
     await assert.rejects(converter.load(slowFile, { rootPath: folder }), expectConversionError('conversion_timeout', slowFile, /took longer than 1 s to convert; it was skipped/));
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 750 && elapsed < 1_800, `timed out after ${elapsed} ms`);
+    assert.ok(elapsed >= 750 && elapsed < 3_500, `timed out after ${elapsed} ms`);
     // The event loop stayed free meanwhile: that is the point of the worker.
     const document = await converter.load(smallFile, { rootPath: folder });
     assert.equal(document.title, 'Small');
@@ -183,7 +183,7 @@ describe('conversion pool', function () {
     const abortedAt = Date.now();
     controller.abort();
     const [runningOutcome, queuedOutcome] = await Promise.all([running, queued]);
-    assert.ok(Date.now() - abortedAt < 200, 'abort took effect at once');
+    assert.ok(Date.now() - abortedAt < 1_000, 'abort took effect at once, not when the conversion would have ended');
     assert.ok(runningOutcome.error instanceof CancelledError && runningOutcome.error.code === 'cancelled', String(runningOutcome.error));
     assert.ok(queuedOutcome.error instanceof CancelledError, String(queuedOutcome.error));
     assert.equal((await unaffected).document?.title, 'Small');

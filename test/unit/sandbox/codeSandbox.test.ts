@@ -334,7 +334,8 @@ describe('code sandbox (QuickJS in a worker)', function () {
         assert.strictEqual(result.stdout, 'before\n', 'output printed before the interrupt is kept');
         assert.match(result.stderr, /interrupted.*time limit of 1 s/);
         assert.match(result.stderr, /session was reset: variables .* are gone/);
-        assert.ok(elapsed >= 950 && elapsed < 2_500, `stopped after ${elapsed} ms`);
+        // Under 4 s: the interrupt stopped it, not the watchdog (1 s + 5 s grace); slack for a loaded CI machine.
+        assert.ok(elapsed >= 950 && elapsed < 4_000, `stopped after ${elapsed} ms`);
         const next = await sandbox.execute('typeof survivor');
         assert.deepStrictEqual([next.success, next.stdout, next.sessionReset], [true, 'undefined\n', false]);
       } finally {
@@ -365,7 +366,7 @@ describe('code sandbox (QuickJS in a worker)', function () {
         assert.strictEqual(result.sessionReset, true);
         assert.strictEqual(result.stdout, 'searching\n');
         assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while the code was awaiting a result/);
-        assert.ok(elapsed < 2_500, `returned after ${elapsed} ms`);
+        assert.ok(elapsed < 4_000, `returned after ${elapsed} ms`);
         assert.strictEqual(released, false, 'nothing after the hung call ran');
         assert.strictEqual((await sandbox.execute('"alive"')).stdout, 'alive\n');
         // Hung calls of the timed-out execution hold no slots: a later execution's calls still run.
@@ -447,7 +448,7 @@ describe('code sandbox (QuickJS in a worker)', function () {
         setTimeout(() => controller.abort(), 200);
         const started = Date.now();
         await assert.rejects(sandbox.execute('while (true) {}', { abortSignal: controller.signal }), (error: unknown) => isHaikuError(error, 'cancelled'));
-        assert.ok(Date.now() - started < 2_000);
+        assert.ok(Date.now() - started < 5_000, 'the abort, not the 60 s limit, ended it');
         const next = await sandbox.execute('typeof beforeAbort');
         assert.strictEqual(next.stdout, 'undefined\n');
         await assert.rejects(sandbox.execute('1', { abortSignal: AbortSignal.abort() }), (error: unknown) => isHaikuError(error, 'cancelled'));
