@@ -698,11 +698,13 @@ export class LanceStore implements KnowledgeBase {
       try {
         if (chunkRows.length > 0) {
           this.fullTextIndexStale = true;
-          await this.chunksTable.add(chunkRows as unknown as Array<Record<string, unknown>>);
         }
-        if (itemRows.length > 0) {
-          await this.itemsTable.add(itemRows as unknown as Array<Record<string, unknown>>);
-        }
+        // Two tables, two independent commits: written side by side (a one-file re-index spent ~4 ms per
+        // commit); readers see neither until the switch below.
+        await Promise.all([
+          chunkRows.length > 0 ? this.chunksTable.add(chunkRows as unknown as Array<Record<string, unknown>>) : undefined,
+          itemRows.length > 0 ? this.itemsTable.add(itemRows as unknown as Array<Record<string, unknown>>) : undefined,
+        ]);
         await this.testHooks.beforeDocumentSwitch?.();
         // The switch: one commit makes every document of the batch point at the new generation.
         if (replaced.length === 1 && documentRows.length === 1 && documentRows[0].content.length <= SWITCH_BY_UPDATE_MAX_CONTENT) {
