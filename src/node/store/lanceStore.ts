@@ -701,10 +701,15 @@ export class LanceStore implements KnowledgeBase {
         }
         // Two tables, two independent commits: written side by side (a one-file re-index spent ~4 ms per
         // commit); readers see neither until the switch below.
-        await Promise.all([
+        // Both settle before a failure propagates, so no write outlives this serialized step.
+        const added = await Promise.allSettled([
           chunkRows.length > 0 ? this.chunksTable.add(chunkRows as unknown as Array<Record<string, unknown>>) : undefined,
           itemRows.length > 0 ? this.itemsTable.add(itemRows as unknown as Array<Record<string, unknown>>) : undefined,
         ]);
+        const failed = added.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        if (failed) {
+          throw failed.reason;
+        }
         await this.testHooks.beforeDocumentSwitch?.();
         // The switch: one commit makes every document of the batch point at the new generation.
         if (replaced.length === 1 && documentRows.length === 1 && documentRows[0].content.length <= SWITCH_BY_UPDATE_MAX_CONTENT) {
