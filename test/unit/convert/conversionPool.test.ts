@@ -145,12 +145,14 @@ describe('conversion pool', function () {
   });
 
   it('reports a worker that runs out of memory as a clear error naming the file, then keeps working', async () => {
-    const converter = pool({ size: 1, maxOldGenerationMb: 32 });
+    // 96 MiB: room for a worker that compiles its TypeScript through tsx (32 MiB ran out on small.md when
+    // both cores were busy), far below what the 8 MB file needs.
+    const converter = pool({ size: 1, maxOldGenerationMb: 96 });
     const bigFile = path.join(folder, 'big.md');
     const paragraph = `${'word '.repeat(40)}\n\n`;
     fs.writeFileSync(bigFile, `# Section\n\n${paragraph.repeat(20)}`.repeat(2_000));
     assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
-    await assert.rejects(converter.load(bigFile, { rootPath: folder }), expectConversionError('corrupt_file', bigFile, /more than the 32 MiB of memory/));
+    await assert.rejects(converter.load(bigFile, { rootPath: folder }), expectConversionError('corrupt_file', bigFile, /more than the 96 MiB of memory/));
     assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
   });
 
