@@ -31,23 +31,25 @@ export function chatErrorView(failure: ChatFailure): ChatErrorView {
     case 'NotFound':
       return { code: 'no_model', message: `The language model picked in the chat is not available: ${text}. Pick another model in the chat's model picker, or configure an OpenAI-compatible endpoint.`, button: OPEN_MODEL_SETTINGS };
   }
-  if (/quota|rate.?limit|429|too many requests/i.test(text)) {
-    return { code: 'quota', message: `The language model is over its quota or rate limit: ${text}. Wait and try again, or pick another model.`, button: OPEN_MODEL_SETTINGS };
-  }
-  if (/tool.?call|tools? (are |is )?not supported|does not support tool/i.test(text)) {
-    return { code: 'no_tool_calling', message: `The chosen model cannot call tools, which Haiku needs to search the documents: ${text}. Pick a model with tool calling (for Ollama: qwen3, llama3.1, gpt-oss).`, button: OPEN_MODEL_SETTINGS };
-  }
+  // Typed causes first: their messages quote URLs and server text (a port such as 42935 once read as HTTP 429).
   switch (failure.haikuErrorCode) {
     case 'model_unreachable':
       return { code: 'model_unreachable', message: text, button: { command: 'workbench.action.openSettings', title: 'Open model settings', arguments: ['haiku.model.baseUrl'] } };
-    case 'model_failed':
-      return { code: 'model_failed', message: text, button: OPEN_MODEL_SETTINGS };
     case 'rebuild_needed':
       return { code: 'rebuild_needed', message: text, button: { command: COMMANDS.rebuildIndex, title: 'Rebuild index' } };
     case 'invalid_filter':
       return { code: 'invalid_filter', message: `${text} Remove the attached files and ask again.` };
     case 'cancelled':
       return { code: 'cancelled', message: 'Stopped.' };
+  }
+  if (/\bquota\b|rate.?limit|\b429\b|too many requests/i.test(text)) {
+    return { code: 'quota', message: `The language model is over its quota or rate limit: ${text}. Wait and try again, or pick another model.`, button: OPEN_MODEL_SETTINGS };
+  }
+  if (/tool.?call|tools? (are |is )?not supported|does not support tool/i.test(text)) {
+    return { code: 'no_tool_calling', message: `The chosen model cannot call tools, which Haiku needs to search the documents: ${text}. Pick a model with tool calling (for Ollama: qwen3, llama3.1, gpt-oss).`, button: OPEN_MODEL_SETTINGS };
+  }
+  if (failure.haikuErrorCode === 'model_failed') {
+    return { code: 'model_failed', message: text, button: OPEN_MODEL_SETTINGS };
   }
   return { code: failure.haikuErrorCode ?? 'failed', message: `Haiku could not answer: ${text}`, button: { command: COMMANDS.showOutput, title: 'Show log' } };
 }

@@ -76,6 +76,10 @@ describe('@haiku participant text helpers', () => {
     assert.strictEqual(chatErrorView({ languageModelErrorCode: 'NoPermissions', message: 'denied' }).code, 'no_permissions');
     assert.strictEqual(chatErrorView({ languageModelErrorCode: 'Blocked', message: 'x' }).code, 'quota');
     assert.strictEqual(chatErrorView({ message: 'HTTP 429 Too Many Requests' }).code, 'quota');
+    assert.strictEqual(chatErrorView({ haikuErrorCode: 'model_failed', message: 'The model server answered 429: slow down.' }).code, 'quota');
+    // A port that contains 429, and a typed cause whose text quotes one, are not a rate limit.
+    assert.strictEqual(chatErrorView({ message: 'Failed at http://127.0.0.1:42935/v1 (socket hang up)' }).code, 'failed');
+    assert.strictEqual(chatErrorView({ haikuErrorCode: 'model_unreachable', message: 'Cannot reach the model server at http://127.0.0.1:429/v1 (ECONNREFUSED).' }).code, 'model_unreachable');
     const tools = chatErrorView({ haikuErrorCode: 'model_failed', message: "The model 'x' does not support tool calling (server said: tools not supported)." });
     assert.strictEqual(tools.code, 'no_tool_calling');
     assert.ok(tools.button);
