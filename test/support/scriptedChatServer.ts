@@ -1,5 +1,5 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type * as http from 'node:http';
+import { sendJson, startLocalTestServer } from './httpJson';
 
 /**
  * A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for tests and benchmarks. Each request to
@@ -87,101 +87,82 @@ export async function startScriptedChatServer(script: ScriptStep[] = [], options
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const chunkSize = options.argumentChunkSize ?? 7;
-  const hanging = new Set<http.ServerResponse>();
-
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      void (async () => {
-        const path = request.url ?? '';
-        if (request.method !== 'POST' || !path.endsWith('/chat/completions')) {
-          response.writeHead(404, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: { message: `no route ${request.method} ${path}` } }));
-          return;
-        }
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
-        const recorded: RecordedRequest = { body, path, headers: request.headers };
-        requests.push(recorded);
-        const step = queue.shift();
-        if (step === undefined) {
-          response.writeHead(500, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: { message: `script exhausted at request ${requests.length}` } }));
-          return;
-        }
-        const reply = typeof step === 'function' ? step(recorded) : step;
-        if ('hang' in reply) {
-          hanging.add(response);
-          return;
-        }
-        if (reply.delayMs) {
-          await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-        }
-        if ('status' in reply) {
-          response.writeHead(reply.status, { 'content-type': 'application/json' });
-          response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
-          return;
-        }
-        const calls = toolCallsWithIds(reply.toolCalls ?? []);
-        const finishReason = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-        const base = { id: `chatcmpl-${requests.length}`, created: 1_700_000_000, model: body.model };
-        if (!body.stream) {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(
-            JSON.stringify({
-              ...base,
-              object: 'chat.completion',
-              choices: [
-                {
-                  index: 0,
-                  finish_reason: finishReason,
-                  message: {
-                    role: 'assistant',
-                    content: reply.text ?? null,
-                    tool_calls: calls.length > 0 ? calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentText } })) : undefined,
-                  },
-                },
-              ],
-              usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-            }),
-          );
-          return;
-        }
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-        const send = (delta: unknown, finish: string | null = null) =>
-          response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
-        send({ role: 'assistant', content: '' });
-        if (reply.text) {
-          // Two pieces, so clients see more than one text delta.
-          const middle = Math.ceil(reply.text.length / 2);
-          send({ content: reply.text.slice(0, middle) });
-          send({ content: reply.text.slice(middle) });
-        }
-        calls.forEach((call, index) => {
-          send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
-          for (let offset = 0; offset < call.argumentText.length; offset += chunkSize) {
-            send({ tool_calls: [{ index, function: { arguments: call.argumentText.slice(offset, offset + chunkSize) } }] });
-          }
+  const server = await startLocalTestServer((request, text, response) => {
+    void (async () => {
+      const path = request.url ?? '';
+      if (request.method !== 'POST' || !path.endsWith('/chat/completions')) {
+        sendJson(response, 404, { error: { message: `no route ${request.method} ${path}` } });
+        return;
+      }
+      const body = JSON.parse(text) as ChatRequestBody;
+      const recorded: RecordedRequest = { body, path, headers: request.headers };
+      requests.push(recorded);
+      const step = queue.shift();
+      if (step === undefined) {
+        sendJson(response, 500, { error: { message: `script exhausted at request ${requests.length}` } });
+        return;
+      }
+      const reply = typeof step === 'function' ? step(recorded) : step;
+      if ('hang' in reply) {
+        server.hold(response);
+        return;
+      }
+      if (reply.delayMs) {
+        await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      }
+      if ('status' in reply) {
+        response.writeHead(reply.status, { 'content-type': 'application/json' });
+        response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+        return;
+      }
+      const calls = toolCallsWithIds(reply.toolCalls ?? []);
+      const finishReason = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
+      const base = { id: `chatcmpl-${requests.length}`, created: 1_700_000_000, model: body.model };
+      if (!body.stream) {
+        sendJson(response, 200, {
+          ...base,
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              finish_reason: finishReason,
+              message: {
+                role: 'assistant',
+                content: reply.text ?? null,
+                tool_calls: calls.length > 0 ? calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentText } })) : undefined,
+              },
+            },
+          ],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
         });
-        send({}, finishReason);
-        response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
-        response.end('data: [DONE]\n\n');
-      })();
-    });
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const send = (delta: unknown, finish: string | null = null) =>
+        response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      send({ role: 'assistant', content: '' });
+      if (reply.text) {
+        // Two pieces, so clients see more than one text delta.
+        const middle = Math.ceil(reply.text.length / 2);
+        send({ content: reply.text.slice(0, middle) });
+        send({ content: reply.text.slice(middle) });
+      }
+      calls.forEach((call, index) => {
+        send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+        for (let offset = 0; offset < call.argumentText.length; offset += chunkSize) {
+          send({ tool_calls: [{ index, function: { arguments: call.argumentText.slice(offset, offset + chunkSize) } }] });
+        }
+      });
+      send({}, finishReason);
+      response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+      response.end('data: [DONE]\n\n');
+    })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
     requests,
     push: (...steps) => queue.push(...steps),
     remaining: () => queue.length,
-    close: async () => {
-      for (const response of hanging) {
-        response.destroy();
-      }
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }

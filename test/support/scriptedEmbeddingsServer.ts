@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stableHash } from '../../src/core/hash';
-import { sendJson } from './httpJson';
+import { sendJson, startLocalTestServer } from './httpJson';
 
 /** What the server does with one request; consumed in order, then `normal` forever. */
 export type EmbeddingsBehaviour =
@@ -51,65 +51,49 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
   const dimensions = options.dimensions ?? 64;
   const queue: EmbeddingsBehaviour[] = [];
   const requests: ScriptedEmbeddingsServer['requests'] = [];
-  const hanging = new Set<http.ServerResponse>();
-
-  const server = http.createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (part: string) => (body += part));
-    request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/embeddings') {
-        sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+  const server = await startLocalTestServer((request, body, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/embeddings') {
+      sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+      return;
+    }
+    const parsed = JSON.parse(body) as { model: string; input: string[] | string; dimensions?: number };
+    const input = Array.isArray(parsed.input) ? parsed.input : [parsed.input];
+    requests.push({ model: parsed.model, input, dimensions: parsed.dimensions, headers: request.headers });
+    const behaviour = queue.shift() ?? 'normal';
+    switch (behaviour) {
+      case 'error500':
+        sendJson(response, 500, { error: { message: 'scripted internal error', type: 'server_error' } });
         return;
+      case 'error404':
+        sendJson(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
+        return;
+      case 'error429':
+        sendJson(response, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '0.3' });
+        return;
+      case 'error401':
+        sendJson(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
+        return;
+      case 'hang':
+        server.hold(response);
+        return;
+      default: {
+        const size = behaviour === 'wrongDimension' ? dimensions + 1 : parsed.dimensions ?? dimensions;
+        const texts = behaviour === 'missingVector' ? input.slice(1) : input;
+        sendJson(response, 200, {
+          object: 'list',
+          model: parsed.model,
+          data: texts.map((text, index) => ({ object: 'embedding', index, embedding: hashedBagOfWords(text, size) })),
+          usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+        });
       }
-      const parsed = JSON.parse(body) as { model: string; input: string[] | string; dimensions?: number };
-      const input = Array.isArray(parsed.input) ? parsed.input : [parsed.input];
-      requests.push({ model: parsed.model, input, dimensions: parsed.dimensions, headers: request.headers });
-      const behaviour = queue.shift() ?? 'normal';
-      switch (behaviour) {
-        case 'error500':
-          sendJson(response, 500, { error: { message: 'scripted internal error', type: 'server_error' } });
-          return;
-        case 'error404':
-          sendJson(response, 404, { error: { message: `model "${parsed.model}" not found, try pulling it first`, type: 'not_found' } });
-          return;
-        case 'error429':
-          sendJson(response, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '0.3' });
-          return;
-        case 'error401':
-          sendJson(response, 401, { error: { message: 'invalid api key', type: 'auth' } });
-          return;
-        case 'hang':
-          hanging.add(response);
-          response.on('close', () => hanging.delete(response));
-          return;
-        default: {
-          const size = behaviour === 'wrongDimension' ? dimensions + 1 : parsed.dimensions ?? dimensions;
-          const texts = behaviour === 'missingVector' ? input.slice(1) : input;
-          sendJson(response, 200, {
-            object: 'list',
-            model: parsed.model,
-            data: texts.map((text, index) => ({ object: 'embedding', index, embedding: hashedBagOfWords(text, size) })),
-            usage: { prompt_tokens: texts.length, total_tokens: texts.length },
-          });
-        }
-      }
-    });
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
     requests,
     script: (...behaviours) => queue.push(...behaviours),
-    close: async () => {
-      for (const response of hanging) {
-        response.destroy();
-      }
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }
 

@@ -1,6 +1,5 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sendJson } from './httpJson';
+import type * as http from 'node:http';
+import { sendJson, startLocalTestServer } from './httpJson';
 
 /** The response shape the server speaks. */
 export type RerankDialect =
@@ -41,69 +40,53 @@ export async function startScriptedRerankServer(options: { dialect?: RerankDiale
   const prefix = dialect === 'tei' ? '' : '/v1';
   const queue: RerankBehaviour[] = [];
   const requests: ScriptedRerankServer['requests'] = [];
-  const hanging = new Set<http.ServerResponse>();
-
-  const server = http.createServer((request, response) => {
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (part: string) => (text += part));
-    request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== `${prefix}/rerank`) {
-        sendJson(response, 404, { error: `no route ${request.method} ${request.url}` });
-        return;
-      }
-      const body = JSON.parse(text) as Record<string, unknown>;
-      requests.push({ path: request.url, body, headers: request.headers });
-      const behaviour = queue.shift() ?? 'normal';
-      if (behaviour === 'error500') {
-        sendJson(response, 500, { error: 'scripted model crash' });
-        return;
-      }
-      if (behaviour === 'hang') {
-        hanging.add(response);
-        response.on('close', () => hanging.delete(response));
-        return;
-      }
-      if (behaviour === 'notJson') {
-        response.writeHead(200, { 'content-type': 'text/html' });
-        response.end('<html>proxy page</html>');
-        return;
-      }
-      const query = String(body.query);
-      const documents = (dialect === 'tei' ? body.texts : body.documents) as string[] | undefined;
-      if (!Array.isArray(documents)) {
-        // TEI's actual wording for the Cohere shape.
-        sendJson(response, 422, dialect === 'tei' ? { error: 'Failed to deserialize the JSON body into the target type: missing field `texts` at line 1 column 80', error_type: 'Validation' } : { error: 'documents is required' });
-        return;
-      }
-      const scored = documents
-        .map((document, index) => ({ index, score: wordOverlapScore(query, document), document }))
-        .sort((left, right) => right.score - left.score || left.index - right.index);
-      if (behaviour === 'badIndex') {
-        scored[0].index = documents.length + 5;
-      }
-      if (dialect === 'tei') {
-        sendJson(response, 200, scored.map(({ index, score }) => ({ index, score })));
-        return;
-      }
-      const topN = typeof body.top_n === 'number' ? body.top_n : scored.length;
-      const results = scored.slice(0, topN).map(({ index, score, document }) =>
-        dialect === 'jina' ? { index, document: { text: document }, relevance_score: score } : { index, relevance_score: score });
-      sendJson(response, 200, { id: 'rerank-1', model: body.model, results, ...(dialect === 'jina' ? { usage: { total_tokens: 1 } } : {}) });
-    });
+  const server = await startLocalTestServer((request, text, response) => {
+    if (request.method !== 'POST' || request.url !== `${prefix}/rerank`) {
+      sendJson(response, 404, { error: `no route ${request.method} ${request.url}` });
+      return;
+    }
+    const body = JSON.parse(text) as Record<string, unknown>;
+    requests.push({ path: request.url, body, headers: request.headers });
+    const behaviour = queue.shift() ?? 'normal';
+    if (behaviour === 'error500') {
+      sendJson(response, 500, { error: 'scripted model crash' });
+      return;
+    }
+    if (behaviour === 'hang') {
+      server.hold(response);
+      return;
+    }
+    if (behaviour === 'notJson') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>proxy page</html>');
+      return;
+    }
+    const query = String(body.query);
+    const documents = (dialect === 'tei' ? body.texts : body.documents) as string[] | undefined;
+    if (!Array.isArray(documents)) {
+      // TEI's actual wording for the Cohere shape.
+      sendJson(response, 422, dialect === 'tei' ? { error: 'Failed to deserialize the JSON body into the target type: missing field `texts` at line 1 column 80', error_type: 'Validation' } : { error: 'documents is required' });
+      return;
+    }
+    const scored = documents
+      .map((document, index) => ({ index, score: wordOverlapScore(query, document), document }))
+      .sort((left, right) => right.score - left.score || left.index - right.index);
+    if (behaviour === 'badIndex') {
+      scored[0].index = documents.length + 5;
+    }
+    if (dialect === 'tei') {
+      sendJson(response, 200, scored.map(({ index, score }) => ({ index, score })));
+      return;
+    }
+    const topN = typeof body.top_n === 'number' ? body.top_n : scored.length;
+    const results = scored.slice(0, topN).map(({ index, score, document }) =>
+      dialect === 'jina' ? { index, document: { text: document }, relevance_score: score } : { index, relevance_score: score });
+    sendJson(response, 200, { id: 'rerank-1', model: body.model, results, ...(dialect === 'jina' ? { usage: { total_tokens: 1 } } : {}) });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}${prefix}`,
+    baseUrl: `http://127.0.0.1:${server.port}${prefix}`,
     requests,
     script: (...behaviours) => queue.push(...behaviours),
-    close: async () => {
-      for (const response of hanging) {
-        response.destroy();
-      }
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }
