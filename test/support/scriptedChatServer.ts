@@ -73,6 +73,11 @@ export function toolMessages(request: RecordedRequest): Array<{ toolCallId: stri
     .map((message) => ({ toolCallId: message.tool_call_id ?? '', content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) }));
 }
 
+/** The content of the last tool result a request sent back ('' when none). */
+export function lastToolText(request: RecordedRequest): string {
+  return toolMessages(request).at(-1)?.content ?? '';
+}
+
 let callCounter = 0;
 
 function toolCallsWithIds(calls: ScriptedToolCall[]): Array<Required<ScriptedToolCall> & { argumentText: string }> {

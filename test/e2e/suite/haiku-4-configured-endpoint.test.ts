@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
-import { offeredToolNames, startScriptedChatServer, toolMessages, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { activateHaiku, askHaiku, waitFor, waitForIndex } from '../haikuSupport';
 
 /**
@@ -64,8 +64,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'when does the garbage collector run GOGC' } }] },
       (request) => {
         // The chat session's earlier turns travel too (their old evidence compacted): read this turn's result.
-        const result = toolMessages(request).at(-1);
-        const chunkId = /\[([A-Za-z0-9_-]{6,})\]/.exec(result?.content ?? '')?.[1] ?? 'missing';
+        const chunkId = /\[([A-Za-z0-9_-]{6,})\]/.exec(lastToolText(request))?.[1] ?? 'missing';
         return { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [chunkId] } }] };
       },
       { text: 'The collector runs as the heap grows, paced by GOGC [1].' },

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert';
-import { offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
 import { buildCorpusIndex, chunkContaining, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
@@ -8,10 +8,6 @@ import type { CodeSandbox } from '../../../src/core/agent/codeSandbox';
 
 function code(source: string) {
   return { name: 'execute_code', arguments: { code: source } };
-}
-
-function lastToolText(request: RecordedRequest): string {
-  return toolMessages(request).at(-1)?.content ?? '';
 }
 
 describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', function () {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import type { ModelMessage } from 'ai';
-import { offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
 import { buildCorpusIndex, chunkContaining, chunkIdsIn, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { EARLIER_EVIDENCE_MARKER } from '../../../src/core/agent/contextManagement';
@@ -15,10 +15,6 @@ function search(query: string, limit?: number) {
 
 function cite(chunkIds: string[]) {
   return { name: 'rag_cite', arguments: { chunk_ids: chunkIds } };
-}
-
-function lastToolText(request: RecordedRequest): string {
-  return toolMessages(request).at(-1)?.content ?? '';
 }
 
 /** Notice lines appended to a request's instructions. */

@@ -1,17 +1,13 @@
 import * as assert from 'node:assert';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startScriptedChatServer, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { lastToolText, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
 import type { LanceStore } from '../../../src/node/store/lanceStore';
 import { buildCorpusIndex, chunkIdsIn, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
-
-function lastToolText(request: RecordedRequest): string {
-  return toolMessages(request).at(-1)?.content ?? '';
-}
 
 function captureIo(cwd: string, env: NodeJS.ProcessEnv = {}): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
