@@ -40,3 +40,12 @@ export async function startLocalTestServer(handle: (request: http.IncomingMessag
     },
   };
 }
+
+/** A 127.0.0.1 port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

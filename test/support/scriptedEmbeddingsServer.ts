@@ -1,5 +1,4 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type * as http from 'node:http';
 import { stableHash } from '../../src/core/hash';
 import { sendJson, startLocalTestServer } from './httpJson';
 
@@ -95,13 +94,4 @@ export async function startScriptedEmbeddingsServer(options: { dimensions?: numb
     script: (...behaviours) => queue.push(...behaviours),
     close: server.close,
   };
-}
-
-/** A 127.0.0.1 port nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

@@ -1,21 +1,12 @@
 import * as assert from 'node:assert';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 import { runAgent } from '../../../src/core/agent/runAgent';
 import { HaikuError } from '../../../src/core/errors';
+import { closedPort } from '../../support/httpJson';
 import { MemoryKnowledgeBase } from '../../support/memoryKnowledgeBase';
 import { startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
-
-async function unusedPort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 const knowledgeBase = new MemoryKnowledgeBase([{ id: 'doc', title: 'Doc', chunks: [{ id: 'chunk-1', content: 'hello world' }] }]);
 
@@ -104,7 +95,7 @@ describe('agent: OpenAI-compatible model', function () {
   });
 
   it('an unreachable server is model_unreachable and names the URL and what to do', async () => {
-    const baseUrl = `http://127.0.0.1:${await unusedPort()}/v1`;
+    const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
     const error = await failureOf(baseUrl);
     assert.strictEqual(error.code, 'model_unreachable');
     assert.match(error.message, new RegExp(`Cannot reach the model server at ${baseUrl.replace(/[.]/g, '\\.')}.*ECONNREFUSED.*ollama serve.*--base-url`));

@@ -1,6 +1,5 @@
 import * as assert from 'node:assert';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closedPort } from '../../support/httpJson';
 import { lastToolText, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
 import type { LanceStore } from '../../../src/node/store/lanceStore';
@@ -161,10 +160,7 @@ describe('agent on a real LanceDB index of corpus documents', function () {
   });
 
   it('an unreachable model exits non-zero with one line naming the server', async () => {
-    const probe = http.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const port = await closedPort();
     const io = captureIo(corpus.folder);
     const code = await runCli(['ask', 'anything', '--db', databasePath, '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], io);
     assert.notStrictEqual(code, 0);

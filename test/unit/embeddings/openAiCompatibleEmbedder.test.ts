@@ -3,7 +3,9 @@ import { defaultConfig } from '../../../src/core/config';
 import { isHaikuError } from '../../../src/core/errors';
 import { createEmbedder, embedderDimensions, instructionPrefixes } from '../../../src/node/embeddings/createEmbedder';
 import { OpenAiCompatibleEmbedder } from '../../../src/node/embeddings/openAiCompatibleEmbedder';
-import { closedPort, startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../../support/scriptedEmbeddingsServer';
+import { closedPort } from '../../support/httpJson';
+import { rejection } from '../../support/rejection';
+import { startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../../support/scriptedEmbeddingsServer';
 
 function dot(left: Float32Array, right: Float32Array): number {
   let sum = 0;
@@ -11,15 +13,6 @@ function dot(left: Float32Array, right: Float32Array): number {
     sum += left[index] * right[index];
   }
   return sum;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('OpenAiCompatibleEmbedder', () => {

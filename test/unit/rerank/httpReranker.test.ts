@@ -2,7 +2,8 @@ import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
 import { isHaikuError } from '../../../src/core/errors';
 import { HttpReranker, createReranker } from '../../../src/node/search/httpReranker';
-import { closedPort } from '../../support/scriptedEmbeddingsServer';
+import { closedPort } from '../../support/httpJson';
+import { rejection } from '../../support/rejection';
 import { startScriptedRerankServer, type RerankDialect, type ScriptedRerankServer } from '../../support/scriptedRerankServer';
 
 const documents = [
@@ -12,15 +13,6 @@ const documents = [
   'Unrelated text about gardening.',
 ];
 const query = 'database connection timeout';
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describe('HttpReranker', () => {
   let server: ScriptedRerankServer | undefined;
