@@ -71,19 +71,9 @@ export function repairChunkId(id: string, knownIds: Iterable<string>): string | 
 
 type CitationContent = Omit<Citation, 'index' | 'chunkId'>;
 
+/** A search result cites every chunk its expanded context merged; a plain record cites itself. */
 function contentFromSearchResult(result: SearchResult): CitationContent {
-  return {
-    chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId],
-    documentId: result.documentId,
-    uri: result.uri,
-    title: result.title,
-    pageNumbers: [...result.pageNumbers],
-    headings: [...result.headings],
-    content: result.content,
-    docItemRefs: [...result.docItemRefs],
-    labels: [...result.labels],
-    sourceRange: result.sourceRange,
-  };
+  return { ...contentFromChunkRecord(result), chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId] };
 }
 
 function contentFromChunkRecord(record: ChunkRecord): CitationContent {
