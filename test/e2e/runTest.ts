@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
     extensionDevelopmentPath: [repositoryRoot, path.join(repositoryRoot, 'test-fixtures', 'fake-lm')],
     extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'suite', 'index.js'),
-    launchArgs: [path.join(repositoryRoot, 'test-workspace')],
+    launchArgs: [path.join(repositoryRoot, 'samples')],
     extensionTestsEnv: { HAIKU_TEST_MODE: '1', HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e') },
   });
 }

@@ -118,11 +118,11 @@ describe('index CLI commands (in-process)', function () {
     const demo = await haiku('demo');
     assert.equal(demo.code, 0, demo.stderr);
     assert.match(demo.stdout, /Added 4, updated 0, unchanged 0, removed 0, failed 0/);
-    assert.match(demo.stdout, /features\.md +markdown/);
-    assert.match(demo.stdout, /gc-guide\.html +html/);
-    assert.match(demo.stdout, /multi_page\.pdf +pdf/);
-    assert.match(demo.stdout, /word_sample\.docx +docx/);
-    assert.match(demo.stdout, /\n1\. \[[\d.]+\] Features > npm Dependency Resolving and Pre-Bundling\n   features\.md:\d+/);
+    assert.match(demo.stdout, /guides\/features\.md +markdown/);
+    assert.match(demo.stdout, /guides\/gc-guide\.html +html/);
+    assert.match(demo.stdout, /papers\/multi_page\.pdf +pdf/);
+    assert.match(demo.stdout, /papers\/word_sample\.docx +docx/);
+    assert.match(demo.stdout, /\n1\. \[[\d.]+\] Features > npm Dependency Resolving and Pre-Bundling\n   guides\/features\.md:\d+/);
     const databaseLine = /into (\S+)\n/.exec(demo.stdout)![1];
     assert.equal(fs.existsSync(databaseLine), false, 'the temporary index is removed');
   });

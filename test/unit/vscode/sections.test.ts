@@ -10,7 +10,7 @@ import { findDocument, findSection, formatDocumentList, formatSearchHits, format
 import { repositoryRoot } from '../../support/paths';
 
 /** Real documents of the fixture workspace, converted and chunked as the indexer does, then stored-item shaped. */
-const workspace = path.join(repositoryRoot, 'test-workspace');
+const workspace = path.join(repositoryRoot, 'samples');
 
 async function storedItemsOf(relativePath: string): Promise<{ items: StoredItem[]; summary: DocumentSummary; content: string; chunks: ReturnType<typeof chunkDocument> }> {
   const document = await loadDocument({ rootPath: workspace, filePath: relativePath });

@@ -15,7 +15,7 @@ export const DEMO_QUERY = 'dependency pre-bundling';
 export function findSamplesFolder(start = __dirname): string | undefined {
   for (let folder = start; ; folder = path.dirname(folder)) {
     const candidate = path.join(folder, 'samples');
-    if (fs.existsSync(path.join(candidate, 'features.md'))) {
+    if (fs.existsSync(path.join(candidate, 'guides', 'features.md'))) {
       return candidate;
     }
     if (path.dirname(folder) === folder) {
@@ -38,7 +38,7 @@ export const demoCommand: CliCommand = {
     const databaseFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-demo-'));
     const store = await openStore({ uri: databaseFolder, abortSignal: context.abortSignal });
     try {
-      // The samples' README describes their sources; it is not one of the demo documents.
+      // The samples' README describes their sources (and is a document of the VS Code tests' workspace), not a demo document.
       const summary = await indexPaths({ roots: [samples], baseFolder: samples, store, exclude: [...DEFAULT_EXCLUDE_GLOBS, 'README.md'], abortSignal: context.abortSignal });
       const results = await store.search(query, { limit: 5, abortSignal: context.abortSignal });
       const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
@@ -49,8 +49,9 @@ export const demoCommand: CliCommand = {
       const out = context.io.stdout;
       out(`Indexed ${samples} into ${databaseFolder}\n`);
       out(summaryText(summary));
+      const pathWidth = Math.max(0, ...[...documents.values()].map((document) => document.relativePath.length));
       for (const document of documents.values()) {
-        out(`  ${document.relativePath.padEnd(18)} ${document.format.padEnd(8)} ${document.title}\n`);
+        out(`  ${document.relativePath.padEnd(pathWidth)} ${document.format.padEnd(8)} ${document.title}\n`);
       }
       out(`\nSearch (full text): "${query}"\n\n`);
       for (const result of results) {
