@@ -52,8 +52,21 @@ if (require.main === module) {
   process.env.LANCEDB_LOG ??= 'error';
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  // A reader that stops early (`haiku search … | head`) closes the pipe: drop further output and let the
+  // command finish (an index run still completes) instead of dying on an unhandled EPIPE.
+  let stdoutClosed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') {
+      throw error;
+    }
+    stdoutClosed = true;
+  });
   const io: CommandIo = {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      if (!stdoutClosed) {
+        process.stdout.write(text);
+      }
+    },
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../../src/node/cli/main';
@@ -45,6 +45,17 @@ describe('haiku convert', function () {
     const usage = captureIo();
     assert.equal(await runCli(['convert'], usage), 2);
     assert.match(usage.err.join(''), /Usage: haiku convert <file> \[--json\]/);
+  });
+
+  it('finishes quietly with exit code 0 when its reader has closed the pipe (`| head` that already quit)', async () => {
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(repositoryRoot, 'src', 'node', 'cli', 'main.ts'), 'demo'], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    // Closed before the first write, so every write meets a closed pipe (EPIPE).
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 
   it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
