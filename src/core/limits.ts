@@ -150,3 +150,12 @@ export const CITATION_PICK_DEBOUNCE_MS = 200;
 export const TOOL_SEARCH_MAX_LIMIT = 20;
 /** Characters of a section `haiku_readSection` returns; the rest is cut with a marker. */
 export const TOOL_SECTION_MAX_CHARS = 20_000;
+
+// --- Filters ---
+// (limits on user-written SQL filters)
+
+// --- Command line ---
+// (CLI output and progress)
+
+// --- MCP server ---
+// (the `haiku mcp` server)
