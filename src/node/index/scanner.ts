@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import ignore, { type Ignore } from 'ignore';
 import { throwIfAborted } from '../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES } from '../../core/limits';
+import { isPathInside } from '../../core/pathContainment';
 
 /** A root as indexed: the path given, and the folder its files' relative paths (and so document ids) hang from. */
 export interface IndexedRoot {
@@ -49,7 +50,7 @@ export function resolveRoots(roots: readonly string[], baseFolder: string | unde
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
     let base: string;
-    if (baseFolder && isInside(absolute, path.resolve(cwd, baseFolder))) {
+    if (baseFolder && isPathInside(absolute, path.resolve(cwd, baseFolder))) {
       base = path.resolve(cwd, baseFolder);
     } else {
       base = isDirectory(absolute) ? absolute : path.dirname(absolute);
@@ -166,7 +167,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
 function isIgnored(ignores: readonly ScopedIgnore[], absolute: string, isFolder: boolean): boolean {
   for (const scope of ignores) {
     const relative = toForwardSlashes(path.relative(scope.folder, absolute));
-    if (relative && !relative.startsWith('..') && scope.rules.ignores(isFolder ? `${relative}/` : relative)) {
+    if (relative && isPathInside(absolute, scope.folder) && scope.rules.ignores(isFolder ? `${relative}/` : relative)) {
       return true;
     }
   }
@@ -175,11 +176,11 @@ function isIgnored(ignores: readonly ScopedIgnore[], absolute: string, isFolder:
 
 /** `.gitignore` files from the base folder down to (excluding) the root: they apply inside the root too. */
 async function ancestorIgnores(baseFolder: string, root: string): Promise<ScopedIgnore[]> {
-  if (!isInside(root, baseFolder) || root === baseFolder) {
+  if (!isPathInside(root, baseFolder) || root === baseFolder) {
     return [];
   }
   const folders: string[] = [];
-  for (let folder = path.dirname(root); isInside(folder, baseFolder); folder = path.dirname(folder)) {
+  for (let folder = path.dirname(root); isPathInside(folder, baseFolder); folder = path.dirname(folder)) {
     folders.unshift(folder);
     if (folder === baseFolder) {
       break;
@@ -203,9 +204,9 @@ async function readIgnoreFile(file: string): Promise<Ignore | undefined> {
   }
 }
 
+/** Kept for the store and the `remove` command, which still import it; new code calls `isPathInside`. */
 export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return isPathInside(child, parent);
 }
 
 function isDirectory(file: string): boolean {
