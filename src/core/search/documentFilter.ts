@@ -107,6 +107,7 @@ type Operand =
 type Expression =
   | { kind: 'or' | 'and'; operands: Expression[] }
   | { kind: 'not'; operand: Expression }
+  | { kind: 'constant'; value: boolean }
   | { kind: 'compare'; operator: string; left: Operand; right: Operand }
   | { kind: 'like'; operand: Operand; negated: boolean; caseInsensitive: boolean; pattern: string; escape: boolean }
   | { kind: 'in'; operand: Operand; negated: boolean; values: Operand[] }
@@ -176,6 +177,12 @@ class FilterParser {
       return inner;
     }
     const start = next.start;
+    if (next.kind === 'word' && (next.text === 'true' || next.text === 'false')) {
+      // `FALSE` is what an empty typed list compiles to; the store re-validates compiled filters.
+      this.position++;
+      this.countCondition(start);
+      return { kind: 'constant', value: next.text === 'true' };
+    }
     const operand = this.parseOperand();
     this.countCondition(start);
     const negated = this.acceptWord('not');
@@ -478,6 +485,8 @@ function renderExpression(expression: Expression): string {
       return expression.operands.map((operand) => (operand.kind === 'or' ? `(${renderExpression(operand)})` : renderExpression(operand))).join(' AND ');
     case 'not':
       return expression.operand.kind === 'or' || expression.operand.kind === 'and' ? `NOT (${renderExpression(expression.operand)})` : `NOT ${renderExpression(expression.operand)}`;
+    case 'constant':
+      return expression.value ? 'TRUE' : 'FALSE';
     case 'compare':
       return `${renderOperand(expression.left)} ${expression.operator} ${renderOperand(expression.right)}`;
     case 'like':

@@ -107,12 +107,21 @@ describe('document filters', function () {
       ["-1 < 0.5e1 AND format = 'pdf'", ['wild-z']],
       ["NOT NOT format = 'pdf'", ['wild-z']],
       ["title = 'ünïcödé ✓'", []],
+      ["FALSE OR format = 'pdf'", ['wild-z']],
+      ["TRUE AND NOT FALSE AND format = 'pdf'", ['wild-z']],
     ];
     for (const [sql, expected] of accepted) {
       it(`accepts ${JSON.stringify(sql)} and LanceDB selects ${expected.join(', ') || 'nothing'}`, async () => {
         assert.deepEqual(await idsMatching(parseDocumentFilter(sql)), expected);
       });
     }
+
+    it('is idempotent: its canonical text parses to itself', () => {
+      for (const [sql] of accepted) {
+        const canonical = parseDocumentFilter(sql);
+        assert.equal(parseDocumentFilter(canonical), canonical, sql);
+      }
+    });
 
     it('renders a canonical text: upper-case keywords, lower-case columns, quotes doubled, parentheses only where needed', () => {
       assert.equal(parseDocumentFilter("FORMAT='pdf' or ((Title like 'it''s%')) and not (id in ('a','b') or id is null)"), "format = 'pdf' OR title LIKE 'it''s%' AND NOT (id IN ('a', 'b') OR id IS NULL)");
@@ -151,7 +160,8 @@ describe('document filters', function () {
       ["format = 'pdf' AND 1", /Expected a comparison/],
       ["format BETWEEN 'a' 'b'", /AND between the two bounds/],
       ["format IS 'pdf'", /NULL after IS/],
-      ['TRUE', /not TRUE/],
+      ['IS NULL', /not IS/],
+      ["format = 'pdf' AND NULL", /IS NULL/],
     ];
     for (const [sql, expected] of rejected) {
       it(`rejects ${JSON.stringify(sql)} with invalid_filter`, () => {
@@ -252,6 +262,22 @@ describe('document filters', function () {
       const sql = compileDocumentFilter({ documentIds: ['good-a', 'good-b', 'bad-c'], pathPrefix: 'good', formats: ['docx', 'markdown'], sql: "title LIKE 'B%' OR title LIKE 'G%'" })!;
       assert.equal(sql, "id IN ('good-a', 'good-b', 'bad-c') AND (relative_path = 'good' OR relative_path LIKE 'good/%' ESCAPE '\\') AND format IN ('docx', 'markdown') AND (title LIKE 'B%' OR title LIKE 'G%')");
       assert.deepEqual(await idsMatching(sql), ['good-b']);
+    });
+
+    it('compiles to text parseDocumentFilter accepts (the store re-validates every filter) selecting the same rows', async () => {
+      const typed = [
+        { pathPrefix: 'a_b%c' },
+        { pathPrefix: "it's" },
+        { pathPrefix: 'back\\slash' },
+        { documentIds: [] },
+        { formats: [] },
+        { documentIds: ['good-a', "o'dd"], formats: ['markdown', 'docx'], pathPrefix: 'good/', sql: "title LIKE 'A%' OR format = 'pdf'" },
+        { documentIds: Array.from({ length: 3000 }, (_, index) => `d${String(index).padStart(20, '0')}`).concat(['quote']) },
+      ];
+      for (const filter of typed) {
+        const compiled = compileDocumentFilter(filter)!;
+        assert.deepEqual(await idsMatching(parseDocumentFilter(compiled)), await idsMatching(compiled), compiled.slice(0, 200));
+      }
     });
 
     it('rejects invalid or whitespace-only user SQL inside a typed filter', () => {
