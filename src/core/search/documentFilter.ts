@@ -141,7 +141,7 @@ class FilterParser {
 
   private parseOr(): Expression {
     const operands = [this.parseAnd()];
-    while (this.acceptWord('or')) {
+    while (this.accept('word', 'or')) {
       operands.push(this.parseAnd());
     }
     return combine('or', operands);
@@ -149,7 +149,7 @@ class FilterParser {
 
   private parseAnd(): Expression {
     const operands = [this.parseNot()];
-    while (this.acceptWord('and')) {
+    while (this.accept('word', 'and')) {
       operands.push(this.parseNot());
     }
     return combine('and', operands);
@@ -157,7 +157,7 @@ class FilterParser {
 
   private parseNot(): Expression {
     const start = this.peek().start;
-    if (this.acceptWord('not')) {
+    if (this.accept('word', 'not')) {
       this.enter(start);
       const operand = this.parseNot();
       this.depth--;
@@ -172,7 +172,7 @@ class FilterParser {
       this.position++;
       this.enter(next.start);
       const inner = this.parseOr();
-      this.expectSymbol(')', 'a closing parenthesis');
+      this.expect('symbol', ')', 'a closing parenthesis');
       this.depth--;
       return inner;
     }
@@ -185,18 +185,18 @@ class FilterParser {
     }
     const operand = this.parseOperand();
     this.countCondition(start);
-    const negated = this.acceptWord('not');
+    const negated = this.accept('word', 'not');
     const word = this.peek();
     if (word.kind === 'word' && (word.text === 'like' || word.text === 'ilike')) {
       this.position++;
       return this.parseLike(operand, negated, word.text === 'ilike', start);
     }
-    if (this.acceptWord('in')) {
+    if (this.accept('word', 'in')) {
       return this.parseIn(operand, negated, start);
     }
-    if (this.acceptWord('between')) {
+    if (this.accept('word', 'between')) {
       const low = this.parseOperand();
-      this.expectWord('and', 'AND between the two bounds of BETWEEN');
+      this.expect('word', 'and', 'AND between the two bounds of BETWEEN');
       const high = this.parseOperand();
       this.requireSameType(operand, low, start);
       this.requireSameType(operand, high, start);
@@ -205,9 +205,9 @@ class FilterParser {
     if (negated) {
       this.fail('NOT after a value must be followed by LIKE, ILIKE, IN or BETWEEN', this.peek().start);
     }
-    if (this.acceptWord('is')) {
-      const isNegated = this.acceptWord('not');
-      this.expectWord('null', 'NULL after IS (IS NULL or IS NOT NULL)');
+    if (this.accept('word', 'is')) {
+      const isNegated = this.accept('word', 'not');
+      this.expect('word', 'null', 'NULL after IS (IS NULL or IS NOT NULL)');
       return { kind: 'null', operand, negated: isNegated };
     }
     const operator = this.peek();
@@ -228,7 +228,7 @@ class FilterParser {
     }
     this.position++;
     let escape = false;
-    if (this.acceptWord('escape')) {
+    if (this.accept('word', 'escape')) {
       const character = this.peek();
       if (character.kind !== 'string' || character.value !== '\\') {
         this.fail("LanceDB only accepts a backslash as the LIKE escape character (ESCAPE '\\'), which is also the default", character.start);
@@ -240,7 +240,7 @@ class FilterParser {
   }
 
   private parseIn(operand: Operand, negated: boolean, start: number): Expression {
-    this.expectSymbol('(', 'an opening parenthesis after IN');
+    this.expect('symbol', '(', 'an opening parenthesis after IN');
     const values: Operand[] = [];
     for (;;) {
       const value = this.peek();
@@ -249,11 +249,11 @@ class FilterParser {
       }
       values.push(this.parseOperand());
       this.requireSameType(operand, values[values.length - 1], start);
-      if (!this.acceptSymbol(',')) {
+      if (!this.accept('symbol', ',')) {
         break;
       }
     }
-    this.expectSymbol(')', 'a comma or the closing parenthesis of the IN list');
+    this.expect('symbol', ')', 'a comma or the closing parenthesis of the IN list');
     return { kind: 'in', operand, negated, values };
   }
 
@@ -309,7 +309,7 @@ class FilterParser {
     this.enter(start);
     const argument = this.parseOperand();
     this.requireText(argument, start, `${name}() takes text`);
-    this.expectSymbol(')', `the closing parenthesis of ${name}()`);
+    this.expect('symbol', ')', `the closing parenthesis of ${name}()`);
     this.depth--;
     return { kind: 'call', name, argument };
   }
@@ -350,32 +350,18 @@ class FilterParser {
     return this.tokens[this.position];
   }
 
-  private acceptWord(word: string): boolean {
+  /** Consumes the next token when it is this keyword or symbol. */
+  private accept(kind: 'word' | 'symbol', text: string): boolean {
     const token = this.peek();
-    if (token.kind === 'word' && token.text === word) {
+    if (token.kind === kind && token.text === text) {
       this.position++;
       return true;
     }
     return false;
   }
 
-  private acceptSymbol(symbol: string): boolean {
-    const token = this.peek();
-    if (token.kind === 'symbol' && token.text === symbol) {
-      this.position++;
-      return true;
-    }
-    return false;
-  }
-
-  private expectWord(word: string, what: string): void {
-    if (!this.acceptWord(word)) {
-      this.fail(`Expected ${what}`, this.peek().start);
-    }
-  }
-
-  private expectSymbol(symbol: string, what: string): void {
-    if (!this.acceptSymbol(symbol)) {
+  private expect(kind: 'word' | 'symbol', text: string, what: string): void {
+    if (!this.accept(kind, text)) {
       this.fail(`Expected ${what}`, this.peek().start);
     }
   }
