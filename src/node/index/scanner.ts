@@ -139,7 +139,13 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
       continue;
     }
     if (stats.isFile()) {
-      const linkTarget = (await fs.promises.lstat(root.path)).isSymbolicLink() ? await fs.promises.realpath(root.path) : undefined;
+      let linkTarget: string | undefined;
+      try {
+        linkTarget = (await fs.promises.lstat(root.path)).isSymbolicLink() ? await fs.promises.realpath(root.path) : undefined;
+      } catch (error) {
+        onUnreadable(root.path, error);
+        continue;
+      }
       consider({ absolutePath: root.path, stats, linkTarget }, root.baseFolder, true);
       continue;
     }
@@ -171,7 +177,7 @@ function unreadablePath(absolutePath: string, baseFolder: string, error: unknown
   const relativePath = toForwardSlashes(path.relative(baseFolder, absolutePath)) || '.';
   const code = (error as NodeJS.ErrnoException)?.code;
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error instanceof Error ? error.message : String(error));
-  return { absolutePath, relativePath, reason: `${relativePath}: cannot be read (${why}); its indexed documents are kept. Check its permissions and index again.` };
+  return { absolutePath, relativePath, reason: `${relativePath}: cannot be read (${why}); what was indexed from it is kept. Check its permissions and index again.` };
 }
 
 /** A file met while walking: its stats (of the target, for a link) and, for a link, the target's real path. */

@@ -99,7 +99,7 @@ describe('index with unreadable paths (real child processes)', function () {
         const failures = run.summary.failed.filter((failure) => failure.code === 'unreadable_file');
         assert.deepEqual(failures.map((failure) => failure.path).sort(), denial.failedPaths, label);
         for (const failure of failures) {
-          assert.match(failure.reason, /cannot be read \(permission denied\); its indexed documents are kept\. Check its permissions and index again\./, label);
+          assert.match(failure.reason, /cannot be read \(permission denied\); what was indexed from it is kept\. Check its permissions and index again\./, label);
         }
       } finally {
         fs.chmodSync(target, 0o755);
