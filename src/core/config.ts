@@ -12,6 +12,8 @@ export interface HaikuConfig {
     exclude: string[];
     maxFileBytes: number;
     respectGitignore: boolean;
+    /** Index linked files whose real path lies outside the indexed folders (off: they are skipped and reported). */
+    followLinksOutside: boolean;
   };
   search: {
     limit: number;
@@ -67,6 +69,7 @@ export function defaultConfig(): HaikuConfig {
       exclude: [...limits.DEFAULT_EXCLUDE_GLOBS],
       maxFileBytes: limits.MAX_FILE_BYTES,
       respectGitignore: true,
+      followLinksOutside: false,
     },
     search: {
       limit: limits.SEARCH_DEFAULT_LIMIT,

@@ -153,6 +153,12 @@ export const TOOL_SECTION_MAX_CHARS = 20_000;
 
 // --- Filters ---
 // (limits on user-written SQL filters)
+/** Characters of a SQL filter (a user's, or one compiled from ~4,000 attached document ids); longer ones are rejected unparsed. */
+export const FILTER_MAX_CHARS = 100_000;
+/** Conditions (comparisons, LIKE, IN, BETWEEN, IS NULL) in one filter: LanceDB 0.31.0 crashes the process at ~700 chained ORs. */
+export const FILTER_MAX_CONDITIONS = 200;
+/** Nesting of parentheses, NOT and function calls in one filter: LanceDB's SQL parser refuses ~50 nested parentheses. */
+export const FILTER_MAX_DEPTH = 12;
 
 // --- Command line ---
 // (CLI output and progress)

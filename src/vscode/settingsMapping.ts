@@ -60,6 +60,7 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       exclude: stringsOr(read('index.exclude'), defaults.index.exclude),
       maxFileBytes: numberOr(read('index.maxFileBytes'), defaults.index.maxFileBytes),
       respectGitignore: booleanOr(read('index.respectGitignore'), defaults.index.respectGitignore),
+      followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
     },
     search: {
       limit: numberOr(read('search.limit'), defaults.search.limit),

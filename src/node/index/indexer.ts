@@ -1,6 +1,5 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
@@ -8,7 +7,8 @@ import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDE
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
-import { scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
+import { documentsGoneAfterScan } from './removedDocuments';
+import { scanRoots, type IndexedRoot, type LinkOutside, type ScannedFile } from './scanner';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
 
@@ -34,6 +34,8 @@ export interface IndexSummary {
   touched: number;
   removed: string[];
   failed: IndexFailure[];
+  /** Linked files not indexed because their target lies outside the indexed folders (`followLinksOutside` is off). */
+  linksOutside: LinkOutside[];
   /** Chunks written in this run. */
   chunksWritten: number;
   durations: { scanMs: number; convertMs: number; embedMs: number; writeMs: number; optimizeMs: number; totalMs: number };
@@ -52,6 +54,8 @@ export interface IndexPathsOptions {
   baseFolder?: string;
   maxFileBytes?: number;
   respectGitignore?: boolean;
+  /** Index linked files whose target lies outside the indexed folders (config `index.followLinksOutside`, default false). */
+  followLinksOutside?: boolean;
   concurrency?: number;
   /**
    * Converts and chunks files on worker threads (time and memory limits per file); a long-lived caller (VS Code)
@@ -86,6 +90,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     exclude: options.exclude,
     maxFileBytes: options.maxFileBytes,
     respectGitignore: options.respectGitignore,
+    followLinksOutside: options.followLinksOutside,
     abortSignal,
   });
   summary.durations.scanMs = performance.now() - started;
@@ -95,6 +100,10 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   for (const missing of scan.missingRoots) {
     summary.failed.push({ path: missing, code: 'not_found', reason: `${missing}: no such file or folder.` });
   }
+  for (const unreadable of scan.unreadable) {
+    summary.failed.push({ path: unreadable.relativePath, code: 'unreadable_file', reason: unreadable.reason });
+  }
+  summary.linksOutside.push(...scan.linksOutside);
 
   const stored = await store.documentStates();
   const previouslyStored = new Set(stored.keys());
@@ -220,12 +229,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
 
   if (options.removeMissing ?? true) {
     throwIfAborted(abortSignal, 'Indexing');
-    const present = new Set(scan.files.map((file) => documentIdForPath(file.relativePath)));
-    for (const skipped of scan.skipped) {
-      present.add(documentIdForPath(skipped.path));
-    }
-    const roots = rootUris(scan.roots);
-    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, roots));
+    const gone = documentsGoneAfterScan((await store.documentStates()).values(), scan);
     if (gone.length > 0) {
       report({ filesDone, filesTotal, phase: 'removing' });
       await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(options.optimize ?? true) });
@@ -253,6 +257,7 @@ function emptySummary(): IndexSummary {
     touched: 0,
     removed: [],
     failed: [],
+    linksOutside: [],
     chunksWritten: 0,
     durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
   };
@@ -272,6 +277,7 @@ export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'b
     const summary = await indexPaths({ ...options, roots: paths, baseFolder, removeMissing: false });
     combined.added.push(...summary.added);
     combined.failed.push(...summary.failed);
+    combined.linksOutside.push(...summary.linksOutside);
     combined.chunksWritten += summary.chunksWritten;
     for (const key of Object.keys(combined.durations) as Array<keyof IndexSummary['durations']>) {
       combined.durations[key] += summary.durations[key];
@@ -312,16 +318,4 @@ async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSigna
     entry.vectors = vectors.slice(offset, offset + entry.chunks.length);
     offset += entry.chunks.length;
   }
-}
-
-/** Whether a stored document's file lies under one of the roots; string prefixes, as this runs per stored document. */
-function underRoots(state: DocumentState, roots: ReadonlyArray<{ uri: string; folderPrefix: string }>): boolean {
-  return roots.some((root) => state.uri === root.uri || state.uri.startsWith(root.folderPrefix));
-}
-
-function rootUris(roots: readonly IndexedRoot[]): Array<{ uri: string; folderPrefix: string }> {
-  return roots.map((root) => {
-    const uri = pathToFileURL(root.path).href;
-    return { uri, folderPrefix: uri.endsWith('/') ? uri : `${uri}/` };
-  });
 }

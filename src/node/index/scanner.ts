@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import ignore, { type Ignore } from 'ignore';
 import { throwIfAborted } from '../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES } from '../../core/limits';
+import { isPathInside } from '../../core/pathContainment';
 
 /** A root as indexed: the path given, and the folder its files' relative paths (and so document ids) hang from. */
 export interface IndexedRoot {
@@ -29,7 +30,25 @@ export interface ScanOptions {
   exclude?: readonly string[];
   maxFileBytes?: number;
   respectGitignore?: boolean;
+  /** Index linked files whose real path lies outside every indexed folder (default false: they are skipped and reported). */
+  followLinksOutside?: boolean;
   abortSignal?: AbortSignal;
+}
+
+/** A folder or file that exists but could not be listed or examined. */
+export interface UnreadablePath {
+  absolutePath: string;
+  /** Relative to the root's base folder, forward slashes. */
+  relativePath: string;
+  reason: string;
+}
+
+/** A link left out because its target lies outside the indexed folders. */
+export interface LinkOutside {
+  /** The link, relative to the root's base folder. */
+  path: string;
+  /** The target's real path. */
+  target: string;
 }
 
 export interface ScanResult {
@@ -38,18 +57,25 @@ export interface ScanResult {
   skipped: Array<{ path: string; reason: string }>;
   /** Roots that do not exist. */
   missingRoots: string[];
+  /** Paths that exist but could not be read: what they hold is unknown, so nothing below them counts as gone. */
+  unreadable: UnreadablePath[];
+  /** Linked files pointing outside the indexed folders, not indexed (see `followLinksOutside`). */
+  linksOutside: LinkOutside[];
   roots: IndexedRoot[];
 }
 
 /** Folders never descended into, whatever the globs say. */
 const ALWAYS_SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 
+/** Errors that mean "not there (any more)"; any other failure to read a path makes it unreadable. */
+const ABSENT_ERROR_CODES = new Set(['ENOENT', 'ENOTDIR']);
+
 /** Resolves each root against `cwd` and picks its base folder. */
 export function resolveRoots(roots: readonly string[], baseFolder: string | undefined, cwd = process.cwd()): IndexedRoot[] {
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
     let base: string;
-    if (baseFolder && isInside(absolute, path.resolve(cwd, baseFolder))) {
+    if (baseFolder && isPathInside(absolute, path.resolve(cwd, baseFolder))) {
       base = path.resolve(cwd, baseFolder);
     } else {
       base = isDirectory(absolute) ? absolute : path.dirname(absolute);
@@ -58,17 +84,23 @@ export function resolveRoots(roots: readonly string[], baseFolder: string | unde
   });
 }
 
-/** Lists indexable files under the roots: include/exclude globs, nested `.gitignore` files, size limit. */
+/**
+ * Lists indexable files under the roots: include/exclude globs, nested `.gitignore` files, size limit.
+ * Paths that cannot be read are reported, not treated as empty; links to files outside the indexed folders
+ * are skipped and reported unless `followLinksOutside`.
+ */
 export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
   const include = picomatch([...(options.include ?? DEFAULT_INCLUDE_GLOBS)], { nocase: true });
   const exclude = picomatch([...(options.exclude ?? DEFAULT_EXCLUDE_GLOBS)], { dot: true });
   const maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
   const respectGitignore = options.respectGitignore ?? true;
   const roots = resolveRoots(options.roots, options.baseFolder);
-  const result: ScanResult = { files: [], skipped: [], missingRoots: [], roots };
+  const result: ScanResult = { files: [], skipped: [], missingRoots: [], unreadable: [], linksOutside: [], roots };
   const seen = new Set<string>();
+  const indexedFolders = await realIndexedFolders(roots);
 
-  const consider = (absolutePath: string, baseFolder: string, stats: fs.Stats, explicit: boolean) => {
+  const consider = (file: FoundFile, baseFolder: string, explicit: boolean) => {
+    const { absolutePath, stats, linkTarget } = file;
     if (seen.has(absolutePath)) {
       return;
     }
@@ -81,6 +113,10 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
       return;
     }
     seen.add(absolutePath);
+    if (linkTarget !== undefined && !options.followLinksOutside && !indexedFolders.some((folder) => isPathInside(linkTarget, folder))) {
+      result.linksOutside.push({ path: relativePath, target: linkTarget });
+      return;
+    }
     if (stats.size > maxFileBytes) {
       result.skipped.push({ path: relativePath, reason: `${relativePath}: the file is ${formatBytes(stats.size)}, above the ${formatBytes(maxFileBytes)} limit; raise the maximum file size to index it.` });
       return;
@@ -90,22 +126,65 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
 
   for (const root of roots) {
     throwIfAborted(options.abortSignal, 'Scanning');
+    const onUnreadable = (absolutePath: string, error: unknown) => result.unreadable.push(unreadablePath(absolutePath, root.baseFolder, error));
     let stats: fs.Stats;
     try {
       stats = await fs.promises.stat(root.path);
-    } catch {
-      result.missingRoots.push(root.path);
+    } catch (error) {
+      if (isAbsent(error)) {
+        result.missingRoots.push(root.path);
+      } else {
+        onUnreadable(root.path, error);
+      }
       continue;
     }
     if (stats.isFile()) {
-      consider(root.path, root.baseFolder, stats, true);
+      let linkTarget: string | undefined;
+      try {
+        linkTarget = (await fs.promises.lstat(root.path)).isSymbolicLink() ? await fs.promises.realpath(root.path) : undefined;
+      } catch (error) {
+        onUnreadable(root.path, error);
+        continue;
+      }
+      consider({ absolutePath: root.path, stats, linkTarget }, root.baseFolder, true);
       continue;
     }
     const inherited = respectGitignore ? await ancestorIgnores(root.baseFolder, root.path) : [];
-    await walk(root.path, root.baseFolder, inherited, { exclude, respectGitignore, abortSignal: options.abortSignal }, (file, fileStats) => consider(file, root.baseFolder, fileStats, false));
+    await walk(root.path, root.baseFolder, inherited, { exclude, respectGitignore, abortSignal: options.abortSignal, onUnreadable }, (file) => consider(file, root.baseFolder, false));
   }
   result.files.sort((left, right) => left.absolutePath.localeCompare(right.absolutePath));
   return result;
+}
+
+/** Real paths of the folders being indexed: each folder root, and for a file root its base folder. */
+async function realIndexedFolders(roots: readonly IndexedRoot[]): Promise<string[]> {
+  const folders: string[] = [];
+  for (const root of roots) {
+    const folder = isDirectory(root.path) ? root.path : root.baseFolder;
+    const real = await fs.promises.realpath(folder).catch(() => undefined);
+    if (real !== undefined) {
+      folders.push(real);
+    }
+  }
+  return folders;
+}
+
+function isAbsent(error: unknown): boolean {
+  return ABSENT_ERROR_CODES.has((error as NodeJS.ErrnoException)?.code ?? '');
+}
+
+function unreadablePath(absolutePath: string, baseFolder: string, error: unknown): UnreadablePath {
+  const relativePath = toForwardSlashes(path.relative(baseFolder, absolutePath)) || '.';
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error instanceof Error ? error.message : String(error));
+  return { absolutePath, relativePath, reason: `${relativePath}: cannot be read (${why}); what was indexed from it is kept. Check its permissions and index again.` };
+}
+
+/** A file met while walking: its stats (of the target, for a link) and, for a link, the target's real path. */
+interface FoundFile {
+  absolutePath: string;
+  stats: fs.Stats;
+  linkTarget?: string;
 }
 
 interface ScopedIgnore {
@@ -117,14 +196,19 @@ interface WalkOptions {
   exclude: (path: string) => boolean;
   respectGitignore: boolean;
   abortSignal?: AbortSignal;
+  onUnreadable: (absolutePath: string, error: unknown) => void;
 }
 
-async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[], options: WalkOptions, onFile: (file: string, stats: fs.Stats) => void): Promise<void> {
+async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[], options: WalkOptions, onFile: (file: FoundFile) => void): Promise<void> {
   throwIfAborted(options.abortSignal, 'Scanning');
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(folder, { withFileTypes: true });
-  } catch {
+  } catch (error) {
+    // A folder removed since it was listed is simply gone; one that cannot be listed is reported.
+    if (!isAbsent(error)) {
+      options.onUnreadable(folder, error);
+    }
     return;
   }
   let scoped = ignores;
@@ -137,15 +221,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
   entries.sort((left, right) => left.name.localeCompare(right.name));
   for (const entry of entries) {
     const absolute = path.join(folder, entry.name);
-    let isFolder = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      // Linked files count; linked folders are skipped (they can loop).
-      const target = await fs.promises.stat(absolute).catch(() => undefined);
-      isFile = !!target?.isFile();
-      isFolder = false;
-    }
-    if (isFolder) {
+    if (entry.isDirectory()) {
       if (ALWAYS_SKIPPED_FOLDERS.has(entry.name) || isIgnored(scoped, absolute, true)) {
         continue;
       }
@@ -154,10 +230,22 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
         continue;
       }
       await walk(absolute, baseFolder, scoped, options, onFile);
-    } else if (isFile && !isIgnored(scoped, absolute, false)) {
-      const stats = await fs.promises.stat(absolute).catch(() => undefined);
-      if (stats) {
-        onFile(absolute, stats);
+    } else if ((entry.isFile() || entry.isSymbolicLink()) && !isIgnored(scoped, absolute, false)) {
+      // Linked files count (their target's real path decides whether they stay inside); linked folders are
+      // skipped (they can loop). Dangling links and looping links are nothing to index.
+      let linkTarget: string | undefined;
+      let stats: fs.Stats;
+      try {
+        linkTarget = entry.isSymbolicLink() ? await fs.promises.realpath(absolute) : undefined;
+        stats = await fs.promises.stat(linkTarget ?? absolute);
+      } catch (error) {
+        if (!isAbsent(error) && (error as NodeJS.ErrnoException).code !== 'ELOOP') {
+          options.onUnreadable(absolute, error);
+        }
+        continue;
+      }
+      if (stats.isFile()) {
+        onFile({ absolutePath: absolute, stats, linkTarget });
       }
     }
   }
@@ -166,7 +254,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
 function isIgnored(ignores: readonly ScopedIgnore[], absolute: string, isFolder: boolean): boolean {
   for (const scope of ignores) {
     const relative = toForwardSlashes(path.relative(scope.folder, absolute));
-    if (relative && !relative.startsWith('..') && scope.rules.ignores(isFolder ? `${relative}/` : relative)) {
+    if (relative && isPathInside(absolute, scope.folder) && scope.rules.ignores(isFolder ? `${relative}/` : relative)) {
       return true;
     }
   }
@@ -175,11 +263,11 @@ function isIgnored(ignores: readonly ScopedIgnore[], absolute: string, isFolder:
 
 /** `.gitignore` files from the base folder down to (excluding) the root: they apply inside the root too. */
 async function ancestorIgnores(baseFolder: string, root: string): Promise<ScopedIgnore[]> {
-  if (!isInside(root, baseFolder) || root === baseFolder) {
+  if (!isPathInside(root, baseFolder) || root === baseFolder) {
     return [];
   }
   const folders: string[] = [];
-  for (let folder = path.dirname(root); isInside(folder, baseFolder); folder = path.dirname(folder)) {
+  for (let folder = path.dirname(root); isPathInside(folder, baseFolder); folder = path.dirname(folder)) {
     folders.unshift(folder);
     if (folder === baseFolder) {
       break;
@@ -203,9 +291,9 @@ async function readIgnoreFile(file: string): Promise<Ignore | undefined> {
   }
 }
 
+/** Kept for the store and the `remove` command, which still import it; new code calls `isPathInside`. */
 export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return isPathInside(child, parent);
 }
 
 function isDirectory(file: string): boolean {

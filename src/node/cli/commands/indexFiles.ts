@@ -38,6 +38,8 @@ export const indexCommand: CliCommand = {
     } else {
       context.io.stdout(summaryText(summary));
     }
-    return summary.failed.length > 0 && summary.added.length + summary.updated.length + summary.unchanged === 0 ? 1 : 0;
+    // A path that could not be read is an error even when the rest indexed: its documents were kept, not refreshed.
+    const unreadable = summary.failed.some((failure) => failure.code === 'unreadable_file');
+    return unreadable || (summary.failed.length > 0 && summary.added.length + summary.updated.length + summary.unchanged === 0) ? 1 : 0;
   },
 };
