@@ -156,6 +156,8 @@ export const TOOL_SECTION_MAX_CHARS = 20_000;
 
 // --- Command line ---
 // (CLI output and progress)
+/** Columns `--help` text is wrapped to when output is not a terminal. */
+export const HELP_WIDTH_WHEN_PIPED = 80;
 
 // --- MCP server ---
 // (the `haiku mcp` server)

@@ -1,4 +1,3 @@
-import type { ParseArgsConfig } from 'node:util';
 import * as path from 'node:path';
 import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
@@ -9,19 +8,34 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexProgress, IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, type LanceStore } from '../store/lanceStore';
-import { stringFlag, type CommandContext } from './command';
+import { stringFlag, type CliOption, type CommandContext } from './command';
+
+/** `--db`: which index a command opens. */
+export const DATABASE_OPTION: CliOption = {
+  flags: '--db <folder or uri>',
+  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path.',
+};
+
+/** `--json`: machine-readable output on stdout. */
+export const JSON_OPTION: CliOption = { flags: '--json', description: 'Print JSON instead of text (for scripts).' };
 
 /** Flags every index command takes. */
-export const DATABASE_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  db: { type: 'string' },
-  json: { type: 'boolean' },
+export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION];
+
+/** Flags of commands that embed (index, rebuild, search, ask): an OpenAI-compatible embeddings server. */
+export const EMBEDDING_OPTIONS: readonly CliOption[] = [
+  { flags: '--embeddings-url <url>', description: "Base URL of an OpenAI-compatible /embeddings server (default: Ollama's http://127.0.0.1:11434/v1); used with --embeddings-model." },
+  { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
+];
+
+/** `--filter`: a SQL condition over the documents table. */
+export const FILTER_OPTION: CliOption = {
+  flags: '--filter <sql>',
+  description: "Only documents matching this SQL condition over id, uri, relative_path, title, format, metadata, e.g. \"relative_path LIKE 'guides/%'\".",
 };
 
-/** Flags of commands that embed (index, rebuild, search): an OpenAI-compatible embeddings server. */
-export const EMBEDDING_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  'embeddings-url': { type: 'string' },
-  'embeddings-model': { type: 'string' },
-};
+/** `--quiet`: no progress output. */
+export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };
 
 /** The `--db` value resolved against the command's folder (default `.haiku/`). */
 export function databaseLocation(context: CommandContext): string {

@@ -38,13 +38,16 @@ describe('haiku convert', function () {
     assert.equal(parsed.items[parsed.toc[0].itemRange[0]].text, 'Introduction');
   });
 
-  it('reports a bad file on stderr with exit code 1, and a missing argument with 2', async () => {
+  it('reports a bad file on stderr with exit code 1, and a missing or extra argument with 2', async () => {
     const io = captureIo();
     assert.equal(await runCli(['convert', 'no/such/file.md'], io), 1);
     assert.match(io.err.join(''), /no\/such\/file\.md: cannot be read \(no such file\)/);
     const usage = captureIo();
     assert.equal(await runCli(['convert'], usage), 2);
-    assert.match(usage.err.join(''), /Usage: haiku convert <file> \[--json\]/);
+    assert.match(usage.err.join(''), /missing required argument 'file'\nRun 'haiku convert --help'/);
+    const extra = captureIo();
+    assert.equal(await runCli(['convert', 'a.md', 'b.md'], extra), 2);
+    assert.match(extra.err.join(''), /too many arguments for 'convert'/);
   });
 
   it('finishes quietly with exit code 0 when its reader has closed the pipe (`| head` that already quit)', async () => {

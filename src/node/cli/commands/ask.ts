@@ -3,23 +3,29 @@ import type { Citation, ExecutionRecord } from '../../../core/agent/conversation
 import type { AgentMode } from '../../../core/agent/instructions';
 import { runAgent } from '../../../core/agent/runAgent';
 import { defaultConfig } from '../../../core/config';
-import { HaikuError } from '../../../core/errors';
+import { textArgument } from '../textInput';
 import { createOpenAiCompatibleModel } from '../../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../../sandbox/codeSandbox';
-import { stringFlag, type CliCommand, type CommandContext } from '../command';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, locationText, printJson, snippet, wantsJson, withStore } from '../indexAccess';
+import { stringFlag, type CliArgument, type CliCommand, type CliOption, type CommandContext } from '../command';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, embedderFromFlags, locationText, printJson, snippet, wantsJson, withStore } from '../indexAccess';
 
 /** Flags of `ask` and `analyze`. */
-export const QUESTION_OPTIONS: CliCommand['options'] = {
+export const QUESTION_OPTIONS: readonly CliOption[] = [
   ...DATABASE_OPTIONS,
   ...EMBEDDING_OPTIONS,
-  'base-url': { type: 'string' },
-  model: { type: 'string' },
-  'api-key': { type: 'string' },
-  filter: { type: 'string' },
-  thinking: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-};
+  { flags: '--base-url <url>', description: `OpenAI-compatible chat server (or HAIKU_BASE_URL; default: ${defaultConfig().qa.model.baseUrl}, Ollama).` },
+  { flags: '--model <name>', description: `Chat model (or HAIKU_MODEL; default: ${defaultConfig().qa.model.name}).` },
+  {
+    flags: '--api-key <key>',
+    description: 'API key for the chat server. Prefer the HAIKU_API_KEY environment variable: a key on the command line is visible to other users in the process list and stays in shell history.',
+  },
+  FILTER_OPTION,
+  { flags: '--thinking', description: "Let a reasoning model think before answering (slower; sent as the server's thinking switch)." },
+  { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
+];
+
+/** The question argument of `ask` and `analyze`. */
+export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
 
 /** The `--json` shape of one citation (snake_case, like the rest of the CLI's JSON). */
 export function citationJson(citation: Citation) {
@@ -89,10 +95,7 @@ function citationLine(citation: Citation): string {
 
 /** Runs one question through the agent for `ask` (both tool sets, the model routes) and `analyze` (analysis only). */
 export async function runQuestionCommand(context: CommandContext, mode: AgentMode): Promise<number> {
-  const question = context.positionals.join(' ').trim();
-  if (!question) {
-    throw new HaikuError('invalid_settings', `Give a question, e.g. \`haiku ${mode === 'analysis' ? 'analyze' : 'ask'} "How many documents mention caching?"\`.`);
-  }
+  const question = await textArgument(context, 'question', `haiku ${mode === 'analysis' ? 'analyze' : 'ask'} "How many documents mention caching?"`);
   const env = context.io.env;
   const settings = defaultConfig().qa.model;
   const { model, description, vision } = createOpenAiCompatibleModel({
@@ -143,7 +146,7 @@ export async function runQuestionCommand(context: CommandContext, mode: AgentMod
 
 export const askCommand: CliCommand = {
   name: 'ask',
-  usage: 'ask "<question>" [--model NAME] [--base-url URL] [--api-key KEY] [--thinking] [--filter SQL] [--verbose] [--db dir] [--json]',
+  arguments: [QUESTION_ARGUMENT],
   summary: 'Answer a question from the index with citations (the model picks search or code analysis)',
   options: QUESTION_OPTIONS,
   run: (context) => runQuestionCommand(context, 'auto'),

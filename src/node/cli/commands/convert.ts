@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
+import { JSON_OPTION } from '../indexAccess';
 import type { DocumentItem, SectionNode, SourceRange } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { convertFile } from '../../convert/convertFile';
@@ -7,15 +8,12 @@ import { convertFile } from '../../convert/convertFile';
 /** `haiku convert <file> [--json]`: shows what the converter made of a file (outline, then every item). */
 export const convertCommand: CliCommand = {
   name: 'convert',
-  usage: 'convert <file> [--json]',
+  arguments: [{ syntax: '<file>', description: 'A Markdown, HTML, PDF, DOCX or text file.' }],
   summary: 'Convert a file and print its items and section tree',
-  options: { json: { type: 'boolean' } },
+  description: 'Convert one file without indexing it and print its section tree and every item (label, source line or page, text).',
+  options: [JSON_OPTION],
   async run(context) {
-    const [file, ...extra] = context.positionals;
-    if (!file || extra.length > 0) {
-      context.io.stderr('haiku convert: give exactly one file.\nUsage: haiku convert <file> [--json]\n');
-      return 2;
-    }
+    const [file] = context.positionals;
     const filePath = path.resolve(context.io.cwd, file);
     const document = await convertFile(filePath, { abortSignal: context.abortSignal });
     const toc = buildSectionTree(document.items);

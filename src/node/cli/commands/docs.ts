@@ -1,12 +1,14 @@
 import type { CliCommand } from '../command';
 import { stringFlag } from '../command';
-import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, FILTER_OPTION, printJson, wantsJson, withStore } from '../indexAccess';
 
 export const docsCommand: CliCommand = {
   name: 'docs',
-  usage: 'docs [--filter SQL] [--db dir] [--json]',
+  arguments: [],
   summary: 'List the indexed documents',
-  options: { ...DATABASE_OPTIONS, filter: { type: 'string' } },
+  description: 'List the indexed documents: path, format, id and title, then the document and chunk counts.',
+  options: [...DATABASE_OPTIONS, FILTER_OPTION],
+  examples: ["haiku docs --filter \"relative_path LIKE 'guides/%'\""],
   async run(context) {
     const { documents, stats } = await withStore(context, {}, async (store) => ({
       documents: await store.listDocuments({ filter: stringFlag(context, 'filter'), abortSignal: context.abortSignal }),

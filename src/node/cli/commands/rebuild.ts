@@ -1,13 +1,14 @@
 import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
 import { rebuildIndex } from '../../index/indexer';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, printJson, progressPrinter, summaryText, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, progressPrinter, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const rebuildCommand: CliCommand = {
   name: 'rebuild',
-  usage: 'rebuild [--db dir] [--json]',
+  arguments: [],
   summary: 'Drop the index and re-index every folder indexed before',
-  options: { ...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, quiet: { type: 'boolean' } },
+  description: 'Drop the index and re-index every folder indexed before (needed after a change of embedding model or of Haiku version).',
+  options: [...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, QUIET_OPTION],
   async run(context) {
     const embedder = embedderFromFlags(context);
     const summary = await withStore(context, { embedder }, async (store) => {
