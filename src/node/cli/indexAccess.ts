@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { HaikuError } from '../../core/errors';
 import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
@@ -40,7 +42,31 @@ export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print n
 /** The `--db` value resolved against the command's folder (default `.haiku/`). */
 export function databaseLocation(context: CommandContext): string {
   const given = stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER;
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(given) ? given : path.resolve(context.io.cwd, given);
+  return hasUriScheme(given) ? given : path.resolve(context.io.cwd, given);
+}
+
+function hasUriScheme(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(location);
+}
+
+/**
+ * Commands that only use an index fail when there is none, instead of opening (and so creating) an empty one
+ * where a mistyped `--db` points. A folder counts as an index when it holds LanceDB tables (`*.lance`);
+ * URIs (`s3://…`) are left to LanceDB.
+ */
+export function requireExistingIndex(location: string): void {
+  if (hasUriScheme(location)) {
+    return;
+  }
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync(location);
+  } catch {
+    // Missing, not a folder, or unreadable: no index here either way.
+  }
+  if (!entries.some((name) => name.endsWith('.lance'))) {
+    throw new HaikuError('not_found', `No Haiku index at ${location}; run \`haiku index <folder> --db ${location}\` first.`);
+  }
 }
 
 /** The embedder named by `--embeddings-model` (and `--embeddings-url`, default Ollama's), or none. */
@@ -61,12 +87,23 @@ export function rerankerFromFlags(context: CommandContext): Reranker | undefined
   return createReranker({ provider: 'http', baseUrl, model: stringFlag(context, 'reranker-model') ?? '' });
 }
 
-export async function openCommandStore(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker } = {}): Promise<LanceStore> {
-  return openStore({ uri: databaseLocation(context), embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
+export interface CommandStoreOptions {
+  embedder?: Embedder;
+  reranker?: Reranker;
+  /** Only `index` may create an index; every other command needs one to exist. */
+  createIfMissing?: boolean;
+}
+
+export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
+  const location = databaseLocation(context);
+  if (!options.createIfMissing) {
+    requireExistingIndex(location);
+  }
+  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
 }
 
 /** Runs `work` with an open store and always closes it. */
-export async function withStore<T>(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker }, work: (store: LanceStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(context: CommandContext, options: CommandStoreOptions, work: (store: LanceStore) => Promise<T>): Promise<T> {
   const store = await openCommandStore(context, options);
   try {
     return await work(store);

@@ -18,7 +18,7 @@ export const indexCommand: CliCommand = {
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
     const embedder = embedderFromFlags(context);
-    const summary = await withStore(context, { embedder }, (store) =>
+    const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
       indexPaths({
         roots: context.positionals.map((root) => path.resolve(context.io.cwd, root)),
         baseFolder: context.io.cwd,
