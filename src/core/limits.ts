@@ -158,6 +158,10 @@ export const TOOL_SECTION_MAX_CHARS = 20_000;
 // (CLI output and progress)
 /** Columns `--help` text is wrapped to when output is not a terminal. */
 export const HELP_WIDTH_WHEN_PIPED = 80;
+/** Characters of the progress bar itself on a terminal. */
+export const PROGRESS_BAR_WIDTH = 24;
+/** Least time between two redraws of the progress bar in one phase (ms); phase changes draw at once. */
+export const PROGRESS_REDRAW_INTERVAL_MS = 100;
 
 // --- MCP server ---
 // (the `haiku mcp` server)

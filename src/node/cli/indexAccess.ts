@@ -7,10 +7,11 @@ import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
 import type { SourceRange } from '../../core/model/document';
 import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
-import type { IndexProgress, IndexSummary } from '../index/indexer';
+import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, type LanceStore } from '../store/lanceStore';
 import { stringFlag, type CliOption, type CommandContext } from './command';
+import { terminalSafeJson } from './terminalText';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
@@ -116,20 +117,9 @@ export function wantsJson(context: CommandContext): boolean {
   return context.flags.json === true;
 }
 
+/** `--json` output: control characters in strings stay escaped (`\u001b`), never raw. */
 export function printJson(context: CommandContext, value: unknown): void {
-  context.io.stdout(JSON.stringify(value, null, 2) + '\n');
-}
-
-/** Progress lines on stderr, at most one per file and phase change, so stdout stays the result. */
-export function progressPrinter(context: CommandContext): (progress: IndexProgress) => void {
-  let last = '';
-  return (progress) => {
-    const line = progress.phase === 'converting' && progress.currentFile ? `[${progress.filesDone}/${progress.filesTotal}] ${progress.currentFile}` : `${progress.phase}…`;
-    if (line !== last && progress.phase !== 'done') {
-      last = line;
-      context.io.stderr(line + '\n');
-    }
-  };
+  context.io.stdout(terminalSafeJson(value) + '\n');
 }
 
 export function summaryText(summary: IndexSummary): string {

@@ -4,6 +4,7 @@ import { UsageError } from './command';
 import { errorMessage } from '../../core/errors';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
 import { parseInvocation, USAGE_EXIT_CODE } from './program';
+import { stripTerminalControls } from './terminalText';
 import { convertCommand } from './commands/convert';
 import { indexCommand } from './commands/indexFiles';
 import { searchCommand } from './commands/search';
@@ -31,18 +32,20 @@ export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSi
     return invocation.exitCode;
   }
   const { command, positionals, flags } = invocation;
+  // Document text and file names can hold terminal escape sequences; nothing a command prints passes them on.
+  const terminalIo: CommandIo = { ...io, stdout: (text) => io.stdout(stripTerminalControls(text)), stderr: (text) => io.stderr(stripTerminalControls(text)) };
   try {
-    const code = await command.run({ positionals, flags, io, rawStderr: io.stderr, abortSignal });
+    const code = await command.run({ positionals, flags, io: terminalIo, rawStderr: io.stderr, abortSignal });
     return abortSignal.aborted ? INTERRUPTED_EXIT_CODE : code;
   } catch (error) {
     // After Ctrl-C the failure is whatever the interrupted step threw; the user asked for it, so say only that.
     if (abortSignal.aborted) {
-      io.stderr(`haiku ${command.name}: interrupted.\n`);
+      terminalIo.stderr(`haiku ${command.name}: interrupted.\n`);
       return INTERRUPTED_EXIT_CODE;
     }
-    io.stderr(`haiku ${command.name}: ${errorMessage(error)}\n`);
+    terminalIo.stderr(`haiku ${command.name}: ${errorMessage(error)}\n`);
     if (error instanceof UsageError) {
-      io.stderr(`Run 'haiku ${command.name} --help' for its arguments and flags.\n`);
+      terminalIo.stderr(`Run 'haiku ${command.name} --help' for its arguments and flags.\n`);
       return USAGE_EXIT_CODE;
     }
     return 1;

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
-import { JSON_OPTION } from '../indexAccess';
+import { JSON_OPTION, printJson } from '../indexAccess';
 import type { DocumentItem, SectionNode, SourceRange } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { convertFile } from '../../convert/convertFile';
@@ -18,7 +18,7 @@ export const convertCommand: CliCommand = {
     const document = await convertFile(filePath, { abortSignal: context.abortSignal });
     const toc = buildSectionTree(document.items);
     if (context.flags.json === true) {
-      context.io.stdout(JSON.stringify({ title: document.title, format: document.format, items: document.items, toc }, null, 2) + '\n');
+      printJson(context, { title: document.title, format: document.format, items: document.items, toc });
       return 0;
     }
     context.io.stdout(renderReadable(document.title, document.format, document.items, toc, document.warnings, document.pageCount));

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { listFlag, type CliCommand } from '../command';
 import { indexPaths } from '../../index/indexer';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, progressPrinter, summaryText, wantsJson, withStore } from '../indexAccess';
+import { createProgressReporter } from '../progress';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const indexCommand: CliCommand = {
   name: 'index',
@@ -18,6 +19,7 @@ export const indexCommand: CliCommand = {
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
     const embedder = embedderFromFlags(context);
+    const progress = createProgressReporter(context);
     const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
       indexPaths({
         roots: context.positionals.map((root) => path.resolve(context.io.cwd, root)),
@@ -27,9 +29,9 @@ export const indexCommand: CliCommand = {
         include: listFlag(context, 'include'),
         exclude: listFlag(context, 'exclude'),
         abortSignal: context.abortSignal,
-        onProgress: context.flags.quiet ? undefined : progressPrinter(context),
+        onProgress: progress.onProgress,
       }),
-    );
+    ).finally(() => progress.finish());
     if (wantsJson(context)) {
       printJson(context, summary);
     } else {
