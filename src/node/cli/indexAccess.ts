@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HaikuError } from '../../core/errors';
+import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
@@ -36,6 +37,33 @@ export const FILTER_OPTION: CliOption = {
   flags: '--filter <sql>',
   description: "Only documents matching this SQL condition over id, uri, relative_path, title, format, metadata, e.g. \"relative_path LIKE 'guides/%'\".",
 };
+
+/**
+ * The `--filter` value checked as a whole SQL condition (`parseDocumentFilter`), or undefined when not given.
+ * An empty or blank filter is an error in every command rather than "no filter" in some and a LanceDB error in others.
+ */
+export function filterFlag(context: CommandContext): string | undefined {
+  const filter = stringFlag(context, 'filter');
+  if (filter === undefined) {
+    return undefined;
+  }
+  if (filter.trim() === '') {
+    throw new HaikuError('invalid_filter', `The filter is empty. Give a SQL condition over the documents, e.g. --filter "format = 'pdf'", or leave --filter out.`);
+  }
+  return parseDocumentFilter(filter);
+}
+
+/**
+ * The `--filter` value checked against the index itself (columns and SQL that only LanceDB can judge), for
+ * commands that would otherwise find out only after spending model requests.
+ */
+export async function checkedFilter(context: CommandContext, store: LanceStore): Promise<string | undefined> {
+  const filter = filterFlag(context);
+  if (filter !== undefined) {
+    await store.listDocuments({ filter, abortSignal: context.abortSignal });
+  }
+  return filter;
+}
 
 /** `--quiet`: no progress output. */
 export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };

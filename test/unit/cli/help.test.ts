@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { runInProcess } from './cliHarness';
 import { repositoryRoot } from '../../support/paths';
 
-const COMMANDS = ['demo', 'index', 'search', 'ask', 'analyze', 'docs', 'toc', 'rebuild', 'remove', 'convert'];
+const COMMANDS = ['demo', 'index', 'search', 'ask', 'chat', 'analyze', 'docs', 'toc', 'rebuild', 'remove', 'convert'];
 
 /** The long flags a help text lists in its Options section. */
 function listedFlags(help: string): string[] {
@@ -62,7 +62,7 @@ describe('haiku help and --version', function () {
   });
 
   it('--api-key help points to HAIKU_API_KEY instead', async () => {
-    for (const name of ['ask', 'analyze']) {
+    for (const name of ['ask', 'analyze', 'chat']) {
       const help = (await runInProcess([name, '--help'], { cwd })).stdout.replace(/\s+/g, ' ');
       assert.match(help, /--api-key <key> .*Prefer the HAIKU_API_KEY environment variable/, name);
     }

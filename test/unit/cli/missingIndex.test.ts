@@ -30,6 +30,7 @@ describe('haiku commands on a database that does not exist', function () {
     ['toc', 'docs/notes.md'],
     ['ask', 'What do ferrets do?', ...model()],
     ['analyze', 'How many documents?', ...model()],
+    ['chat', 'Which documents are there?', ...model()],
     ['remove', 'docs/notes.md'],
     ['rebuild'],
   ];

@@ -1,9 +1,9 @@
 import type { CliCommand } from '../command';
-import { numberFlag, stringFlag } from '../command';
+import { numberFlag } from '../command';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { SearchResult } from '../../../core/model/search';
 import { textArgument } from '../textInput';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
@@ -24,7 +24,7 @@ export const searchCommand: CliCommand = {
     const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
     const limit = numberFlag(context, 'limit');
     const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
-      const found = await store.search(query, { limit, filter: stringFlag(context, 'filter'), expand: context.flags.expand === true, abortSignal: context.abortSignal });
+      const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
       const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));
       return found.map((result) => ({ ...result, relativePath: paths.get(result.documentId) ?? result.uri }));
     });
