@@ -14,7 +14,7 @@ export interface CommandIo {
 }
 
 /** How a flag's value is checked at parse time; a bad value is a usage error (exit code 2) naming the flag. */
-export type OptionValueKind = 'text' | 'number' | 'positive integer' | 'repeatable';
+export type OptionValueKind = 'text' | 'number' | 'positive number' | 'positive integer' | 'repeatable';
 
 /** One flag of a command, as commander spells it (`--limit <number>`, `--json`, `--include <glob...>`). */
 export interface CliOption {

@@ -8,7 +8,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../../../package.json';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
-import type { CliCommand, CliOption, CommandContext, CommandIo } from './command';
+import type { CliCommand, CliOption, CommandContext, CommandIo, OptionValueKind } from './command';
 
 export type Invocation = { command: CliCommand; positionals: string[]; flags: CommandContext['flags'] } | { exitCode: number };
 
@@ -74,9 +74,9 @@ function commanderOption(option: CliOption): Option {
   const made = new Option(option.flags, option.description);
   switch (option.value) {
     case 'number':
-      return made.argParser((text: string) => parseNumber(text, false));
+    case 'positive number':
     case 'positive integer':
-      return made.argParser((text: string) => parseNumber(text, true));
+      return made.argParser((text: string) => parseNumber(text, option.value!));
     case 'repeatable':
       return made.argParser((text: string, previous: string[] | undefined) => [...(previous ?? []), text]);
     default:
@@ -84,13 +84,16 @@ function commanderOption(option: CliOption): Option {
   }
 }
 
-function parseNumber(text: string, positiveInteger: boolean): number {
+function parseNumber(text: string, kind: OptionValueKind): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value)) {
     throw new InvalidArgumentError('Give a number.');
   }
-  if (positiveInteger && (!Number.isInteger(value) || value < 1)) {
+  if (kind === 'positive integer' && (!Number.isInteger(value) || value < 1)) {
     throw new InvalidArgumentError('Give a whole number of 1 or more.');
+  }
+  if (kind === 'positive number' && value <= 0) {
+    throw new InvalidArgumentError('Give a number above 0.');
   }
   return value;
 }

@@ -6,6 +6,7 @@ import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
 import type { DocumentItem, SectionNode } from '../../../src/core/model/document';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
+import { temporaryFolder } from '../../support/indexFixtures';
 
 function captureIo(): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -48,6 +49,26 @@ describe('haiku convert', function () {
     const extra = captureIo();
     assert.equal(await runCli(['convert', 'a.md', 'b.md'], extra), 2);
     assert.match(extra.err.join(''), /too many arguments for 'convert'/);
+  });
+
+  it('runs in the conversion worker with its time limit: a file past --timeout is a one-line error and exit code 1', async () => {
+    const folder = temporaryFolder('haiku-convert-');
+    try {
+      // About 12 MB of Markdown: far more than any parser converts in 50 ms.
+      const paragraphs = Array.from({ length: 200_000 }, (_, index) => `Paragraph ${index} has *some* [linked](https://example.com/${index}) words.\n\n`);
+      fs.writeFileSync(path.join(folder.path, 'large.md'), `# Large\n\n${paragraphs.join('')}`);
+      const io = { ...captureIo(), cwd: folder.path };
+      const started = Date.now();
+      assert.equal(await runCli(['convert', 'large.md', '--timeout', '0.05'], io), 1);
+      assert.match(io.err.join(''), /^haiku convert: .*large\.md: took longer than \d+ s to convert/);
+      assert.equal(io.err.join('').trim().split('\n').length, 1, 'one line, no stack trace');
+      assert.ok(Date.now() - started < 30_000, 'the worker was stopped, not waited for');
+      const usage = { ...captureIo(), cwd: folder.path };
+      assert.equal(await runCli(['convert', 'large.md', '--timeout', '0'], usage), 2);
+      assert.match(usage.err.join(''), /Give a number above 0/);
+    } finally {
+      folder.cleanup();
+    }
   });
 
   it('finishes quietly with exit code 0 when its reader has closed the pipe (`| head` that already quit)', async () => {
