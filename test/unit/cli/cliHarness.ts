@@ -4,6 +4,8 @@ import { Readable } from 'node:stream';
 import type { CommandIo } from '../../../src/node/cli/command';
 import { runCli } from '../../../src/node/cli/main';
 import { repositoryRoot } from '../../support/paths';
+import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 
 export interface CliRun {
   code: number;
@@ -62,4 +64,32 @@ export function runProcess(argv: readonly string[], options: { cwd: string; env?
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** A temporary folder with `files` indexed into its default `.haiku/`, and a scripted chat server. */
+export interface IndexedWorkspace {
+  path: string;
+  server: ScriptedChatServer;
+  /** `--base-url … --model scripted`: the question commands' flags for the scripted server. */
+  modelFlags(): string[];
+  close(): Promise<void>;
+}
+
+export async function startIndexedWorkspace(files: Record<string, string>): Promise<IndexedWorkspace> {
+  const folder = temporaryFolder('haiku-cli-');
+  writeFiles(folder.path, files);
+  const server = await startScriptedChatServer();
+  const indexed = await runInProcess(['index', '.', '--quiet'], { cwd: folder.path });
+  if (indexed.code !== 0) {
+    throw new Error(`indexing the test workspace failed: ${indexed.stderr}`);
+  }
+  return {
+    path: folder.path,
+    server,
+    modelFlags: () => ['--base-url', server.baseUrl, '--model', 'scripted'],
+    async close() {
+      await server.close();
+      folder.cleanup();
+    },
+  };
 }

@@ -1,26 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { runInProcess } from './cliHarness';
-import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
-import { offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { runInProcess, startIndexedWorkspace, type IndexedWorkspace } from './cliHarness';
+import { offeredToolNames, type ScriptedChatServer } from '../../support/scriptedChatServer';
 
 describe('haiku ask, analyze and chat', function () {
   this.timeout(120_000);
-  let workspace: ReturnType<typeof temporaryFolder>;
+  let workspace: IndexedWorkspace;
   let server: ScriptedChatServer;
-  const model = () => ['--base-url', server.baseUrl, '--model', 'scripted'];
+  const model = () => workspace.modelFlags();
 
   before(async () => {
-    workspace = temporaryFolder('haiku-questions-');
-    writeFiles(workspace.path, { 'docs/notes.md': '# Notes\n\n## Ferrets\n\nFerrets sleep eighteen hours a day.\n', 'docs/cats.md': '# Cats\n\nCats sleep sixteen hours.\n' });
-    server = await startScriptedChatServer();
-    const indexed = await runInProcess(['index', 'docs', '--quiet'], { cwd: workspace.path });
-    assert.equal(indexed.code, 0, indexed.stderr);
+    workspace = await startIndexedWorkspace({ 'docs/notes.md': '# Notes\n\n## Ferrets\n\nFerrets sleep eighteen hours a day.\n', 'docs/cats.md': '# Cats\n\nCats sleep sixteen hours.\n' });
+    server = workspace.server;
   });
 
-  after(async () => {
-    await server.close();
-    workspace.cleanup();
-  });
+  after(() => workspace.close());
 
   beforeEach(() => {
     server.requests.length = 0;

@@ -1,25 +1,18 @@
 import * as assert from 'node:assert/strict';
-import { runInProcess, runProcess } from './cliHarness';
-import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
-import { startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { runInProcess, runProcess, startIndexedWorkspace, type IndexedWorkspace } from './cliHarness';
+import type { ScriptedChatServer } from '../../support/scriptedChatServer';
 
 describe('haiku: - reads the query or question from standard input', function () {
   this.timeout(120_000);
-  let workspace: ReturnType<typeof temporaryFolder>;
+  let workspace: IndexedWorkspace;
   let server: ScriptedChatServer;
 
   before(async () => {
-    workspace = temporaryFolder('haiku-stdin-');
-    writeFiles(workspace.path, { 'docs/notes.md': '# Notes\n\n## Ferrets\n\nFerrets sleep eighteen hours a day.\n' });
-    server = await startScriptedChatServer();
-    const indexed = await runInProcess(['index', 'docs', '--quiet'], { cwd: workspace.path });
-    assert.equal(indexed.code, 0, indexed.stderr);
+    workspace = await startIndexedWorkspace({ 'docs/notes.md': '# Notes\n\n## Ferrets\n\nFerrets sleep eighteen hours a day.\n' });
+    server = workspace.server;
   });
 
-  after(async () => {
-    await server.close();
-    workspace.cleanup();
-  });
+  after(() => workspace.close());
 
   it('search - takes the query from a pipe (a real process)', async () => {
     const run = await runProcess(['search', '-', '--limit', '1'], { cwd: workspace.path, stdin: 'how long do ferrets sleep\n' });
@@ -30,7 +23,7 @@ describe('haiku: - reads the query or question from standard input', function ()
   it('ask - sends the whole of standard input as the question, several lines included', async () => {
     server.push({ text: 'They sleep eighteen hours.' });
     const question = 'How long do ferrets sleep?\nAnswer in one sentence.';
-    const run = await runInProcess(['ask', '-', '--base-url', server.baseUrl, '--model', 'scripted'], { cwd: workspace.path, stdin: `${question}\n` });
+    const run = await runInProcess(['ask', '-', ...workspace.modelFlags()], { cwd: workspace.path, stdin: `${question}\n` });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^They sleep eighteen hours\./);
     const userMessages = server.requests.at(-1)!.body.messages.filter((message) => message.role === 'user');
@@ -39,7 +32,7 @@ describe('haiku: - reads the query or question from standard input', function ()
 
   it('an empty standard input is a usage error (exit code 2) and asks nothing', async () => {
     const before = server.requests.length;
-    const run = await runInProcess(['ask', '-', '--base-url', server.baseUrl, '--model', 'scripted'], { cwd: workspace.path, stdin: '  \n' });
+    const run = await runInProcess(['ask', '-', ...workspace.modelFlags()], { cwd: workspace.path, stdin: '  \n' });
     assert.equal(run.code, 2);
     assert.match(run.stderr, /Give a question on standard input/);
     assert.equal(server.requests.length, before);
