@@ -6,7 +6,8 @@
  * never goes through commander's error path.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { version } from '../../../package.json';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
 import type { CliCommand, CliOption, CommandContext, CommandIo, OptionValueKind } from './command';
 
@@ -22,7 +23,7 @@ export function parseInvocation(commands: readonly CliCommand[], argv: readonly 
   const width = io.stderrColumns ?? HELP_WIDTH_WHEN_PIPED;
   program
     .description('Index documents (Markdown, HTML, PDF, DOCX, text) into a local LanceDB and search them or ask questions with citations.')
-    .version(version, '-V, --version', 'Print the version and exit.')
+    .version(haikuVersion(), '-V, --version', 'Print the version and exit.')
     .helpOption('-h, --help', 'Show help for the command.')
     .helpCommand('help [command]', 'Show help for a command.')
     .exitOverride()
@@ -68,6 +69,26 @@ export function parseInvocation(commands: readonly CliCommand[], argv: readonly 
     throw error;
   }
   return chosen ?? { exitCode: USAGE_EXIT_CODE };
+}
+
+/**
+ * The version in Haiku's package.json, found above this file: beside `dist/` when bundled (an npm install or a
+ * clone), three folders up under tsx. Read at run time because only `src/` may be imported.
+ */
+export function haikuVersion(start: string = __dirname): string {
+  for (let folder = start; ; folder = path.dirname(folder)) {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'haiku' && typeof manifest.version === 'string') {
+        return manifest.version;
+      }
+    } catch {
+      // No (readable) package.json here: keep looking upwards.
+    }
+    if (path.dirname(folder) === folder) {
+      return 'unknown';
+    }
+  }
 }
 
 function commanderOption(option: CliOption): Option {

@@ -84,12 +84,14 @@ describe('haiku convert', function () {
 
   it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
-    const sources = ['src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
+    const sources = ['src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
     const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
     if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newestSource) {
       // Building here would race other work on the tree; `npm run test:unit` builds before testing.
       this.skip();
     }
+    const { version } = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(execFileSync(process.execPath, [bundle, '--version'], { encoding: 'utf8' }), `${version}\n`, 'the bundle finds its package.json');
     for (const [file, title] of [
       ['vite-docs/docs/guide/cli.md', 'Command Line Interface'],
       ['go-docs/doc/gc-guide.html', 'A Guide to the Go Garbage Collector'],
