@@ -162,6 +162,12 @@ export const FILTER_MAX_DEPTH = 12;
 
 // --- Command line ---
 // (CLI output and progress)
+/** Columns `--help` text is wrapped to when output is not a terminal. */
+export const HELP_WIDTH_WHEN_PIPED = 80;
+/** Characters of the progress bar itself on a terminal. */
+export const PROGRESS_BAR_WIDTH = 24;
+/** Least time between two redraws of the progress bar in one phase (ms); phase changes draw at once. */
+export const PROGRESS_REDRAW_INTERVAL_MS = 100;
 
 // --- MCP server ---
 // (the `haiku mcp` server)

@@ -1,32 +1,101 @@
-import type { ParseArgsConfig } from 'node:util';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { HaikuError } from '../../core/errors';
+import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
 import type { SourceRange } from '../../core/model/document';
 import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
-import type { IndexProgress, IndexSummary } from '../index/indexer';
+import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, type LanceStore } from '../store/lanceStore';
-import { stringFlag, type CommandContext } from './command';
+import { stringFlag, type CliOption, type CommandContext } from './command';
+import { terminalSafeJson } from './terminalText';
+
+/** `--db`: which index a command opens. */
+export const DATABASE_OPTION: CliOption = {
+  flags: '--db <folder or uri>',
+  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path.',
+};
+
+/** `--json`: machine-readable output on stdout. */
+export const JSON_OPTION: CliOption = { flags: '--json', description: 'Print JSON instead of text (for scripts).' };
 
 /** Flags every index command takes. */
-export const DATABASE_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  db: { type: 'string' },
-  json: { type: 'boolean' },
+export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION];
+
+/** Flags of commands that embed (index, rebuild, search, ask): an OpenAI-compatible embeddings server. */
+export const EMBEDDING_OPTIONS: readonly CliOption[] = [
+  { flags: '--embeddings-url <url>', description: "Base URL of an OpenAI-compatible /embeddings server (default: Ollama's http://127.0.0.1:11434/v1); used with --embeddings-model." },
+  { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
+];
+
+/** `--filter`: a SQL condition over the documents table. */
+export const FILTER_OPTION: CliOption = {
+  flags: '--filter <sql>',
+  description: "Only documents matching this SQL condition over id, uri, relative_path, title, format, metadata, e.g. \"relative_path LIKE 'guides/%'\".",
 };
 
-/** Flags of commands that embed (index, rebuild, search): an OpenAI-compatible embeddings server. */
-export const EMBEDDING_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  'embeddings-url': { type: 'string' },
-  'embeddings-model': { type: 'string' },
-};
+/**
+ * The `--filter` value checked as a whole SQL condition (`parseDocumentFilter`), or undefined when not given.
+ * An empty or blank filter is an error in every command rather than "no filter" in some and a LanceDB error in others.
+ */
+export function filterFlag(context: CommandContext): string | undefined {
+  const filter = stringFlag(context, 'filter');
+  if (filter === undefined) {
+    return undefined;
+  }
+  if (filter.trim() === '') {
+    throw new HaikuError('invalid_filter', `The filter is empty. Give a SQL condition over the documents, e.g. --filter "format = 'pdf'", or leave --filter out.`);
+  }
+  return parseDocumentFilter(filter);
+}
+
+/**
+ * The `--filter` value checked against the index itself (columns and SQL that only LanceDB can judge), for
+ * commands that would otherwise find out only after spending model requests.
+ */
+export async function checkedFilter(context: CommandContext, store: LanceStore): Promise<string | undefined> {
+  const filter = filterFlag(context);
+  if (filter !== undefined) {
+    await store.listDocuments({ filter, abortSignal: context.abortSignal });
+  }
+  return filter;
+}
+
+/** `--quiet`: no progress output. */
+export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };
 
 /** The `--db` value resolved against the command's folder (default `.haiku/`). */
 export function databaseLocation(context: CommandContext): string {
   const given = stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER;
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(given) ? given : path.resolve(context.io.cwd, given);
+  return hasUriScheme(given) ? given : path.resolve(context.io.cwd, given);
+}
+
+function hasUriScheme(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(location);
+}
+
+/**
+ * Commands that only use an index fail when there is none, instead of opening (and so creating) an empty one
+ * where a mistyped `--db` points. A folder counts as an index when it holds LanceDB tables (`*.lance`);
+ * URIs (`s3://…`) are left to LanceDB.
+ */
+export function requireExistingIndex(location: string): void {
+  if (hasUriScheme(location)) {
+    return;
+  }
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync(location);
+  } catch {
+    // Missing, not a folder, or unreadable: no index here either way.
+  }
+  if (!entries.some((name) => name.endsWith('.lance'))) {
+    throw new HaikuError('not_found', `No Haiku index at ${location}; run \`haiku index <folder> --db ${location}\` first.`);
+  }
 }
 
 /** The embedder named by `--embeddings-model` (and `--embeddings-url`, default Ollama's), or none. */
@@ -47,12 +116,23 @@ export function rerankerFromFlags(context: CommandContext): Reranker | undefined
   return createReranker({ provider: 'http', baseUrl, model: stringFlag(context, 'reranker-model') ?? '' });
 }
 
-export async function openCommandStore(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker } = {}): Promise<LanceStore> {
-  return openStore({ uri: databaseLocation(context), embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
+export interface CommandStoreOptions {
+  embedder?: Embedder;
+  reranker?: Reranker;
+  /** Only `index` may create an index; every other command needs one to exist. */
+  createIfMissing?: boolean;
+}
+
+export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
+  const location = databaseLocation(context);
+  if (!options.createIfMissing) {
+    requireExistingIndex(location);
+  }
+  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
 }
 
 /** Runs `work` with an open store and always closes it. */
-export async function withStore<T>(context: CommandContext, options: { embedder?: Embedder; reranker?: Reranker }, work: (store: LanceStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(context: CommandContext, options: CommandStoreOptions, work: (store: LanceStore) => Promise<T>): Promise<T> {
   const store = await openCommandStore(context, options);
   try {
     return await work(store);
@@ -65,20 +145,9 @@ export function wantsJson(context: CommandContext): boolean {
   return context.flags.json === true;
 }
 
+/** `--json` output: control characters in strings stay escaped (`\u001b`), never raw. */
 export function printJson(context: CommandContext, value: unknown): void {
-  context.io.stdout(JSON.stringify(value, null, 2) + '\n');
-}
-
-/** Progress lines on stderr, at most one per file and phase change, so stdout stays the result. */
-export function progressPrinter(context: CommandContext): (progress: IndexProgress) => void {
-  let last = '';
-  return (progress) => {
-    const line = progress.phase === 'converting' && progress.currentFile ? `[${progress.filesDone}/${progress.filesTotal}] ${progress.currentFile}` : `${progress.phase}…`;
-    if (line !== last && progress.phase !== 'done') {
-      last = line;
-      context.io.stderr(line + '\n');
-    }
-  };
+  context.io.stdout(terminalSafeJson(value) + '\n');
 }
 
 export function summaryText(summary: IndexSummary): string {

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import type { CliCommand, CommandIo } from './command';
-import { errorMessage, isHaikuError } from '../../core/errors';
+import { UsageError } from './command';
+import { errorMessage } from '../../core/errors';
+import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
+import { parseInvocation, USAGE_EXIT_CODE } from './program';
+import { stripTerminalControls } from './terminalText';
 import { convertCommand } from './commands/convert';
 import { indexCommand } from './commands/indexFiles';
 import { searchCommand } from './commands/search';
@@ -11,47 +14,55 @@ import { rebuildCommand } from './commands/rebuild';
 import { removeCommand } from './commands/remove';
 import { demoCommand } from './commands/demo';
 import { askCommand } from './commands/ask';
+import { chatCommand } from './commands/chat';
 import { analyzeCommand } from './commands/analyze';
 
 /** Every command, in the order `haiku help` lists them. */
-const commands: CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand];
+const commands: readonly CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand];
 
-function helpText(): string {
-  const width = Math.max(...commands.map((command) => command.usage.length));
-  return ['Usage: haiku <command> [options]', '', ...commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`)].join('\n') + '\n';
-}
+/** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
+export const INTERRUPTED_EXIT_CODE = 130;
 
-/** Runs one CLI invocation; returns the exit code instead of exiting, so tests can call it in-process. */
+/**
+ * Runs one CLI invocation and returns its exit code instead of exiting, so tests can call it in-process:
+ * 0 success, 1 the command failed, 2 a usage error, 130 cancelled through `abortSignal` (Ctrl-C).
+ */
 export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSignal = new AbortController().signal): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    io.stdout(helpText());
-    return name ? 0 : 1;
+  const invocation = parseInvocation(commands, argv, io);
+  if ('exitCode' in invocation) {
+    return invocation.exitCode;
   }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (!command) {
-    io.stderr(`haiku: unknown command '${name}'. Run 'haiku help' for the list.\n`);
-    return 2;
-  }
-  let parsed;
+  const { command, positionals, flags } = invocation;
+  // Document text and file names can hold terminal escape sequences; nothing a command prints passes them on.
+  const terminalIo: CommandIo = { ...io, stdout: (text) => io.stdout(stripTerminalControls(text)), stderr: (text) => io.stderr(stripTerminalControls(text)) };
   try {
-    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    const code = await command.run({ positionals, flags, io: terminalIo, rawStderr: io.stderr, abortSignal });
+    return abortSignal.aborted ? INTERRUPTED_EXIT_CODE : code;
   } catch (error) {
-    io.stderr(`haiku ${name}: ${errorMessage(error)}\nUsage: haiku ${command.usage}\n`);
-    return 2;
-  }
-  try {
-    return await command.run({ positionals: parsed.positionals, flags: parsed.values, io, abortSignal });
-  } catch (error) {
-    io.stderr(`haiku ${name}: ${errorMessage(error)}\n`);
-    return isHaikuError(error, 'cancelled') ? 130 : 1;
+    // After Ctrl-C the failure is whatever the interrupted step threw; the user asked for it, so say only that.
+    if (abortSignal.aborted) {
+      terminalIo.stderr(`haiku ${command.name}: interrupted.\n`);
+      return INTERRUPTED_EXIT_CODE;
+    }
+    terminalIo.stderr(`haiku ${command.name}: ${errorMessage(error)}\n`);
+    if (error instanceof UsageError) {
+      terminalIo.stderr(`Run 'haiku ${command.name} --help' for its arguments and flags.\n`);
+      return USAGE_EXIT_CODE;
+    }
+    return 1;
   }
 }
 
 if (require.main === module) {
   process.env.LANCEDB_LOG ??= 'error';
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
+  // The first Ctrl-C cancels the running work, which closes the index cleanly; a second one exits at once.
+  process.on('SIGINT', () => {
+    if (controller.signal.aborted) {
+      process.exit(INTERRUPTED_EXIT_CODE);
+    }
+    controller.abort();
+  });
   // A reader that stops early (`haiku search … | head`) closes the pipe: drop further output and let the
   // command finish (an index run still completes) instead of dying on an unhandled EPIPE.
   let stdoutClosed = false;
@@ -70,6 +81,9 @@ if (require.main === module) {
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
+    stdin: process.stdin,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    stderrColumns: process.stderr.isTTY ? process.stderr.columns || HELP_WIDTH_WHEN_PIPED : undefined,
   };
   runCli(process.argv.slice(2), io, controller.signal).then(
     (code) => {

@@ -129,8 +129,8 @@ describe('agent on a real LanceDB index of corpus documents', function () {
         assert.ok(key in printed.citations[0], `citation has ${key}`);
       }
       assert.deepStrictEqual(printed.executions, []);
-      // Both tool sets: the model routes.
-      assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search']);
+      // `ask` is the rag capability: its tools only (`chat` is the routed mode).
+      assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['rag_cite', 'rag_search']);
     }
   });
 

@@ -6,6 +6,7 @@ import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
 import type { DocumentItem, SectionNode } from '../../../src/core/model/document';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
+import { temporaryFolder } from '../../support/indexFixtures';
 
 function captureIo(): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -38,13 +39,36 @@ describe('haiku convert', function () {
     assert.equal(parsed.items[parsed.toc[0].itemRange[0]].text, 'Introduction');
   });
 
-  it('reports a bad file on stderr with exit code 1, and a missing argument with 2', async () => {
+  it('reports a bad file on stderr with exit code 1, and a missing or extra argument with 2', async () => {
     const io = captureIo();
     assert.equal(await runCli(['convert', 'no/such/file.md'], io), 1);
     assert.match(io.err.join(''), /no\/such\/file\.md: cannot be read \(no such file\)/);
     const usage = captureIo();
     assert.equal(await runCli(['convert'], usage), 2);
-    assert.match(usage.err.join(''), /Usage: haiku convert <file> \[--json\]/);
+    assert.match(usage.err.join(''), /missing required argument 'file'\nRun 'haiku convert --help'/);
+    const extra = captureIo();
+    assert.equal(await runCli(['convert', 'a.md', 'b.md'], extra), 2);
+    assert.match(extra.err.join(''), /too many arguments for 'convert'/);
+  });
+
+  it('runs in the conversion worker with its time limit: a file past --timeout is a one-line error and exit code 1', async () => {
+    const folder = temporaryFolder('haiku-convert-');
+    try {
+      // About 12 MB of Markdown: far more than any parser converts in 50 ms.
+      const paragraphs = Array.from({ length: 200_000 }, (_, index) => `Paragraph ${index} has *some* [linked](https://example.com/${index}) words.\n\n`);
+      fs.writeFileSync(path.join(folder.path, 'large.md'), `# Large\n\n${paragraphs.join('')}`);
+      const io = { ...captureIo(), cwd: folder.path };
+      const started = Date.now();
+      assert.equal(await runCli(['convert', 'large.md', '--timeout', '0.05'], io), 1);
+      assert.match(io.err.join(''), /^haiku convert: .*large\.md: took longer than \d+ s to convert/);
+      assert.equal(io.err.join('').trim().split('\n').length, 1, 'one line, no stack trace');
+      assert.ok(Date.now() - started < 30_000, 'the worker was stopped, not waited for');
+      const usage = { ...captureIo(), cwd: folder.path };
+      assert.equal(await runCli(['convert', 'large.md', '--timeout', '0'], usage), 2);
+      assert.match(usage.err.join(''), /Give a number above 0/);
+    } finally {
+      folder.cleanup();
+    }
   });
 
   it('finishes quietly with exit code 0 when its reader has closed the pipe (`| head` that already quit)', async () => {
@@ -60,12 +84,14 @@ describe('haiku convert', function () {
 
   it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
-    const sources = ['src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
+    const sources = ['src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
     const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
     if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newestSource) {
       // Building here would race other work on the tree; `npm run test:unit` builds before testing.
       this.skip();
     }
+    const { version } = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(execFileSync(process.execPath, [bundle, '--version'], { encoding: 'utf8' }), `${version}\n`, 'the bundle finds its package.json');
     for (const [file, title] of [
       ['vite-docs/docs/guide/cli.md', 'Command Line Interface'],
       ['go-docs/doc/gc-guide.html', 'A Guide to the Go Garbage Collector'],

@@ -1,10 +1,14 @@
 import type { CliCommand } from '../command';
-import { QUESTION_OPTIONS, runQuestionCommand } from './ask';
+import { QUESTION_ARGUMENT, QUESTION_OPTIONS, runSingleQuestion } from '../questions';
 
+/** The analysis capability alone: JavaScript in the QuickJS sandbox over the documents, plus search and cite. */
 export const analyzeCommand: CliCommand = {
   name: 'analyze',
-  usage: 'analyze "<question>" [--model NAME] [--base-url URL] [--api-key KEY] [--thinking] [--filter SQL] [--verbose] [--db dir] [--json]',
+  arguments: [QUESTION_ARGUMENT],
   summary: 'Answer a question by running code over the documents (counting, sections, comparisons) with citations',
+  description:
+    'Answer a question by letting the model run JavaScript in a sandbox over a read-only view of the documents (counting, listing sections, comparing), with search and citations (the analysis capability).',
   options: QUESTION_OPTIONS,
-  run: (context) => runQuestionCommand(context, 'analysis'),
+  examples: ['haiku analyze "How many documents mention caching?" --model qwen3:8b --verbose'],
+  run: (context) => runSingleQuestion(context, 'analysis', 'haiku analyze "How many documents mention caching?"'),
 };

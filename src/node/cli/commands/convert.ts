@@ -1,26 +1,37 @@
 import * as path from 'node:path';
-import type { CliCommand } from '../command';
+import { numberFlag, type CliCommand } from '../command';
+import { CONVERSION_TIMEOUT_MS } from '../../../core/limits';
+import { JSON_OPTION, printJson } from '../indexAccess';
 import type { DocumentItem, SectionNode, SourceRange } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
-import { convertFile } from '../../convert/convertFile';
+import { createConversionPool } from '../../convert/conversionPool';
 
 /** `haiku convert <file> [--json]`: shows what the converter made of a file (outline, then every item). */
 export const convertCommand: CliCommand = {
   name: 'convert',
-  usage: 'convert <file> [--json]',
+  arguments: [{ syntax: '<file>', description: 'A Markdown, HTML, PDF, DOCX or text file.' }],
   summary: 'Convert a file and print its items and section tree',
-  options: { json: { type: 'boolean' } },
+  description: 'Convert one file without indexing it and print its section tree and every item (label, source line or page, text).',
+  options: [
+    JSON_OPTION,
+    { flags: '--timeout <seconds>', description: `Time limit for the conversion (default: ${CONVERSION_TIMEOUT_MS / 1000}, as when indexing).`, value: 'positive number' },
+  ],
   async run(context) {
-    const [file, ...extra] = context.positionals;
-    if (!file || extra.length > 0) {
-      context.io.stderr('haiku convert: give exactly one file.\nUsage: haiku convert <file> [--json]\n');
-      return 2;
-    }
+    const [file] = context.positionals;
     const filePath = path.resolve(context.io.cwd, file);
-    const document = await convertFile(filePath, { abortSignal: context.abortSignal });
+    const seconds = numberFlag(context, 'timeout');
+    // The same worker, time limit and heap cap as indexing: a hostile file ends in a typed error naming it,
+    // not in a stack overflow or an out-of-memory abort of this process.
+    const pool = createConversionPool({ size: 1, timeoutMs: seconds === undefined ? undefined : seconds * 1000 });
+    let document;
+    try {
+      document = await pool.load(filePath, { rootPath: path.dirname(filePath), abortSignal: context.abortSignal });
+    } finally {
+      await pool.dispose();
+    }
     const toc = buildSectionTree(document.items);
     if (context.flags.json === true) {
-      context.io.stdout(JSON.stringify({ title: document.title, format: document.format, items: document.items, toc }, null, 2) + '\n');
+      printJson(context, { title: document.title, format: document.format, items: document.items, toc });
       return 0;
     }
     context.io.stdout(renderReadable(document.title, document.format, document.items, toc, document.warnings, document.pageCount));

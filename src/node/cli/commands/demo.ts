@@ -6,7 +6,7 @@ import { HaikuError } from '../../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS } from '../../../core/limits';
 import { indexPaths } from '../../index/indexer';
 import { openStore } from '../../store/lanceStore';
-import { locationText, printJson, snippet, summaryText, wantsJson } from '../indexAccess';
+import { JSON_OPTION, locationText, printJson, snippet, summaryText, wantsJson } from '../indexAccess';
 
 /** A query the samples answer: Vite's "npm Dependency Resolving and Pre-Bundling" section ranks first. */
 export const DEMO_QUERY = 'dependency pre-bundling';
@@ -26,9 +26,9 @@ export function findSamplesFolder(start = __dirname): string | undefined {
 
 export const demoCommand: CliCommand = {
   name: 'demo',
-  usage: 'demo ["<query>"] [--keep] [--json]',
+  arguments: [{ syntax: '[query...]', description: `What to search for in the samples (default: "${DEMO_QUERY}").` }],
   summary: 'Index the bundled samples (md, html, pdf, docx) into a temporary index and search them',
-  options: { json: { type: 'boolean' }, keep: { type: 'boolean' } },
+  options: [JSON_OPTION, { flags: '--keep', description: 'Keep the temporary index and print its folder, to try other commands on it.' }],
   async run(context) {
     const samples = findSamplesFolder();
     if (!samples) {

@@ -1,15 +1,17 @@
 import type { CliCommand } from '../command';
-import { stringFlag } from '../command';
-import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, FILTER_OPTION, filterFlag, printJson, wantsJson, withStore } from '../indexAccess';
 
 export const docsCommand: CliCommand = {
   name: 'docs',
-  usage: 'docs [--filter SQL] [--db dir] [--json]',
+  arguments: [],
   summary: 'List the indexed documents',
-  options: { ...DATABASE_OPTIONS, filter: { type: 'string' } },
+  description: 'List the indexed documents: path, format, id and title, then the document and chunk counts.',
+  options: [...DATABASE_OPTIONS, FILTER_OPTION],
+  examples: ["haiku docs --filter \"relative_path LIKE 'guides/%'\""],
   async run(context) {
+    const filter = filterFlag(context);
     const { documents, stats } = await withStore(context, {}, async (store) => ({
-      documents: await store.listDocuments({ filter: stringFlag(context, 'filter'), abortSignal: context.abortSignal }),
+      documents: await store.listDocuments({ filter, abortSignal: context.abortSignal }),
       stats: await store.stats(),
     }));
     if (wantsJson(context)) {
@@ -17,7 +19,7 @@ export const docsCommand: CliCommand = {
       return 0;
     }
     if (documents.length === 0) {
-      context.io.stdout('No documents indexed. Run `haiku index <folder>` first.\n');
+      context.io.stdout(filter === undefined ? 'No documents indexed. Run `haiku index <folder>` first.\n' : `No documents match the filter (${stats.documents} indexed).\n`);
       return 0;
     }
     const width = Math.max(...documents.map((document) => document.relativePath.length));

@@ -1,38 +1,37 @@
 import * as path from 'node:path';
-import type { CliCommand } from '../command';
-import { HaikuError } from '../../../core/errors';
+import { listFlag, type CliCommand } from '../command';
 import { indexPaths } from '../../index/indexer';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, printJson, progressPrinter, summaryText, wantsJson, withStore } from '../indexAccess';
-
-function listFlag(value: unknown): string[] | undefined {
-  if (value === undefined) {
-    return undefined;
-  }
-  return (Array.isArray(value) ? value : [value]).filter((entry): entry is string => typeof entry === 'string');
-}
+import { createProgressReporter } from '../progress';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const indexCommand: CliCommand = {
   name: 'index',
-  usage: 'index <paths…> [--include glob] [--exclude glob] [--db dir] [--json]',
+  arguments: [{ syntax: '<paths...>', description: 'Files and folders to index; folders are walked (.gitignore respected).' }],
   summary: 'Index files and folders (incremental: unchanged files are skipped)',
-  options: { ...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true }, quiet: { type: 'boolean' } },
+  description: 'Index files and folders: Markdown, HTML, PDF, DOCX and text. Incremental: an unchanged file costs a stat, a changed one is re-indexed alone, a deleted one is removed.',
+  options: [
+    ...DATABASE_OPTIONS,
+    ...EMBEDDING_OPTIONS,
+    { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
+    { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
+    QUIET_OPTION,
+  ],
+  examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
-    if (context.positionals.length === 0) {
-      throw new HaikuError('not_found', 'Name at least one file or folder to index, e.g. `haiku index docs/`.');
-    }
     const embedder = embedderFromFlags(context);
-    const summary = await withStore(context, { embedder }, (store) =>
+    const progress = createProgressReporter(context);
+    const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
       indexPaths({
         roots: context.positionals.map((root) => path.resolve(context.io.cwd, root)),
         baseFolder: context.io.cwd,
         store,
         embedder,
-        include: listFlag(context.flags.include),
-        exclude: listFlag(context.flags.exclude),
+        include: listFlag(context, 'include'),
+        exclude: listFlag(context, 'exclude'),
         abortSignal: context.abortSignal,
-        onProgress: context.flags.quiet ? undefined : progressPrinter(context),
+        onProgress: progress.onProgress,
       }),
-    );
+    ).finally(() => progress.finish());
     if (wantsJson(context)) {
       printJson(context, summary);
     } else {

@@ -1,21 +1,24 @@
 import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
 import { rebuildIndex } from '../../index/indexer';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, printJson, progressPrinter, summaryText, wantsJson, withStore } from '../indexAccess';
+import { createProgressReporter } from '../progress';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const rebuildCommand: CliCommand = {
   name: 'rebuild',
-  usage: 'rebuild [--db dir] [--json]',
+  arguments: [],
   summary: 'Drop the index and re-index every folder indexed before',
-  options: { ...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, quiet: { type: 'boolean' } },
+  description: 'Drop the index and re-index every folder indexed before (needed after a change of embedding model or of Haiku version).',
+  options: [...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, QUIET_OPTION],
   async run(context) {
     const embedder = embedderFromFlags(context);
+    const progress = createProgressReporter(context);
     const summary = await withStore(context, { embedder }, async (store) => {
       if (store.roots.length === 0 && (await store.stats().catch(() => ({ documents: 0 }))).documents === 0 && !store.rebuildNeeded) {
         throw new HaikuError('not_found', 'Nothing to rebuild: this index has no indexed folders. Run `haiku index <folder>` first.');
       }
-      return rebuildIndex({ store, embedder, abortSignal: context.abortSignal, onProgress: context.flags.quiet ? undefined : progressPrinter(context) });
-    });
+      return rebuildIndex({ store, embedder, abortSignal: context.abortSignal, onProgress: progress.onProgress });
+    }).finally(() => progress.finish());
     if (wantsJson(context)) {
       printJson(context, summary);
     } else {

@@ -7,14 +7,13 @@ import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAcces
 
 export const removeCommand: CliCommand = {
   name: 'remove',
-  usage: 'remove <path or document id> [--db dir] [--json]',
+  arguments: [{ syntax: '<path or id>', description: 'A file, a folder (every document under it) or a document id.' }],
   summary: 'Remove a document, or every document under a folder, from the index',
-  options: { ...DATABASE_OPTIONS },
+  description: 'Remove a document, or every document under a folder, from the index. A removed indexed folder is also forgotten by `haiku rebuild`.',
+  options: [...DATABASE_OPTIONS],
+  examples: ['haiku remove docs/old.md', 'haiku remove docs/archive/'],
   async run(context) {
-    const reference = context.positionals[0];
-    if (!reference) {
-      throw new HaikuError('not_found', 'Name a file, folder or document id to remove, e.g. `haiku remove docs/old.md`.');
-    }
+    const [reference] = context.positionals;
     const target = path.resolve(context.io.cwd, reference);
     const removed = await withStore(context, {}, async (store) => {
       const documents = await store.listDocuments();

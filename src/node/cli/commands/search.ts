@@ -1,30 +1,30 @@
 import type { CliCommand } from '../command';
-import { numberFlag, stringFlag } from '../command';
-import { HaikuError } from '../../../core/errors';
+import { numberFlag } from '../command';
+import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { SearchResult } from '../../../core/model/search';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
+import { textArgument } from '../textInput';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
-  usage: 'search "<query>" [--limit N] [--filter SQL] [--expand] [--db dir] [--json]',
+  arguments: [{ syntax: '<query...>', description: 'What to search for (several words are one query; - reads it from standard input).' }],
   summary: 'Search the index (hybrid with an embedder, else full text)',
-  options: {
+  description: 'Search the index and print ranked chunks with their section trail and line or page. Full-text (BM25) search always; hybrid (reciprocal rank fusion with vector search) when --embeddings-model is given.',
+  options: [
     ...DATABASE_OPTIONS,
     ...EMBEDDING_OPTIONS,
-    limit: { type: 'string' },
-    filter: { type: 'string' },
-    expand: { type: 'boolean' },
-    'reranker-url': { type: 'string' },
-    'reranker-model': { type: 'string' },
-  },
+    { flags: '--limit <count>', description: `How many results to print (default ${SEARCH_DEFAULT_LIMIT}).`, value: 'positive integer' },
+    FILTER_OPTION,
+    { flags: '--expand', description: "Grow each hit to its surrounding section's text (context expansion)." },
+    { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank, Cohere or TEI style) applied to the hits.' },
+    { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
+  ],
+  examples: ['haiku search "dependency pre-bundling" --limit 5', "haiku search caching --filter \"format = 'pdf'\" --json"],
   async run(context) {
-    const query = context.positionals.join(' ').trim();
-    if (!query) {
-      throw new HaikuError('not_found', 'Give a query, e.g. `haiku search "dependency pre-bundling"`.');
-    }
+    const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
     const limit = numberFlag(context, 'limit');
     const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
-      const found = await store.search(query, { limit, filter: stringFlag(context, 'filter'), expand: context.flags.expand === true, abortSignal: context.abortSignal });
+      const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
       const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));
       return found.map((result) => ({ ...result, relativePath: paths.get(result.documentId) ?? result.uri }));
     });

@@ -6,14 +6,13 @@ import { DATABASE_OPTIONS, locationText, printJson, wantsJson, withStore } from 
 
 export const tocCommand: CliCommand = {
   name: 'toc',
-  usage: 'toc <document id or path> [--db dir] [--json]',
+  arguments: [{ syntax: '<document>', description: 'A document id or its path relative to the indexed folder (see `haiku docs`).' }],
   summary: "Print a document's section tree with chunk counts",
-  options: { ...DATABASE_OPTIONS },
+  description: "Print a document's section tree: each heading with its line or page and how many chunks it holds.",
+  options: [...DATABASE_OPTIONS],
+  examples: ['haiku toc docs/guide.md'],
   async run(context) {
-    const reference = context.positionals[0];
-    if (!reference) {
-      throw new HaikuError('not_found', 'Name a document by id or path, e.g. `haiku toc docs/guide.md` (see `haiku docs`).');
-    }
+    const [reference] = context.positionals;
     const { document, items } = await withStore(context, {}, async (store) => {
       const found = await store.findDocument(reference);
       if (!found) {

@@ -1,0 +1,76 @@
+import * as readline from 'node:readline';
+import { errorMessage } from '../../../core/errors';
+import { UsageError, type CliCommand, type CommandContext } from '../command';
+import { checkedFilter, embedderFromFlags, withStore } from '../indexAccess';
+import { answerQuestion, modelFromFlags, printAnswer, QUESTION_OPTIONS, type Conversation } from '../questions';
+import { textArgument } from '../textInput';
+
+const PROMPT = 'haiku> ';
+const EXAMPLE = 'haiku chat "Which guides cover caching, and how many are there?"';
+
+/** Both capabilities, the model routing each question (like `@haiku` with no command); a prompt on a terminal. */
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  arguments: [{ syntax: '[question...]', description: 'One question (- reads it from standard input); without one, on a terminal, a conversation starts.' }],
+  summary: 'Answer questions with both capabilities, the model choosing search or code (a conversation on a terminal)',
+  description:
+    'Answer questions with both capabilities attached, the model choosing between searching passages (rag) and running code over the documents (analysis), as @haiku does in VS Code. With a question, answers it and exits; without one, on a terminal, starts a conversation where follow-up questions see the earlier answers ("exit" or end of input, Ctrl-D, ends it).',
+  options: QUESTION_OPTIONS,
+  examples: [EXAMPLE, 'haiku chat --model qwen3:8b'],
+  async run(context) {
+    const conversational = context.positionals.length === 0;
+    if (conversational && !context.io.interactive) {
+      throw new UsageError(`Give a question (e.g. \`${EXAMPLE}\`), or run \`haiku chat\` in a terminal for a conversation.`);
+    }
+    const question = conversational ? undefined : await textArgument(context, 'question', EXAMPLE);
+    const model = modelFromFlags(context);
+    return withStore(context, { embedder: embedderFromFlags(context) }, async (store) => {
+      const filter = await checkedFilter(context, store);
+      if (question !== undefined) {
+        printAnswer(context, await answerQuestion(context, { store, model, mode: 'auto', question, filter }));
+        return 0;
+      }
+      const conversation: Conversation = { history: [] };
+      await eachQuestion(context, async (line) => {
+        try {
+          printAnswer(context, await answerQuestion(context, { store, model, mode: 'auto', question: line, filter, conversation }));
+        } catch (error) {
+          if (context.abortSignal.aborted) {
+            throw error;
+          }
+          // One failed question (an unreachable model, a spent budget) does not end the conversation.
+          context.io.stderr(`error: ${errorMessage(error)}\n`);
+        }
+      });
+      return 0;
+    });
+  },
+};
+
+/** Prompts on stdout and hands over each non-empty line until `exit`, end of input or Ctrl-C. */
+async function eachQuestion(context: CommandContext, answer: (question: string) => Promise<void>): Promise<void> {
+  const input = context.io.stdin;
+  if (!input) {
+    return;
+  }
+  const lines = readline.createInterface({ input, terminal: false, crlfDelay: Infinity });
+  const close = () => lines.close();
+  context.abortSignal.addEventListener('abort', close, { once: true });
+  try {
+    context.io.stdout(PROMPT);
+    for await (const line of lines) {
+      const question = line.trim();
+      if (question === 'exit' || question === 'quit') {
+        break;
+      }
+      if (question !== '') {
+        await answer(question);
+        context.io.stdout('\n');
+      }
+      context.io.stdout(PROMPT);
+    }
+  } finally {
+    context.abortSignal.removeEventListener('abort', close);
+    lines.close();
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * What `ask`, `analyze` and `chat` share: the model from flags and environment, the agent run against the open
+ * index, and the answer printed as text or JSON. The commands differ in the capability (tool sets) they run.
+ */
+import type { ModelMessage } from 'ai';
+import type { AgentEvent } from '../../core/agent/agentEvents';
+import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
+import type { AgentMode } from '../../core/agent/instructions';
+import { runAgent, type AgentAnswer } from '../../core/agent/runAgent';
+import { defaultConfig } from '../../core/config';
+import { createOpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
+import { createCodeSandbox } from '../sandbox/codeSandbox';
+import type { LanceStore } from '../store/lanceStore';
+import { booleanFlag, stringFlag, type CliArgument, type CliOption, type CommandContext } from './command';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, checkedFilter, embedderFromFlags, locationText, printJson, snippet, wantsJson, withStore } from './indexAccess';
+import { textArgument } from './textInput';
+
+/** Flags of `ask`, `analyze` and `chat`. */
+export const QUESTION_OPTIONS: readonly CliOption[] = [
+  ...DATABASE_OPTIONS,
+  ...EMBEDDING_OPTIONS,
+  { flags: '--base-url <url>', description: `OpenAI-compatible chat server (or HAIKU_BASE_URL; default: ${defaultConfig().qa.model.baseUrl}, Ollama).` },
+  { flags: '--model <name>', description: `Chat model (or HAIKU_MODEL; default: ${defaultConfig().qa.model.name}).` },
+  {
+    flags: '--api-key <key>',
+    description: 'API key for the chat server. Prefer the HAIKU_API_KEY environment variable: a key on the command line is visible to other users in the process list and stays in shell history.',
+  },
+  FILTER_OPTION,
+  { flags: '--thinking', description: "Let a reasoning model think before answering (slower; sent as the server's reasoning effort)." },
+  { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
+];
+
+/** The question argument of `ask` and `analyze`. */
+export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
+
+/** A question's model, built once per command from flags, then `HAIKU_*` variables, then defaults. */
+export function modelFromFlags(context: CommandContext): ReturnType<typeof createOpenAiCompatibleModel> {
+  const env = context.io.env;
+  const settings = defaultConfig().qa.model;
+  return createOpenAiCompatibleModel({
+    baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
+    name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
+    apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
+    temperature: settings.temperature,
+    vision: settings.vision,
+    thinking: booleanFlag(context, 'thinking'),
+  });
+}
+
+/** The conversation so far, for `chat`'s follow-up questions. */
+export interface Conversation {
+  history: ModelMessage[];
+  state?: ConversationState;
+}
+
+/** `ask` and `analyze`: one question from the arguments (or stdin), answered and printed. */
+export async function runSingleQuestion(context: CommandContext, mode: AgentMode, example: string): Promise<number> {
+  const question = await textArgument(context, 'question', example);
+  const model = modelFromFlags(context);
+  const answer = await withStore(context, { embedder: embedderFromFlags(context) }, async (store) =>
+    // The filter is checked against the index before the model is asked anything.
+    answerQuestion(context, { store, model, mode, question, filter: await checkedFilter(context, store) }),
+  );
+  printAnswer(context, answer);
+  return 0;
+}
+
+/** Answers one question with the given capability; `conversation` (if given) is read and extended. */
+export async function answerQuestion(
+  context: CommandContext,
+  options: { store: LanceStore; model: ReturnType<typeof createOpenAiCompatibleModel>; mode: AgentMode; question: string; filter: string | undefined; conversation?: Conversation },
+): Promise<AgentAnswer> {
+  const { model, conversation } = options;
+  const sandboxLimits = defaultConfig().sandbox;
+  const answer = await runAgent({
+    model: model.model,
+    modelDescription: model.description,
+    knowledgeBase: options.store,
+    question: options.question,
+    mode: options.mode,
+    history: conversation?.history,
+    state: conversation?.state,
+    documentFilter: options.filter ?? null,
+    settings: { vision: model.vision, temperature: defaultConfig().qa.model.temperature },
+    // The rag capability runs no code: no sandbox is started for it.
+    createSandbox:
+      options.mode === 'rag'
+        ? undefined
+        : (host) =>
+            createCodeSandbox({
+              host,
+              limits: { codeTimeoutSeconds: sandboxLimits.codeTimeoutSeconds, maxOutputChars: sandboxLimits.maxOutputChars, memoryLimitBytes: sandboxLimits.memoryLimitBytes },
+              abortSignal: context.abortSignal,
+            }),
+    abortSignal: context.abortSignal,
+    onEvent: booleanFlag(context, 'verbose') ? verbosePrinter(context) : undefined,
+  });
+  if (conversation) {
+    conversation.history.push({ role: 'user', content: options.question }, ...answer.responseMessages);
+    conversation.state = answer.state;
+  }
+  return answer;
+}
+
+/** Prints an answer as `--json` asks, or as text with its numbered citations. */
+export function printAnswer(context: CommandContext, answer: AgentAnswer): void {
+  if (wantsJson(context)) {
+    printJson(context, {
+      answer: answer.answer,
+      citations: answer.citations.map(citationJson),
+      executions: answer.executions.map(executionJson),
+      citation_status: answer.citationStatus,
+      requests: answer.requests,
+    });
+    return;
+  }
+  const lines = [answer.answer.trim() === '' ? '(The model gave no answer.)' : answer.answer.trim()];
+  if (answer.citations.length > 0) {
+    lines.push('', 'Citations:', ...answer.citations.map(citationLine));
+  }
+  context.io.stdout(lines.join('\n') + '\n');
+}
+
+/** The `--json` shape of one citation (snake_case, like the rest of the CLI's JSON). */
+export function citationJson(citation: Citation) {
+  return {
+    index: citation.index,
+    chunk_id: citation.chunkId,
+    chunk_ids: citation.chunkIds,
+    document_id: citation.documentId,
+    uri: citation.uri,
+    title: citation.title,
+    headings: citation.headings,
+    page_numbers: citation.pageNumbers,
+    content: citation.content,
+    source_range: citation.sourceRange ?? null,
+  };
+}
+
+export function executionJson(execution: ExecutionRecord) {
+  return { code: execution.code, stdout: execution.stdout, stderr: execution.stderr, success: execution.success, duration_ms: execution.durationMs };
+}
+
+function citationLine(citation: Citation): string {
+  const where = locationText(citation.uri.replace(/^file:\/\//, ''), citation.sourceRange, citation.pageNumbers);
+  const trail = [citation.title, ...citation.headings.filter((heading) => heading !== citation.title)].filter(Boolean).join(' > ');
+  return `[${citation.index}] ${trail}\n    ${where}\n    ${snippet(citation.content, 160)}`;
+}
+
+/** `--verbose`: what the agent does, on stderr as it happens, so stdout stays the answer. */
+function verbosePrinter(context: CommandContext): (event: AgentEvent) => void {
+  const write = (text: string) => context.io.stderr(text.endsWith('\n') ? text : `${text}\n`);
+  return (event) => {
+    switch (event.type) {
+      case 'search-started':
+        write(`» ${event.source}: ${event.query}`);
+        break;
+      case 'search-finished':
+        if (event.refused) {
+          write(`  search budget spent: "${event.query}" not run`);
+        } else if (event.source === 'sandbox') {
+          write(`  (in code) search "${event.query}": ${event.resultCount} result(s)`);
+        } else {
+          write(`  ${event.resultCount} result(s)`);
+        }
+        break;
+      case 'execution-started':
+        write(`» execute_code:\n${event.code.replace(/^/gm, '  | ')}`);
+        break;
+      case 'execution-finished': {
+        const { execution } = event;
+        write(`  ${execution.success ? 'ok' : 'failed'} in ${execution.durationMs} ms`);
+        if (execution.stdout.trim() !== '') {
+          write(execution.stdout.replace(/\n$/, '').replace(/^/gm, '  > '));
+        }
+        if (execution.stderr.trim() !== '') {
+          write(execution.stderr.replace(/\n$/, '').replace(/^/gm, '  ! '));
+        }
+        break;
+      }
+      case 'citation-added':
+        write(`» cited [${event.citation.index}] ${event.citation.title || event.citation.uri} (${event.citation.chunkId})`);
+        break;
+      default:
+        break;
+    }
+  };
+}
