@@ -157,6 +157,15 @@ export function summaryText(summary: IndexSummary): string {
   for (const failure of summary.failed) {
     lines.push(`  failed: ${failure.reason}`);
   }
+  if (summary.linksOutside.length > 0) {
+    lines.push(`Skipped ${summary.linksOutside.length} linked file${summary.linksOutside.length === 1 ? '' : 's'} pointing outside the indexed folders (index them with --follow-links-outside):`);
+    for (const link of summary.linksOutside.slice(0, 20)) {
+      lines.push(`  ${link.path} -> ${link.target}`);
+    }
+    if (summary.linksOutside.length > 20) {
+      lines.push(`  … and ${summary.linksOutside.length - 20} more`);
+    }
+  }
   return lines.join('\n') + '\n';
 }
 

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { listFlag, type CliCommand } from '../command';
+import { booleanFlag, listFlag, type CliCommand } from '../command';
 import { indexPaths } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, QUIET_OPTION, embedderFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
@@ -14,6 +14,7 @@ export const indexCommand: CliCommand = {
     ...EMBEDDING_OPTIONS,
     { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
     { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
+    { flags: '--follow-links-outside', description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).' },
     QUIET_OPTION,
   ],
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
@@ -28,6 +29,7 @@ export const indexCommand: CliCommand = {
         embedder,
         include: listFlag(context, 'include'),
         exclude: listFlag(context, 'exclude'),
+        followLinksOutside: booleanFlag(context, 'follow-links-outside'),
         abortSignal: context.abortSignal,
         onProgress: progress.onProgress,
       }),
