@@ -14,6 +14,8 @@ export const PICTURE_MAX_SOURCE_PIXELS = 25_000_000;
 export const PICTURES_MAX_PER_DOCUMENT = 500;
 /** Encoded picture bytes kept per document (bytes); later pictures keep their caption but no bytes. */
 export const PICTURES_MAX_BYTES_PER_DOCUMENT = 64 * 1024 * 1024;
+/** A local image file larger than this is not read for a Markdown or HTML picture (bytes). */
+export const PICTURE_MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** Image operations examined per PDF page; a page painting thousands of tiny images stops here. */
 export const PDF_IMAGE_OPERATIONS_MAX_PER_PAGE = 200;
 /** pdf.js decodes an image after listing the page's operators; one not decoded within this time is skipped (ms). */

@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { getResolvedPDFJS } from 'unpdf';
 import { encodePng, downscale } from '../../../src/node/convert/pictures/pngEncoder';
 import { sniffImage } from '../../../src/node/convert/pictures/imageInfo';
+import { readLocalImage } from '../../../src/node/convert/pictures/localImages';
 import { PictureCollector } from '../../../src/node/convert/pictures/pictureCollector';
 import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from '../../../src/node/convert/pictures/pdfPictures';
 import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
@@ -179,5 +181,49 @@ describe('pictures', () => {
       assert.ok(pictures.every((picture) => picture.reason === 'too_small'));
       assert.ok(Date.now() - started < 30_000);
     });
+  });
+});
+
+describe('local images of Markdown and HTML', () => {
+  let root: string;
+  let outside: string;
+
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-images-'));
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-outside-'));
+    fs.mkdirSync(path.join(root, 'docs', 'img'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'docs', 'img', 'chart one.png'), encodePng({ width: 80, height: 80, channels: 3, data: new Uint8Array(80 * 80 * 3) }));
+    fs.writeFileSync(path.join(outside, 'secret.png'), encodePng({ width: 80, height: 80, channels: 3, data: new Uint8Array(80 * 80 * 3) }));
+    fs.symlinkSync(path.join(outside, 'secret.png'), path.join(root, 'docs', 'img', 'link.png'));
+  });
+
+  after(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  const options = () => ({ documentPath: path.join(root, 'docs', 'page.md'), allowedRoots: [root] });
+
+  it('reads a relative, percent-encoded path inside the indexed folder', async () => {
+    const result = await readLocalImage('img/chart%20one.png?raw=1#top', options());
+    assert.equal(sniffImage(result.bytes!)?.mimeType, 'image/png');
+  });
+
+  it('never fetches remote URLs and refuses paths and links that lead outside', async () => {
+    for (const remote of ['https://example.com/a.png', '//cdn.example.com/a.png', 'mailto:a@b.c']) {
+      assert.equal((await readLocalImage(remote, options())).refusal, 'remote', remote);
+    }
+    assert.equal((await readLocalImage('../../' + path.basename(outside) + '/secret.png', options())).refusal, 'outside');
+    assert.equal((await readLocalImage(path.join(outside, 'secret.png'), options())).refusal, 'outside');
+    assert.equal((await readLocalImage('img/link.png', options())).refusal, 'outside', 'a link inside pointing outside');
+    assert.equal((await readLocalImage('img/missing.png', options())).refusal, 'missing');
+    assert.equal((await readLocalImage('img/chart%20one.png', { ...options(), maxBytes: 10 })).refusal, 'too_large');
+  });
+
+  it('decodes data: URIs of raster images only', async () => {
+    const png = encodePng({ width: 70, height: 70, channels: 1, data: new Uint8Array(70 * 70) });
+    const result = await readLocalImage(`data:image/png;base64,${Buffer.from(png).toString('base64')}`, options());
+    assert.deepEqual(sniffImage(result.bytes!), { mimeType: 'image/png', width: 70, height: 70 });
+    assert.equal((await readLocalImage('data:image/svg+xml;base64,PHN2Zy8+', options())).refusal, 'remote');
   });
 });
