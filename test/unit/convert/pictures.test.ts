@@ -7,6 +7,7 @@ import { getResolvedPDFJS } from 'unpdf';
 import { encodePng, downscale } from '../../../src/node/convert/pictures/pngEncoder';
 import { sniffImage } from '../../../src/node/convert/pictures/imageInfo';
 import { readLocalImage } from '../../../src/node/convert/pictures/localImages';
+import { convertDocx } from '../../../src/node/convert/docx';
 import { PictureCollector } from '../../../src/node/convert/pictures/pictureCollector';
 import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from '../../../src/node/convert/pictures/pdfPictures';
 import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
@@ -225,5 +226,23 @@ describe('local images of Markdown and HTML', () => {
     const result = await readLocalImage(`data:image/png;base64,${Buffer.from(png).toString('base64')}`, options());
     assert.deepEqual(sniffImage(result.bytes!), { mimeType: 'image/png', width: 70, height: 70 });
     assert.equal((await readLocalImage('data:image/svg+xml;base64,PHN2Zy8+', options())).refusal, 'remote');
+  });
+});
+
+describe('DOCX pictures', () => {
+  it('keeps an embedded image with its alt text, followed by its caption (word_sample.docx)', async () => {
+    const bytes = fs.readFileSync(path.join(corpusRoot, 'pdf-docx/docling/word_sample.docx'));
+    const document = await convertDocx(bytes, { fileName: 'word_sample.docx' });
+    const pictures = document.items.filter((item) => item.label === 'picture');
+    assert.equal(pictures.length, 1);
+    const [picture] = pictures;
+    assert.match(picture.text, /cartoon duck/);
+    assert.equal(picture.picture?.mimeType, 'image/png');
+    const decoded = await decodePng(picture.picture!.bytes!);
+    assert.deepEqual([decoded.width, decoded.height], [picture.picture!.width, picture.picture!.height]);
+    assert.equal(document.items[picture.position + 1].label, 'caption');
+    assert.equal(document.items[picture.position + 1].text, 'Figure 1: This is a cute duckling');
+    const without = await convertDocx(bytes, { fileName: 'word_sample.docx', pictures: 'none' });
+    assert.equal(without.items.find((item) => item.label === 'picture')?.picture, undefined);
   });
 });
