@@ -21,6 +21,12 @@ export const PDF_IMAGE_OPERATIONS_MAX_PER_PAGE = 200;
 /** pdf.js decodes an image after listing the page's operators; one not decoded within this time is skipped (ms). */
 export const PDF_IMAGE_DECODE_TIMEOUT_MS = 5_000;
 
+// --- Visual grounding ---
+/** Pixels per PDF point of a page rendered by `haiku visualize` (2 ≈ 144 dpi). */
+export const VISUALIZE_DEFAULT_SCALE = 2;
+/** A rendered page never exceeds this many pixels; large pages render at a smaller scale. */
+export const VISUALIZE_MAX_PIXELS = 16_000_000;
+
 // --- Conversion ---
 /** Files larger than this are refused before reading (bytes). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
