@@ -3,6 +3,30 @@
  * ones users need; the rest are fixed here so a reader finds each number once.
  */
 
+// --- Pictures ---
+/** Pictures whose smaller side is under this many pixels are skipped (icons, bullets, rules). */
+export const PICTURE_MIN_SIDE_PX = 64;
+/** Stored pictures are scaled down so their longer side is at most this (vision models downscale further anyway). */
+export const PICTURE_MAX_SIDE_PX = 2048;
+/** Source images above this many pixels are not decoded at all (a 20000x20000 image would need 1.6 GB). */
+export const PICTURE_MAX_SOURCE_PIXELS = 25_000_000;
+/** Pictures kept per document; later ones keep their caption but no bytes. */
+export const PICTURES_MAX_PER_DOCUMENT = 500;
+/** Encoded picture bytes kept per document (bytes); later pictures keep their caption but no bytes. */
+export const PICTURES_MAX_BYTES_PER_DOCUMENT = 64 * 1024 * 1024;
+/** A local image file larger than this is not read for a Markdown or HTML picture (bytes). */
+export const PICTURE_MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Image operations examined per PDF page; a page painting thousands of tiny images stops here. */
+export const PDF_IMAGE_OPERATIONS_MAX_PER_PAGE = 200;
+/** pdf.js decodes an image after listing the page's operators; one not decoded within this time is skipped (ms). */
+export const PDF_IMAGE_DECODE_TIMEOUT_MS = 5_000;
+
+// --- Visual grounding ---
+/** Pixels per PDF point of a page rendered by `haiku visualize` (2 ≈ 144 dpi). */
+export const VISUALIZE_DEFAULT_SCALE = 2;
+/** A rendered page never exceeds this many pixels; large pages render at a smaller scale. */
+export const VISUALIZE_MAX_PIXELS = 16_000_000;
+
 // --- Conversion ---
 /** Files larger than this are refused before reading (bytes). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;

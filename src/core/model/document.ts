@@ -52,6 +52,32 @@ export interface DocumentItem {
   sourceRange?: SourceRange;
   /** Code blocks: the fence's language, when known. */
   language?: string;
+  /** Picture items whose image was extracted (see `PictureData`); absent for captions-only pictures. */
+  picture?: PictureData;
+  /** PDF items: where they are drawn, one box per line or fragment (may span pages and columns). */
+  boxes?: PageBox[];
+}
+
+/** An extracted picture. Bytes are stored once per document: items with the same `digest` share them. */
+export interface PictureData {
+  /** The encoded image; absent on an item whose identical bytes another item of the document holds. */
+  bytes?: Uint8Array;
+  mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** Pixel size of `bytes` (after any downscaling). */
+  width: number;
+  height: number;
+  /** sha256 hex of the bytes. */
+  digest: string;
+}
+
+/** A rectangle on a PDF page in PDF user space (points, origin at the page's bottom-left, before rotation). */
+export interface PageBox {
+  /** 1-based page number. */
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /** What a converter returns: the document minus its identity. */

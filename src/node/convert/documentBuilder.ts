@@ -1,4 +1,4 @@
-import type { DocumentItem, ItemLabel, SourceRange } from '../../core/model/document';
+import type { DocumentItem, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 
 /** How an item is written in the Markdown rendering, beyond what `DocumentItem` records. */
 export interface RenderHint {
@@ -22,6 +22,8 @@ export interface NewItem {
   sourceRange?: SourceRange;
   language?: string;
   pageNumbers?: number[];
+  boxes?: PageBox[];
+  picture?: PictureData;
 }
 
 /**
@@ -49,6 +51,12 @@ export class DocumentBuilder {
     }
     if (item.language) {
       added.language = item.language;
+    }
+    if (item.boxes && item.boxes.length > 0) {
+      added.boxes = item.boxes;
+    }
+    if (item.picture) {
+      added.picture = item.picture;
     }
     this.items.push(added);
     this.hints.push(hint);

@@ -1,8 +1,9 @@
 import * as mammoth from 'mammoth';
-import type { ConvertedDocument } from '../../core/model/document';
+import type { ConvertedDocument, PictureData } from '../../core/model/document';
 import { ConversionError, throwIfAborted } from '../../core/errors';
 import { DocumentBuilder } from './documentBuilder';
 import { firstHeadingText, parseHtml, walkHtml, type ConvertOptions } from './html';
+import { PictureCollector } from './pictures/pictureCollector';
 
 /** The paragraph style our document transform gives code paragraphs; mapped to `<pre>` below. */
 const CODE_STYLE_NAME = 'Haiku Code';
@@ -43,7 +44,7 @@ interface DocxNode {
  * Converts a DOCX file: mammoth renders it as HTML (headings, lists, tables with `colspan`/`rowspan`, images),
  * then the HTML walker turns that into items. DOCX has no source lines, so items carry no source range.
  */
-export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string }): Promise<ConvertedDocument> {
+export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string; pictures?: 'none' | 'image' }): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
   const filePath = options.filePath ?? options.fileName;
   if (isOleCompoundFile(bytes)) {
@@ -53,6 +54,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
     }
     throw new ConversionError('corrupt_file', filePath, 'is a legacy binary Word file (.doc), not DOCX. Save it as .docx in Word or LibreOffice.');
   }
+  const pictures: DocxPictures = { collector: new PictureCollector(), bySource: new Map(), enabled: (options.pictures ?? 'image') === 'image' };
   let result: { value: string; messages: Array<{ type: string; message: string }> };
   try {
     result = await mammoth.convertToHtml(
@@ -60,8 +62,8 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
       {
         styleMap: STYLE_MAP,
         transformDocument: (document: DocxNode) => transformDocument(document),
-        // Pictures become items with their alt text; their bytes are not kept, so skip encoding them.
-        convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
+        // Each image's bytes go through the picture collector; the HTML walker finds them again by this `src`.
+        convertImage: mammoth.images.imgElement(async (image: MammothImage) => ({ src: await capturePicture(image, pictures) })),
         externalFileAccess: false,
       },
     );
@@ -71,9 +73,40 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
   throwIfAborted(options.abortSignal);
   const html = await parseHtml(result.value);
   const builder = new DocumentBuilder();
-  walkHtml(html.children, builder, { abortSignal: options.abortSignal });
-  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message))];
+  walkHtml(html.children, builder, { abortSignal: options.abortSignal, pictures: pictures.bySource });
+  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message)), ...pictures.collector.warnings()];
   return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
+}
+
+/** The part of mammoth's image object used here. */
+interface MammothImage {
+  contentType?: string;
+  read(): Promise<Buffer>;
+}
+
+interface DocxPictures {
+  collector: PictureCollector;
+  bySource: Map<string, PictureData>;
+  enabled: boolean;
+}
+
+/** Keeps an embedded image's bytes (when pictures are on) and returns the placeholder `src` that finds them. */
+async function capturePicture(image: MammothImage, pictures: DocxPictures): Promise<string> {
+  if (!pictures.enabled) {
+    return '';
+  }
+  let collected;
+  try {
+    collected = pictures.collector.addEncoded(new Uint8Array(await image.read()));
+  } catch {
+    collected = pictures.collector.addFailure('undecodable');
+  }
+  if (!collected.picture) {
+    return '';
+  }
+  const source = `haiku-picture:${pictures.bySource.size}`;
+  pictures.bySource.set(source, collected.picture);
+  return source;
 }
 
 const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];

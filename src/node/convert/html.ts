@@ -1,5 +1,5 @@
 import type { ChildNode, Document, Element } from 'domhandler' with { 'resolution-mode': 'import' };
-import type { ConvertedDocument, ItemLabel } from '../../core/model/document';
+import type { ConvertedDocument, ItemLabel, PictureData } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
 import { MAX_TABLE_CELL_SPAN } from '../../core/limits';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
@@ -17,6 +17,8 @@ export interface HtmlWalkOptions {
   baseOffset?: number;
   /** Tree depth of the items the walk produces at top level. */
   baseDepth?: number;
+  /** Extracted images by the `src` attribute of their `<img>` (read before the walk, which is synchronous). */
+  pictures?: ReadonlyMap<string, PictureData>;
   abortSignal?: AbortSignal;
 }
 
@@ -257,7 +259,8 @@ class HtmlWalker {
 
   private addPicture(element: Element, depth: number): void {
     const text = (element.attribs.alt ?? element.attribs.title ?? '').replace(/\s+/g, ' ').trim();
-    this.builder.add({ label: 'picture', text, treeDepth: depth, sourceRange: this.rangeOf([element]) });
+    const picture = this.options.pictures?.get(element.attribs.src ?? '');
+    this.builder.add({ label: 'picture', text, treeDepth: depth, sourceRange: this.rangeOf([element]), picture });
   }
 
   /** Images inside a paragraph become picture items after it (mammoth wraps every DOCX image in a `<p>`). */

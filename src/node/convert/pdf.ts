@@ -1,14 +1,25 @@
 import { getResolvedPDFJS } from 'unpdf';
 import type { ConvertedDocument } from '../../core/model/document';
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
-import { CONVERSION_TIMEOUT_MS, PDF_PAGE_TIMEOUT_MS } from '../../core/limits';
+import { CONVERSION_TIMEOUT_MS, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SOURCE_PIXELS } from '../../core/limits';
 import { conversionTimeoutError, raceConversion } from './conversionDeadline';
 import { layoutPage, type PdfTextRun } from './pdfLayout';
-import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines } from './pdfStructure';
+import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines, type PdfPagePictureBlock } from './pdfStructure';
+import { extractPagePictures, type PdfJsOperators } from './pictures/pdfPictures';
+import { PictureCollector } from './pictures/pictureCollector';
 
 interface ConvertPdfOptions {
   fileName: string;
   abortSignal?: AbortSignal;
+  /** `none`: picture items are not extracted; `image` (default): raster images become picture items with bytes. */
+  pictures?: 'none' | 'image';
+}
+
+/** What one page read needs beside the page itself. */
+interface PageReadContext {
+  fonts: Map<string, FontStyle>;
+  /** Set when pictures are extracted. */
+  pictures?: { collector: PictureCollector; operators: PdfJsOperators };
 }
 
 /** The parts of pdf.js's API used here (unpdf bundles pdf.js; its typings are loose). */
@@ -24,8 +35,9 @@ interface PdfJsDocument {
 interface PdfJsPage {
   getViewport(parameters: { scale: number }): { width: number; height: number; transform: number[] };
   getTextContent(): Promise<{ items: Array<PdfJsTextItem | object>; styles: Record<string, { fontFamily?: string }> }>;
-  getOperatorList(): Promise<unknown>;
-  commonObjs: { has(id: string): boolean; get(id: string): unknown };
+  getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }>;
+  commonObjs: { has(id: string): boolean; get(id: string, callback?: (value: unknown) => void): unknown };
+  objs: { get(id: string, callback: (value: unknown) => void): unknown };
   cleanup(): void;
 }
 
@@ -90,7 +102,7 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
     throw new ConversionError('corrupt_file', fileName, 'is not a PDF (no "%PDF-" header). Rename it if it is another format, or exclude it.');
   }
   ensureTransferToFixedLength();
-  const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask };
+  const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask; OPS: PdfJsOperators };
   const task = pdfjs.getDocument({
     // pdf.js may transfer (detach) the buffer it is given: hand it a copy (a Buffer's slice() would be a view).
     data: new Uint8Array(bytes),
@@ -101,10 +113,13 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
     useSystemFonts: false,
     isOffscreenCanvasSupported: false,
     stopAtErrors: false,
+    // Images above this are dropped by pdf.js before decoding (a 20000x20000 image would need 1.6 GB).
+    maxImageSize: PICTURE_MAX_SOURCE_PIXELS,
   });
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
   try {
-    return await raceConversion(convertLoaded(task, options, deadline), { fileName, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
+    const pictures = (options.pictures ?? 'image') === 'image' ? { collector: new PictureCollector(), operators: pdfjs.OPS } : undefined;
+    return await raceConversion(convertLoaded(task, options, deadline, pictures), { fileName, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
   } finally {
     await task.destroy().catch(() => undefined);
   }
@@ -115,7 +130,7 @@ function hasPdfHeader(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
-async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number): Promise<ConvertedDocument> {
+async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number, pictures: PageReadContext['pictures']): Promise<ConvertedDocument> {
   const { fileName, abortSignal } = options;
   let document: PdfJsDocument;
   try {
@@ -137,7 +152,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
       throw conversionTimeoutError(fileName, CONVERSION_TIMEOUT_MS);
     }
     try {
-      const page = await withPageTimeout(readPage(document, pageNumber, fonts), pageNumber);
+      const page = await withPageTimeout(readPage(document, pageNumber, { fonts, pictures }), pageNumber);
       if (page.lines.length === 0) {
         pagesWithoutText.push(pageNumber);
       }
@@ -160,6 +175,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
   }
   const outline = await readOutline(document).catch(() => [] as PdfOutlineEntry[]);
   const { builder, content, title } = buildPdfStructure(pages, outline);
+  warnings.push(...(pictures?.collector.warnings() ?? []));
   const metadataTitle = await readMetadataTitle(document);
   const firstHeading = builder.items.find((item) => item.label === 'section_header' && !/^(table of )?contents$/i.test(item.text))?.text;
   return {
@@ -194,7 +210,8 @@ function loadError(error: unknown, fileName: string): ConversionError {
   return new ConversionError('corrupt_file', fileName, `is damaged or not a valid PDF (${reason}). Re-export it or exclude it.`, { cause: error });
 }
 
-async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<string, FontStyle>): Promise<PdfPageLines> {
+async function readPage(document: PdfJsDocument, pageNumber: number, context: PageReadContext): Promise<PdfPageLines> {
+  const { fonts } = context;
   const page = await document.getPage(pageNumber);
   try {
     const viewport = page.getViewport({ scale: 1 });
@@ -229,7 +246,9 @@ async function readPage(document: PdfJsDocument, pageNumber: number, fonts: Map<
     }
     // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
     lines.forEach((line) => { line.runs = []; });
-    return { pageNumber, width, height, lines };
+    const toUserSpace = invert(transform);
+    const pictures = context.pictures ? await readPictures(page, pageNumber, context.pictures, transform) : [];
+    return { pageNumber, width, height, lines, toUserSpace, pictures };
   } finally {
     page.cleanup();
   }
@@ -289,6 +308,34 @@ async function resolveFonts(page: PdfJsPage, items: readonly PdfJsTextItem[], st
       monospace: MONOSPACE_FONT.test(baseName) || (!baseName && styles[fontName]?.fontFamily === 'monospace'),
     });
   }
+}
+
+/** The page's raster images as blocks in the upright frame (for reading order) with their user-space boxes. */
+async function readPictures(page: PdfJsPage, pageNumber: number, pictures: NonNullable<PageReadContext['pictures']>, frame: readonly number[]): Promise<PdfPagePictureBlock[]> {
+  try {
+    const found = await extractPagePictures(page, pageNumber, pictures.operators, pictures.collector);
+    return found.map((found) => {
+      const { box } = found;
+      const corners = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map(([x, y]) => apply(frame, x, y));
+      const xs = corners.map(([x]) => x);
+      const ys = corners.map(([, y]) => y);
+      return { box, picture: found.picture, left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+    });
+  } catch {
+    // A page whose images cannot be listed keeps its text; the pictures are simply missing.
+    pictures.collector.addFailure('undecodable');
+    return [];
+  }
+}
+
+function apply(matrix: readonly number[], x: number, y: number): [number, number] {
+  return [matrix[0] * x + matrix[2] * y + matrix[4], matrix[1] * x + matrix[3] * y + matrix[5]];
+}
+
+function invert(matrix: readonly number[]): number[] {
+  const [a, b, c, d, e, f] = matrix;
+  const determinant = a * d - b * c || 1;
+  return [d / determinant, -b / determinant, -c / determinant, a / determinant, (c * f - d * e) / determinant, (b * e - a * f) / determinant];
 }
 
 function multiply(first: readonly number[], second: readonly number[]): number[] {

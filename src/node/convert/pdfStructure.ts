@@ -3,7 +3,7 @@
  * matches the text, else from font size and weight), lists, captions, code, footnotes and tables of contents.
  * Pure logic over `PdfLine`s; pdf.js stays in `pdf.ts`.
  */
-import type { ItemLabel } from '../../core/model/document';
+import type { ItemLabel, PageBox, PictureData } from '../../core/model/document';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PdfLine } from './pdfLayout';
 
@@ -13,6 +13,21 @@ export interface PdfPageLines {
   height: number;
   /** Lines in reading order. */
   lines: PdfLine[];
+  /** Maps the upright frame the lines are in back to PDF user space (for item boxes); identity when absent. */
+  toUserSpace?: number[];
+  /** Raster images of the page, in painting order. */
+  pictures?: PdfPagePictureBlock[];
+}
+
+/** A raster image placed on the page: frame coordinates for reading order, a user-space box for highlights. */
+export interface PdfPagePictureBlock {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  box: PageBox;
+  /** Absent when the image was skipped (too small, undecodable, over the budget). */
+  picture?: PictureData;
 }
 
 /** One bookmark of the PDF outline, resolved to a page. */
@@ -129,9 +144,20 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     for (const line of pageFurniture.filter((candidate) => furniture.get(candidate) === 'page_header')) {
       builder.add({ label: 'page_header', text: line.text, pageNumbers: [page.pageNumber], sourceRange: { page: page.pageNumber } });
     }
-    for (const block of blocksByPage.get(page.pageNumber) ?? []) {
-      emitBlock(builder, block);
-      emitBlock(contentBuilder, block);
+    const pageBlocks = blocksByPage.get(page.pageNumber) ?? [];
+    const anchors = anchorPictures(page, pageBlocks, bodySize);
+    const toUserSpace = page.toUserSpace ?? IDENTITY;
+    pageBlocks.forEach((block, index) => {
+      for (const picture of anchors.get(index) ?? []) {
+        emitPicture(builder, page.pageNumber, picture);
+        emitPicture(contentBuilder, page.pageNumber, picture);
+      }
+      emitBlock(builder, block, toUserSpace);
+      emitBlock(contentBuilder, block, toUserSpace);
+    });
+    for (const picture of anchors.get(pageBlocks.length) ?? []) {
+      emitPicture(builder, page.pageNumber, picture);
+      emitPicture(contentBuilder, page.pageNumber, picture);
     }
     for (const line of pageFurniture.filter((candidate) => furniture.get(candidate) === 'page_footer')) {
       builder.add({ label: 'page_footer', text: line.text, pageNumbers: [page.pageNumber], sourceRange: { page: page.pageNumber } });
@@ -140,8 +166,55 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
   return { builder, content: contentBuilder.toMarkdown(), title: title?.text, usedOutline };
 }
 
-function emitBlock(builder: DocumentBuilder, block: PdfBlock): void {
-  const base = { pageNumbers: [block.pageNumber], sourceRange: { page: block.pageNumber } };
+const IDENTITY = [1, 0, 0, 1, 0, 0];
+
+/**
+ * Where each kept picture goes in reading order: immediately before its caption ("Figure 3: …" just above or below
+ * it, overlapping it horizontally), so that a caption at position p has its picture at p − 1; otherwise before
+ * the first block that starts below the picture's top. Keyed by the index of the block it precedes.
+ */
+function anchorPictures(page: PdfPageLines, blocks: readonly PdfBlock[], bodySize: number): Map<number, PdfPagePictureBlock[]> {
+  const anchors = new Map<number, PdfPagePictureBlock[]>();
+  const taken = new Set<number>();
+  for (const picture of page.pictures ?? []) {
+    if (!picture.picture) {
+      continue;
+    }
+    const reach = 4 * bodySize;
+    let index = blocks.findIndex((block, blockIndex) => !taken.has(blockIndex) && block.label === 'caption' && CAPTION.test(block.text)
+      && block.right > picture.left && block.left < picture.right
+      && (Math.abs(block.top - picture.bottom) <= reach || Math.abs(picture.top - block.bottom) <= reach));
+    if (index >= 0) {
+      taken.add(index);
+    } else {
+      index = blocks.findIndex((block) => block.top >= picture.top);
+      index = index < 0 ? blocks.length : index;
+    }
+    anchors.set(index, [...(anchors.get(index) ?? []), picture]);
+  }
+  return anchors;
+}
+
+function emitPicture(builder: DocumentBuilder, pageNumber: number, picture: PdfPagePictureBlock): void {
+  builder.add({ label: 'picture', text: '', pageNumbers: [pageNumber], sourceRange: { page: pageNumber }, boxes: [picture.box], picture: picture.picture });
+}
+
+/** A line's rectangle in PDF user space (the frame is a rotation by quarter turns plus a shift, so corners suffice). */
+function lineBox(line: PdfLine, toUserSpace: readonly number[]): PageBox {
+  const corners = [[line.left, line.top], [line.right, line.top], [line.left, line.bottom], [line.right, line.bottom]].map(([x, y]) => [
+    toUserSpace[0] * x + toUserSpace[2] * y + toUserSpace[4],
+    toUserSpace[1] * x + toUserSpace[3] * y + toUserSpace[5],
+  ]);
+  const xs = corners.map(([x]) => x);
+  const ys = corners.map(([, y]) => y);
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { page: line.pageNumber, x: round(x), y: round(y), width: round(Math.max(...xs) - x), height: round(Math.max(...ys) - y) };
+}
+
+function emitBlock(builder: DocumentBuilder, block: PdfBlock, toUserSpace: readonly number[]): void {
+  const base = { pageNumbers: [block.pageNumber], sourceRange: { page: block.pageNumber }, boxes: block.lines.filter((line) => !line.rotated).map((line) => lineBox(line, toUserSpace)) };
   if (block.label === 'paragraph' && !/[\p{L}\p{N}]/u.test(block.text)) {
     // Glyphs of a font without a usable encoding come out as stray punctuation; they carry no text.
     return;

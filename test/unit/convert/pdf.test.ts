@@ -75,7 +75,12 @@ describe('PDF converter', function () {
       assert.ok(document.title.trim(), `${relativePath}: title`);
       assert.ok(document.items.length > 0, `${relativePath}: no items`);
       for (const item of document.items) {
-        assert.ok(item.text.trim().length > 0, `${relativePath}: empty ${item.label} ${item.selfRef}`);
+        // A picture's content is its image; every other item has text.
+        assert.ok(item.label === 'picture' ? item.picture?.digest : item.text.trim().length > 0, `${relativePath}: empty ${item.label} ${item.selfRef}`);
+        for (const box of item.boxes ?? []) {
+          assert.equal(box.page, item.pageNumbers[0], `${relativePath}: ${item.selfRef} box page`);
+          assert.ok(box.width >= 0 && box.height >= 0, `${relativePath}: ${item.selfRef} box size`);
+        }
         assert.equal(item.pageNumbers.length, 1, `${relativePath}: ${item.selfRef} pages`);
         assert.ok(item.pageNumbers[0] >= 1 && item.pageNumbers[0] <= PAGE_COUNTS[relativePath], `${relativePath}: ${item.selfRef} page ${item.pageNumbers[0]}`);
         assert.deepEqual(item.sourceRange, { page: item.pageNumbers[0] });

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { PictureData } from '../../../core/model/document';
+import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
+import { sniffImage } from './imageInfo';
+import { downscale, encodePng, type RawImage } from './pngEncoder';
+
+/** Why a picture has no bytes; each reason becomes at most one warning on the document. */
+export type PictureSkipReason = 'too_small' | 'unsupported' | 'too_many' | 'too_large' | 'undecodable';
+
+export interface CollectedPicture {
+  /** Undefined when the picture is kept as a structure-only item (see `reason`). */
+  picture?: PictureData;
+  reason?: PictureSkipReason;
+}
+
+/**
+ * The per-document gate every extracted image passes: the minimum size, identical bytes stored once, and the
+ * count and byte budgets. Converters hand it raw pixels (PDF) or encoded files (DOCX, Markdown, HTML).
+ */
+export class PictureCollector {
+  private readonly stored = new Map<string, PictureData>();
+  private bytes = 0;
+  private readonly skipped = new Map<PictureSkipReason, number>();
+
+  constructor(private readonly options: { minSide?: number; maxSide?: number; maxPictures?: number; maxBytes?: number } = {}) {}
+
+  /** Raw pixels (pdf.js output): scaled down, encoded as PNG. */
+  addRaw(image: RawImage): CollectedPicture {
+    const gate = this.sizeGate(image.width, image.height);
+    if (gate) {
+      return gate;
+    }
+    const scaled = downscale(image, this.options.maxSide ?? PICTURE_MAX_SIDE_PX);
+    return this.keep(encodePng(scaled), 'image/png', scaled.width, scaled.height);
+  }
+
+  /** An encoded image file (PNG, JPEG, GIF, WebP), kept as it is. SVG and unknown formats keep no bytes. */
+  addEncoded(bytes: Uint8Array): CollectedPicture {
+    const info = sniffImage(bytes);
+    if (!info) {
+      return this.skip('unsupported');
+    }
+    return this.sizeGate(info.width, info.height) ?? this.keep(bytes, info.mimeType, info.width, info.height);
+  }
+
+  /** Counts a picture that could not be decoded, for the warning. */
+  addFailure(reason: PictureSkipReason): CollectedPicture {
+    return this.skip(reason);
+  }
+
+  /** One line per kind of skip, for the document's warnings (tiny pictures are expected, not warned). */
+  warnings(): string[] {
+    const lines: string[] = [];
+    const describe: Partial<Record<PictureSkipReason, string>> = {
+      unsupported: 'in a format that is not extracted (SVG, or an unknown encoding); their captions are kept',
+      undecodable: 'not decodable (damaged or unsupported image data); their captions are kept',
+      too_many: `over the limit of ${this.options.maxPictures ?? PICTURES_MAX_PER_DOCUMENT} pictures or ${Math.round((this.options.maxBytes ?? PICTURES_MAX_BYTES_PER_DOCUMENT) / (1024 * 1024))} MB per document; their captions are kept`,
+      too_large: 'too large to decode; their captions are kept',
+    };
+    for (const [reason, count] of this.skipped) {
+      if (describe[reason]) {
+        lines.push(`${count} picture${count === 1 ? ' was' : 's were'} ${describe[reason]}.`);
+      }
+    }
+    return lines;
+  }
+
+  private sizeGate(width: number, height: number): CollectedPicture | undefined {
+    if (Math.min(width, height) < (this.options.minSide ?? PICTURE_MIN_SIDE_PX)) {
+      return this.skip('too_small');
+    }
+    return undefined;
+  }
+
+  private keep(bytes: Uint8Array, mimeType: PictureData['mimeType'], width: number, height: number): CollectedPicture {
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const stored = this.stored.get(digest);
+    if (stored) {
+      // Identical bytes are stored once: this item points at the first one's bytes by digest.
+      return { picture: { mimeType: stored.mimeType, width: stored.width, height: stored.height, digest } };
+    }
+    if (this.stored.size >= (this.options.maxPictures ?? PICTURES_MAX_PER_DOCUMENT) || this.bytes + bytes.length > (this.options.maxBytes ?? PICTURES_MAX_BYTES_PER_DOCUMENT)) {
+      return this.skip('too_many');
+    }
+    const picture: PictureData = { bytes, mimeType, width, height, digest };
+    this.stored.set(digest, picture);
+    this.bytes += bytes.length;
+    return { picture };
+  }
+
+  private skip(reason: PictureSkipReason): CollectedPicture {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    return { reason };
+  }
+}
