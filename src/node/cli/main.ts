@@ -12,9 +12,10 @@ import { removeCommand } from './commands/remove';
 import { demoCommand } from './commands/demo';
 import { askCommand } from './commands/ask';
 import { analyzeCommand } from './commands/analyze';
+import { mcpCommand } from './commands/mcp';
 
 /** Every command, in the order `haiku help` lists them. */
-const commands: CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand];
+const commands: CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, mcpCommand];
 
 function helpText(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

@@ -1,0 +1,106 @@
+import { version } from '../../../../package.json';
+import { defaultConfig } from '../../../core/config';
+import { HaikuError } from '../../../core/errors';
+import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../../agent/openAiCompatibleModel';
+import { serveHttp } from '../../mcp/httpServer';
+import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
+import { openExistingIndex } from '../../mcp/openIndex';
+import { serveStdio } from '../../mcp/stdioServer';
+import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
+import { numberFlag, stringFlag, type CliCommand, type CommandContext } from '../command';
+import { databaseLocation, EMBEDDING_OPTIONS, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+
+/** The question model from flags, then HAIKU_* variables, then the defaults: the same order as `ask`. */
+function modelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
+  const env = context.io.env;
+  const settings = defaultConfig().qa.model;
+  return {
+    baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
+    name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
+    apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
+    temperature: settings.temperature,
+    vision: settings.vision,
+    thinking: context.flags.thinking === true,
+  };
+}
+
+/** Made on first use, so a server without a model still serves search, browsing and code. */
+function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
+  let model: OpenAiCompatibleModel | undefined;
+  return () => {
+    if (options.name.trim() === '') {
+      throw new HaikuError('invalid_settings', 'ask_question and analyze need a model: restart the server with `haiku mcp --model NAME [--base-url URL]`, or set HAIKU_MODEL (and HAIKU_BASE_URL, HAIKU_API_KEY) in its environment.');
+    }
+    model ??= createOpenAiCompatibleModel(options);
+    return model;
+  };
+}
+
+function portFlag(context: CommandContext): number {
+  const port = numberFlag(context, 'port');
+  if (port === undefined) {
+    return MCP_HTTP_DEFAULT_PORT;
+  }
+  if (context.flags.http !== true) {
+    throw new HaikuError('invalid_settings', '--port applies to --http only; stdio has no port.');
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new HaikuError('invalid_settings', `--port takes a port number from 0 to 65535 (0 picks a free one), got ${port}.`);
+  }
+  return port;
+}
+
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  usage: 'mcp [--db dir] [--http [--port N]] [--read-only] [--model NAME] [--base-url URL] [--api-key KEY] [--thinking]',
+  summary: 'Serve the index to MCP clients: stdio, or Streamable HTTP on 127.0.0.1 (search, documents, ask, analyze, code)',
+  options: {
+    db: { type: 'string' },
+    ...EMBEDDING_OPTIONS,
+    'reranker-url': { type: 'string' },
+    'reranker-model': { type: 'string' },
+    http: { type: 'boolean' },
+    port: { type: 'string' },
+    'read-only': { type: 'boolean' },
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    'api-key': { type: 'string' },
+    thinking: { type: 'boolean' },
+  },
+  async run(context) {
+    const port = portFlag(context);
+    const readOnly = context.flags['read-only'] === true;
+    const embedder = embedderFromFlags(context);
+    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal });
+    // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGTERM', onSignal);
+    const abortSignal = AbortSignal.any([context.abortSignal, stop.signal]);
+    const sandbox = defaultConfig().sandbox;
+    const options: HaikuMcpServerOptions = {
+      index,
+      readOnly,
+      model: lazyModel(modelOptions(context)),
+      embedder,
+      sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
+      cwd: context.io.cwd,
+      version,
+      abortSignal,
+    };
+    const mode = readOnly ? ', read-only' : '';
+    try {
+      if (context.flags.http === true) {
+        await serveHttp(options, port, (url) => context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${mode}). Stop with Ctrl+C.\n`));
+      } else {
+        context.io.stderr(`Haiku MCP server on stdio (index ${index.store.uri}${mode}).\n`);
+        await serveStdio(options);
+      }
+    } finally {
+      process.off('SIGTERM', onSignal);
+      await index.close();
+    }
+    return 0;
+  },
+};
