@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
@@ -35,6 +36,7 @@ export async function openExistingIndex(options: OpenExistingIndexOptions): Prom
   throwIfAborted(options.abortSignal, 'Opening the index');
   const uri = resolveDatabaseUri(options.uri, options.cwd);
   const buildHint = `Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`;
+  const noTablesMessage = `No Haiku index at ${uri}: the folder holds no documents table. ${buildHint}`;
   if (!hasUriScheme(uri)) {
     let stats: fs.Stats;
     try {
@@ -44,6 +46,10 @@ export async function openExistingIndex(options: OpenExistingIndexOptions): Prom
     }
     if (!stats.isDirectory()) {
       throw new HaikuError('unreadable_file', `${uri} is a file, not an index folder. ${buildHint}`);
+    }
+    // Checked on disk first: connecting to a folder writes LanceDB's namespace manifest into it.
+    if (!fs.existsSync(path.join(uri, `${DOCUMENTS_TABLE}.lance`))) {
+      throw new HaikuError('not_found', noTablesMessage);
     }
   }
   // A second connection that re-reads the manifest on every call: the store's own tables keep the version they
@@ -55,7 +61,7 @@ export async function openExistingIndex(options: OpenExistingIndexOptions): Prom
     const names = await probe.tableNames();
     if (!names.includes(DOCUMENTS_TABLE)) {
       probe.close();
-      throw new HaikuError('not_found', `No Haiku index at ${uri}: the folder holds no documents table. ${buildHint}`);
+      throw new HaikuError('not_found', noTablesMessage);
     }
     documentsTable = await probe.openTable(DOCUMENTS_TABLE);
   } catch (error) {
