@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { buildCorpusIndex, type CorpusIndex } from '../agent/corpusIndex';
+import { repositoryRoot } from '../../support/paths';
 import { callTool, connectStdio, type StdioSession } from './mcpProcess';
 
 interface SearchJson {
@@ -33,6 +34,8 @@ describe('haiku mcp over stdio (real process, real LanceDB index, scripted model
       'add_document_from_file', 'analyze', 'ask_question', 'delete_document', 'execute_code', 'get_document', 'list_documents', 'read_section', 'search_documents',
     ]);
     assert.match(session.stderr(), /Haiku MCP server on stdio \(index .*index\)\./);
+    const manifest = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+    assert.deepEqual(session.client.getServerVersion(), { name: 'haiku', version: manifest.version });
   });
 
   it('search_documents returns the expanded results with chunk ids, heading trails and line ranges', async () => {

@@ -1,4 +1,5 @@
-import { version } from '../../../../package.json';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { defaultConfig } from '../../../core/config';
 import { HaikuError } from '../../../core/errors';
 import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
@@ -10,6 +11,21 @@ import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { numberFlag, stringFlag, type CliCommand, type CommandContext } from '../command';
 import { databaseLocation, EMBEDDING_OPTIONS, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+
+/** Haiku's version for the MCP handshake: the nearest package.json named `haiku` above this file (bundle or source). */
+function haikuVersion(): string {
+  for (let folder = __dirname; path.dirname(folder) !== folder; folder = path.dirname(folder)) {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'haiku' && manifest.version) {
+        return manifest.version;
+      }
+    } catch {
+      // No manifest at this level: look further up.
+    }
+  }
+  return '0.0.0';
+}
 
 /** The question model from flags, then HAIKU_* variables, then the defaults: the same order as `ask`. */
 function modelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
@@ -86,7 +102,7 @@ export const mcpCommand: CliCommand = {
       embedder,
       sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
       cwd: context.io.cwd,
-      version,
+      version: haikuVersion(),
       abortSignal,
     };
     const mode = readOnly ? ', read-only' : '';
