@@ -4,7 +4,7 @@ import type { AgentMode } from '../../../core/agent/instructions';
 import { runAgent } from '../../../core/agent/runAgent';
 import { defaultConfig } from '../../../core/config';
 import { HaikuError } from '../../../core/errors';
-import { createOpenAiCompatibleModel } from '../../agent/openAiCompatibleModel';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../../sandbox/codeSandbox';
 import { stringFlag, type CliCommand, type CommandContext } from '../command';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, embedderFromFlags, locationText, printJson, snippet, wantsJson, withStore } from '../indexAccess';
@@ -87,22 +87,28 @@ function citationLine(citation: Citation): string {
   return `[${citation.index}] ${trail}\n    ${where}\n    ${snippet(citation.content, 160)}`;
 }
 
-/** Runs one question through the agent for `ask` (both tool sets, the model routes) and `analyze` (analysis only). */
-export async function runQuestionCommand(context: CommandContext, mode: AgentMode): Promise<number> {
-  const question = context.positionals.join(' ').trim();
-  if (!question) {
-    throw new HaikuError('invalid_settings', `Give a question, e.g. \`haiku ${mode === 'analysis' ? 'analyze' : 'ask'} "How many documents mention caching?"\`.`);
-  }
+/** The question model from `--base-url`/`--model`/`--api-key`/`--thinking`, then HAIKU_* variables, then the defaults (`ask`, `analyze`, `mcp`). */
+export function questionModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
   const env = context.io.env;
   const settings = defaultConfig().qa.model;
-  const { model, description, vision } = createOpenAiCompatibleModel({
+  return {
     baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
     name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
     apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
     temperature: settings.temperature,
     vision: settings.vision,
     thinking: context.flags.thinking === true,
-  });
+  };
+}
+
+/** Runs one question through the agent for `ask` (both tool sets, the model routes) and `analyze` (analysis only). */
+export async function runQuestionCommand(context: CommandContext, mode: AgentMode): Promise<number> {
+  const question = context.positionals.join(' ').trim();
+  if (!question) {
+    throw new HaikuError('invalid_settings', `Give a question, e.g. \`haiku ${mode === 'analysis' ? 'analyze' : 'ask'} "How many documents mention caching?"\`.`);
+  }
+  const settings = defaultConfig().qa.model;
+  const { model, description, vision } = createOpenAiCompatibleModel(questionModelOptions(context));
   const sandboxLimits = defaultConfig().sandbox;
   const answer = await withStore(context, { embedder: embedderFromFlags(context) }, (store) =>
     runAgent({

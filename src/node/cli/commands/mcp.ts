@@ -9,7 +9,8 @@ import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
 import { openExistingIndex } from '../../mcp/openIndex';
 import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
-import { numberFlag, stringFlag, type CliCommand, type CommandContext } from '../command';
+import { numberFlag, type CliCommand, type CommandContext } from '../command';
+import { questionModelOptions } from './ask';
 import { databaseLocation, EMBEDDING_OPTIONS, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
 
 /** Haiku's version for the MCP handshake: the nearest package.json named `haiku` above this file (bundle or source). */
@@ -25,20 +26,6 @@ function haikuVersion(): string {
     }
   }
   return '0.0.0';
-}
-
-/** The question model from flags, then HAIKU_* variables, then the defaults: the same order as `ask`. */
-function modelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
-  const env = context.io.env;
-  const settings = defaultConfig().qa.model;
-  return {
-    baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
-    name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
-    apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
-    temperature: settings.temperature,
-    vision: settings.vision,
-    thinking: context.flags.thinking === true,
-  };
 }
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
@@ -98,7 +85,7 @@ export const mcpCommand: CliCommand = {
     const options: HaikuMcpServerOptions = {
       index,
       readOnly,
-      model: lazyModel(modelOptions(context)),
+      model: lazyModel(questionModelOptions(context)),
       embedder,
       sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
       cwd: context.io.cwd,
