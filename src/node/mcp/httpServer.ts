@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, HaikuError } from '../../core/errors';
-import { MCP_HTTP_MAX_BODY_BYTES, MCP_HTTP_MAX_SESSIONS, MCP_HTTP_PATH } from '../../core/limits';
+import { MCP_HTTP_MAX_BODY_BYTES, MCP_HTTP_MAX_SESSIONS, MCP_HTTP_PATH, MCP_HTTP_SESSION_IDLE_MS, MCP_HTTP_SESSION_SWEEP_MS } from '../../core/limits';
 import { createSessionServer, type HaikuMcpServerOptions, type McpSessionServer } from './mcpServer';
 
 /** The loopback address the server binds: it is for clients on this machine only. */
@@ -13,6 +13,18 @@ const LOOPBACK_HOST = '127.0.0.1';
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
   session: McpSessionServer;
+  /** `Date.now()` when the session's latest request started or ended. */
+  lastActivityAt: number;
+  /** Requests (and SSE streams) still open: a session is idle only without any. */
+  openRequests: number;
+}
+
+export interface ServeHttpOptions {
+  /** 0 picks a free port. */
+  port: number;
+  onListening: (url: string) => void;
+  /** Closes sessions idle this long (default `MCP_HTTP_SESSION_IDLE_MS`). */
+  sessionIdleMs?: number;
 }
 
 class HttpRequestError extends Error {
@@ -52,18 +64,31 @@ async function readJsonBody(request: http.IncomingMessage): Promise<unknown> {
  * session (`Mcp-Session-Id`), at most `MCP_HTTP_MAX_SESSIONS` at once. Requests whose Host or Origin is not this
  * loopback address are refused (DNS rebinding: a web page must not reach the index through the user's browser).
  */
-export async function serveHttp(options: HaikuMcpServerOptions, port: number, onListening: (url: string) => void): Promise<void> {
+export async function serveHttp(options: HaikuMcpServerOptions, httpOptions: ServeHttpOptions): Promise<void> {
+  const { port, onListening } = httpOptions;
+  const sessionIdleMs = httpOptions.sessionIdleMs ?? MCP_HTTP_SESSION_IDLE_MS;
   const sessions = new Map<string, HttpSession>();
   let allowedHosts = new Set<string>();
 
+  const closeIdleSessions = () => {
+    const now = Date.now();
+    for (const entry of sessions.values()) {
+      if (entry.openRequests === 0 && now - entry.lastActivityAt >= sessionIdleMs) {
+        // `onclose` below forgets the session and disposes its sandbox.
+        void entry.transport.close();
+      }
+    }
+  };
+
   const openSession = async (request: http.IncomingMessage, response: http.ServerResponse, body: unknown) => {
+    closeIdleSessions();
     if (sessions.size >= MCP_HTTP_MAX_SESSIONS) {
       throw new HttpRequestError(503, `The server already holds ${MCP_HTTP_MAX_SESSIONS} sessions; close one (DELETE ${MCP_HTTP_PATH}) or try later.`);
     }
     const session = createSessionServer(options);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, session }),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, session, lastActivityAt: Date.now(), openRequests: 0 }),
     });
     transport.onclose = () => {
       if (transport.sessionId) {
@@ -89,8 +114,14 @@ export async function serveHttp(options: HaikuMcpServerOptions, port: number, on
     if (typeof sessionId === 'string') {
       const existing = sessions.get(sessionId);
       if (!existing) {
-        throw new HttpRequestError(404, 'Session not found: it was closed or the server restarted. Initialize a new session.');
+        throw new HttpRequestError(404, 'Session not found: it was closed (idle, or by the client) or the server restarted. Initialize a new session.');
       }
+      existing.openRequests += 1;
+      existing.lastActivityAt = Date.now();
+      response.once('close', () => {
+        existing.openRequests -= 1;
+        existing.lastActivityAt = Date.now();
+      });
       await existing.transport.handleRequest(request, response, body);
       return;
     }
@@ -114,6 +145,8 @@ export async function serveHttp(options: HaikuMcpServerOptions, port: number, on
   const actualPort = (server.address() as AddressInfo).port;
   allowedHosts = new Set([`${LOOPBACK_HOST}:${actualPort}`, `localhost:${actualPort}`]);
   onListening(`http://${LOOPBACK_HOST}:${actualPort}${MCP_HTTP_PATH}`);
+  const sweeper = setInterval(closeIdleSessions, Math.min(sessionIdleMs, MCP_HTTP_SESSION_SWEEP_MS));
+  sweeper.unref();
 
   await new Promise<void>((resolve) => {
     if (options.abortSignal.aborted) {
@@ -122,6 +155,7 @@ export async function serveHttp(options: HaikuMcpServerOptions, port: number, on
       options.abortSignal.addEventListener('abort', () => resolve(), { once: true });
     }
   });
+  clearInterval(sweeper);
   await Promise.all([...sessions.values()].map(({ session }) => session.close()));
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));

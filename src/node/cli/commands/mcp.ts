@@ -95,7 +95,7 @@ export const mcpCommand: CliCommand = {
     const mode = readOnly ? ', read-only' : '';
     try {
       if (context.flags.http === true) {
-        await serveHttp(options, port, (url) => context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${mode}). Stop with Ctrl+C.\n`));
+        await serveHttp(options, { port, onListening: (url) => context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${mode}). Stop with Ctrl+C.\n`) });
       } else {
         context.io.stderr(`Haiku MCP server on stdio (index ${index.store.uri}${mode}).\n`);
         await serveStdio(options);
