@@ -97,7 +97,14 @@ export async function serveHttp(options: HaikuMcpServerOptions, httpOptions: Ser
       void session.close();
     };
     await session.server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    try {
+      await transport.handleRequest(request, response, body);
+    } finally {
+      // An initialize request that did not open a session leaves nothing behind.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+        await session.close();
+      }
+    }
   };
 
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
