@@ -195,3 +195,21 @@ export const PROGRESS_REDRAW_INTERVAL_MS = 100;
 
 // --- MCP server ---
 // (the `haiku mcp` server)
+/** Port of `haiku mcp --http` when `--port` is not given (haiku.rag's default). */
+export const MCP_HTTP_DEFAULT_PORT = 8001;
+/** Path of the Streamable HTTP endpoint (`http://127.0.0.1:<port>/mcp`). */
+export const MCP_HTTP_PATH = '/mcp';
+/** Largest JSON-RPC request body the HTTP transport reads; larger ones get 413. */
+export const MCP_HTTP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** HTTP sessions open at once: each may hold a sandbox worker (up to the sandbox memory limit). */
+export const MCP_HTTP_MAX_SESSIONS = 16;
+/** An HTTP session with no open request or stream for this long is closed (its sandbox freed): vanished clients send no DELETE (ms). */
+export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How often idle HTTP sessions are looked for, at most (ms). */
+export const MCP_HTTP_SESSION_SWEEP_MS = 60 * 1000;
+/** Largest `limit` of `search_documents` (larger requests are clamped). */
+export const MCP_SEARCH_MAX_LIMIT = 50;
+/** Characters of a document's text `get_document` returns; the rest is cut with a pointer to `read_section`. */
+export const MCP_DOCUMENT_MAX_CHARS = 20_000;
+/** Characters of a section (or item range) `read_section` returns; the rest is cut with a marker. */
+export const MCP_SECTION_MAX_CHARS = 40_000;

@@ -8,7 +8,7 @@ import type { Citation, ConversationState, ExecutionRecord } from '../../core/ag
 import type { AgentMode } from '../../core/agent/instructions';
 import { runAgent, type AgentAnswer } from '../../core/agent/runAgent';
 import { defaultConfig } from '../../core/config';
-import { createOpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
 import { booleanFlag, stringFlag, type CliArgument, type CliOption, type CommandContext } from './command';
@@ -33,18 +33,23 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
 /** The question argument of `ask` and `analyze`. */
 export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
 
-/** A question's model, built once per command from flags, then `HAIKU_*` variables, then defaults. */
-export function modelFromFlags(context: CommandContext): ReturnType<typeof createOpenAiCompatibleModel> {
+/** The question model's settings from flags, then `HAIKU_*` variables, then defaults (`ask`, `analyze`, `chat`, `mcp`). */
+export function questionModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
   const env = context.io.env;
   const settings = defaultConfig().qa.model;
-  return createOpenAiCompatibleModel({
+  return {
     baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
     name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
     apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
     temperature: settings.temperature,
     vision: settings.vision,
     thinking: booleanFlag(context, 'thinking'),
-  });
+  };
+}
+
+/** A question's model, built once per command. */
+export function modelFromFlags(context: CommandContext): ReturnType<typeof createOpenAiCompatibleModel> {
+  return createOpenAiCompatibleModel(questionModelOptions(context));
 }
 
 /** The conversation so far, for `chat`'s follow-up questions. */

@@ -1,0 +1,112 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { defaultConfig } from '../../../core/config';
+import { HaikuError } from '../../../core/errors';
+import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../../agent/openAiCompatibleModel';
+import { serveHttp } from '../../mcp/httpServer';
+import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
+import { openExistingIndex } from '../../mcp/openIndex';
+import { serveStdio } from '../../mcp/stdioServer';
+import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
+import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
+import { questionModelOptions, QUESTION_OPTIONS } from '../questions';
+import { DATABASE_OPTION, EMBEDDING_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+
+/** Haiku's version for the MCP handshake: the nearest package.json named `haiku` above this file (bundle or source). */
+function haikuVersion(): string {
+  for (let folder = __dirname; path.dirname(folder) !== folder; folder = path.dirname(folder)) {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'haiku' && manifest.version) {
+        return manifest.version;
+      }
+    } catch {
+      // No manifest at this level: look further up.
+    }
+  }
+  return '0.0.0';
+}
+
+/** Made on first use, so a server without a model still serves search, browsing and code. */
+function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
+  let model: OpenAiCompatibleModel | undefined;
+  return () => {
+    if (options.name.trim() === '') {
+      throw new HaikuError('invalid_settings', 'ask_question and analyze need a model: restart the server with `haiku mcp --model NAME [--base-url URL]`, or set HAIKU_MODEL (and HAIKU_BASE_URL, HAIKU_API_KEY) in its environment.');
+    }
+    model ??= createOpenAiCompatibleModel(options);
+    return model;
+  };
+}
+
+function portFlag(context: CommandContext): number {
+  const port = numberFlag(context, 'port');
+  if (port === undefined) {
+    return MCP_HTTP_DEFAULT_PORT;
+  }
+  if (!booleanFlag(context, 'http')) {
+    throw new HaikuError('invalid_settings', '--port applies to --http only; stdio has no port.');
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new HaikuError('invalid_settings', `--port takes a port number from 0 to 65535 (0 picks a free one), got ${port}.`);
+  }
+  return port;
+}
+
+/** The model flags `ask` takes (base URL, model, key, thinking), without the question-only ones. */
+const MODEL_OPTIONS = QUESTION_OPTIONS.filter((option) => /^--(base-url|model|api-key|thinking)\b/.test(option.flags));
+
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  arguments: [],
+  summary: 'Serve the index to MCP clients: stdio, or Streamable HTTP on 127.0.0.1 (search, documents, ask, analyze, code)',
+  description:
+    'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless --read-only. The index must exist; it is opened once at start.',
+  options: [
+    DATABASE_OPTION,
+    ...EMBEDDING_OPTIONS,
+    { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank) applied to search hits.' },
+    { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
+    { flags: '--http', description: 'Serve Streamable HTTP on 127.0.0.1 instead of stdio.' },
+    { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
+    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document).' },
+    ...MODEL_OPTIONS,
+  ],
+  examples: ['haiku mcp --db .haiku --read-only', 'haiku mcp --http --port 8001 --model qwen3:8b'],
+  async run(context) {
+    const port = portFlag(context);
+    const readOnly = booleanFlag(context, 'read-only');
+    const embedder = embedderFromFlags(context);
+    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal });
+    // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGTERM', onSignal);
+    const abortSignal = AbortSignal.any([context.abortSignal, stop.signal]);
+    const sandbox = defaultConfig().sandbox;
+    const options: HaikuMcpServerOptions = {
+      index,
+      readOnly,
+      model: lazyModel(questionModelOptions(context)),
+      embedder,
+      sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
+      cwd: context.io.cwd,
+      version: haikuVersion(),
+      abortSignal,
+    };
+    const mode = readOnly ? ', read-only' : '';
+    try {
+      if (booleanFlag(context, 'http')) {
+        await serveHttp(options, { port, onListening: (url) => context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${mode}). Stop with Ctrl+C.\n`) });
+      } else {
+        context.io.stderr(`Haiku MCP server on stdio (index ${index.store.uri}${mode}).\n`);
+        await serveStdio(options);
+      }
+    } finally {
+      process.off('SIGTERM', onSignal);
+      await index.close();
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,82 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Embedder } from '../../core/embeddings/embedder';
+import type { OpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
+import type { CodeSandboxLimits } from '../sandbox/codeSandbox';
+import { CodeSession } from './codeSession';
+import type { ExistingIndex } from './openIndex';
+import type { McpToolContext } from './toolContext';
+import { registerAddDocumentFromFileTool } from './tools/addDocumentFromFileTool';
+import { registerAnalyzeTool } from './tools/analyzeTool';
+import { registerAskQuestionTool } from './tools/askQuestionTool';
+import { registerDeleteDocumentTool } from './tools/deleteDocumentTool';
+import { registerExecuteCodeTool } from './tools/executeCodeTool';
+import { registerGetDocumentTool } from './tools/getDocumentTool';
+import { registerListDocumentsTool } from './tools/listDocumentsTool';
+import { registerReadSectionTool } from './tools/readSectionTool';
+import { registerSearchDocumentsTool } from './tools/searchDocumentsTool';
+
+/** The name clients show for this server. */
+export const MCP_SERVER_NAME = 'haiku';
+
+const SERVER_INSTRUCTIONS =
+  "Haiku's knowledge base of the user's documents. Find passages with search_documents (cite its chunk ids), browse with " +
+  'list_documents, get_document and read_section, compute over the whole corpus with execute_code, or let Haiku answer ' +
+  'with ask_question (search and cite) or analyze (code over the documents).';
+
+/** One MCP server (one client session) over the shared index: the read tools always, the write tools unless read-only. */
+export function createHaikuMcpServer(context: McpToolContext, options: { readOnly: boolean; version: string }): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: options.version }, { instructions: SERVER_INSTRUCTIONS });
+  registerSearchDocumentsTool(server, context);
+  registerListDocumentsTool(server, context);
+  registerGetDocumentTool(server, context);
+  registerReadSectionTool(server, context);
+  registerAskQuestionTool(server, context);
+  registerAnalyzeTool(server, context);
+  registerExecuteCodeTool(server, context);
+  if (!options.readOnly) {
+    registerAddDocumentFromFileTool(server, context);
+    registerDeleteDocumentTool(server, context);
+  }
+  return server;
+}
+
+/** What every session of one running server shares. */
+export interface HaikuMcpServerOptions {
+  index: ExistingIndex;
+  readOnly: boolean;
+  /** Resolves the model of ask_question/analyze on first use (a server without a model still serves the rest). */
+  model: () => OpenAiCompatibleModel;
+  embedder?: Embedder;
+  sandboxLimits: CodeSandboxLimits;
+  /** Base folder of `add_document_from_file`. */
+  cwd: string;
+  version: string;
+  /** Fires when the server shuts down. */
+  abortSignal: AbortSignal;
+}
+
+/** One client session: its MCP server and its `execute_code` sandbox, closed together. */
+export interface McpSessionServer {
+  server: McpServer;
+  close(): Promise<void>;
+}
+
+export function createSessionServer(options: HaikuMcpServerOptions): McpSessionServer {
+  const codeSession = new CodeSession(options.index.store, options.sandboxLimits, options.abortSignal);
+  const context: McpToolContext = {
+    store: options.index.store,
+    refreshIfChanged: () => options.index.refreshIfChanged(),
+    model: options.model,
+    sandboxLimits: options.sandboxLimits,
+    codeSession,
+    cwd: options.cwd,
+    embedder: options.embedder,
+    abortSignal: options.abortSignal,
+  };
+  const server = createHaikuMcpServer(context, { readOnly: options.readOnly, version: options.version });
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    close: () => (closing ??= server.close().finally(() => codeSession.dispose())),
+  };
+}

@@ -1,0 +1,36 @@
+import type { HaikuConfig } from '../../core/config';
+
+/** How to start `haiku mcp` over stdio for a configuration: what an MCP host (VS Code) spawns. */
+export interface McpServerLaunch {
+  command: string;
+  args: string[];
+  /** Added to the host's environment. */
+  env: Record<string, string>;
+}
+
+/**
+ * The stdio launch of the bundled CLI for `config`: its index read-only (the host's indexer owns writes; a second
+ * writer would race it), its embedder and reranker as flags, its model in HAIKU_* variables. The API key is left
+ * out unless `withSecrets`: definitions are listed eagerly, the key is only needed when the server starts.
+ */
+export function mcpServerLaunch(config: HaikuConfig, options: { nodePath: string; cliPath: string; withSecrets?: boolean }): McpServerLaunch {
+  const args = [options.cliPath, 'mcp', '--db', config.index.databaseUri, '--read-only'];
+  if (config.embeddings.provider === 'openai' && config.embeddings.model !== '') {
+    args.push('--embeddings-url', config.embeddings.baseUrl, '--embeddings-model', config.embeddings.model);
+  }
+  if (config.reranker.provider === 'http' && config.reranker.baseUrl !== '') {
+    args.push('--reranker-url', config.reranker.baseUrl, '--reranker-model', config.reranker.model);
+  }
+  if (config.qa.model.thinking) {
+    args.push('--thinking');
+  }
+  // ELECTRON_RUN_AS_NODE: inside VS Code `process.execPath` is the editor's Electron binary, which runs a script as Node only with it.
+  const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', HAIKU_BASE_URL: config.qa.model.baseUrl };
+  if (config.qa.model.name !== '') {
+    env.HAIKU_MODEL = config.qa.model.name;
+  }
+  if (options.withSecrets && config.qa.model.apiKey) {
+    env.HAIKU_API_KEY = config.qa.model.apiKey;
+  }
+  return { command: options.nodePath, args, env };
+}

@@ -1,0 +1,45 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { MCP_DOCUMENT_MAX_CHARS } from '../../../core/limits';
+import { buildSectionTree } from '../../../core/toc';
+import { requireDocument } from '../documentLookup';
+import { cutText, outlineText } from '../documentText';
+import type { McpToolContext } from '../toolContext';
+import { runTool, textResult } from '../toolResult';
+import { documentJson } from './listDocumentsTool';
+
+export const GET_DOCUMENT_TOOL_NAME = 'get_document';
+
+/** `get_document`: one document's metadata, section outline (with the item ranges `read_section` takes) and text. */
+export function registerGetDocumentTool(server: McpServer, context: McpToolContext): void {
+  server.registerTool(
+    GET_DOCUMENT_TOOL_NAME,
+    {
+      title: 'Get a document',
+      description:
+        `Get one document by id or path: its metadata, its section outline with item ranges, and its text as Markdown ` +
+        `(cut after ${MCP_DOCUMENT_MAX_CHARS} characters; read longer documents section by section with read_section).`,
+      inputSchema: {
+        document_id: z.string().min(1).describe('Document id, or its path as list_documents shows it.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ document_id: reference }, extra) =>
+      runTool(context, extra.signal, async () => {
+        const document = await requireDocument(context.store, reference);
+        const items = await context.store.getDocumentItems(document.id);
+        const tree = buildSectionTree(items);
+        const content = (await context.store.getDocumentContent(document.id)) ?? '';
+        const text = [
+          `${document.title || 'Untitled'} (${document.relativePath}, ${document.format}, id ${document.id}, ${items.length} items)`,
+          '',
+          'Sections:',
+          outlineText(tree, items),
+          '',
+          'Content:',
+          cutText(content, MCP_DOCUMENT_MAX_CHARS, 'read the rest with read_section'),
+        ].join('\n');
+        return textResult(text, { document: documentJson(document), item_count: items.length, content_chars: content.length });
+      }),
+  );
+}

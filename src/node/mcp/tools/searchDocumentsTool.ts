@@ -1,0 +1,60 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { defaultConfig } from '../../../core/config';
+import { MCP_SEARCH_MAX_LIMIT } from '../../../core/limits';
+import type { SearchResult } from '../../../core/model/search';
+import { renderSearchResultForModel } from '../../../core/search/renderResults';
+import { locationJson, whereText } from '../documentText';
+import type { McpToolContext } from '../toolContext';
+import { runTool, textResult } from '../toolResult';
+
+export const SEARCH_DOCUMENTS_TOOL_NAME = 'search_documents';
+
+function resultJson(result: SearchResult, relativePath: string) {
+  return {
+    rank: result.rank,
+    score: result.score,
+    chunk_id: result.chunkId,
+    chunk_ids: result.mergedChunkIds ?? [result.chunkId],
+    document_id: result.documentId,
+    uri: result.uri,
+    relative_path: relativePath,
+    title: result.title,
+    headings: result.headings,
+    labels: result.labels,
+    location: locationJson([result.sourceRange], result.pageNumbers),
+    content: result.content,
+  };
+}
+
+/** `search_documents`: hybrid (or full-text) search with section-aware expansion, as the agent's search sees it. */
+export function registerSearchDocumentsTool(server: McpServer, context: McpToolContext): void {
+  server.registerTool(
+    SEARCH_DOCUMENTS_TOOL_NAME,
+    {
+      title: 'Search documents',
+      description:
+        'Search the indexed documents. Returns ranked results, each with its chunk id (citable), document, heading trail, ' +
+        'line range or pages, and the matched passage expanded to its section. Use a few specific keywords rather than a whole question.',
+      inputSchema: {
+        query: z.string().min(1).describe('Keywords or a short phrase.'),
+        limit: z.number().int().min(1).max(MCP_SEARCH_MAX_LIMIT).optional().describe(`Results to return (default ${defaultConfig().search.limit}).`),
+        filter: z.string().optional().describe("SQL WHERE clause over documents (uri, relative_path, title, format, metadata), e.g. relative_path LIKE 'guides/%'."),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ query, limit, filter }, extra) =>
+      runTool(context, extra.signal, async (abortSignal) => {
+        const results = await context.store.search(query, { limit: limit ?? defaultConfig().search.limit, filter, expand: true, abortSignal });
+        const paths = new Map((await context.store.listDocuments({ abortSignal })).map((document) => [document.id, document.relativePath]));
+        const blocks = results.map((result, index) => {
+          const relativePath = paths.get(result.documentId) ?? result.uri;
+          const where = whereText([result.sourceRange], result.pageNumbers);
+          const [first, ...rest] = renderSearchResultForModel(result, { rank: index + 1, total: results.length }).split('\n');
+          return [first, `Document: ${relativePath}${where ? ` (${where})` : ''}`, ...rest].join('\n');
+        });
+        const text = results.length === 0 ? `No results for "${query}". Try other keywords, or list_documents to see what is indexed.` : blocks.join('\n\n');
+        return textResult(text, { results: results.map((result) => resultJson(result, paths.get(result.documentId) ?? result.uri)) });
+      }),
+  );
+}
