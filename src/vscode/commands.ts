@@ -21,8 +21,8 @@ export interface CommandDependencies {
   knowledgeBase: () => Promise<ExtensionKnowledgeBase>;
   relativePathOf: (uri: string) => string;
   getConfig: () => HaikuConfig;
-  /** After an API key changed: reload what uses it. */
-  onApiKeyChanged: (which: keyof typeof SECRET_KEYS) => Promise<void>;
+  /** Stores (or, when empty, removes) an endpoint's API key, bound to the endpoint's current base URL, and reloads what uses it. */
+  storeApiKey: (which: keyof typeof SECRET_KEYS, key: string) => Promise<void>;
 }
 
 /** Runs a command body and turns a failure into an error notification with the actionable message. */
@@ -44,10 +44,15 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
   const register = <T extends unknown[]>(id: CommandId, body: (...args: T) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, guarded(output, body));
 
   return [
+    register(COMMANDS.buildIndex, async () => {
+      await indexService.build();
+      const status = indexService.current;
+      void vscode.window.showInformationMessage(vscode.l10n.t('Haiku: index built — {0} documents, {1} chunks.', status.documents, status.chunks));
+    }),
     register(COMMANDS.rebuildIndex, async () => {
       await indexService.rebuild();
       const status = indexService.current;
-      void vscode.window.showInformationMessage(`Haiku: index rebuilt — ${status.documents} documents, ${status.chunks} chunks.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Haiku: index rebuilt — {0} documents, {1} chunks.', status.documents, status.chunks));
     }),
     register(COMMANDS.pauseIndexing, () => indexService.pause()),
     register(COMMANDS.resumeIndexing, () => indexService.resume()),
@@ -75,12 +80,7 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
       if (secret === undefined) {
         return;
       }
-      if (secret === '') {
-        await dependencies.context.secrets.delete(SECRET_KEYS[key]);
-      } else {
-        await dependencies.context.secrets.store(SECRET_KEYS[key], secret);
-      }
-      await dependencies.onApiKeyChanged(key);
+      await dependencies.storeApiKey(key, secret);
       vscode.window.setStatusBarMessage(secret === '' ? `Haiku: ${key} API key removed` : `Haiku: ${key} API key saved`, 3000);
     }),
     register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>

@@ -49,8 +49,9 @@ export class DocumentNavigator implements vscode.Disposable {
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.findMatchForeground'),
     overviewRulerLane: vscode.OverviewRulerLane.Center,
   });
-  /** The editor and range last highlighted (tests read it). */
-  lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  private readonly highlightEmitter = new vscode.EventEmitter<{ uri: string; range: vscode.Range }>();
+  /** Fires when a range of a document was selected and highlighted. */
+  readonly onDidHighlight = this.highlightEmitter.event;
 
   constructor(private readonly knowledgeBase: () => Promise<ExtensionKnowledgeBase>) {}
 
@@ -98,11 +99,12 @@ export class DocumentNavigator implements vscode.Disposable {
     const editor = await vscode.window.showTextDocument(textDocument, { preview: true, selection: range });
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     editor.setDecorations(this.decoration, [range]);
-    this.lastHighlight = { uri: textDocument.uri.toString(), range };
+    this.highlightEmitter.fire({ uri: textDocument.uri.toString(), range });
     return editor;
   }
 
   dispose(): void {
     this.decoration.dispose();
+    this.highlightEmitter.dispose();
   }
 }

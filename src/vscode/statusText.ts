@@ -1,6 +1,6 @@
 /** The index status as the status bar shows it (pure; the item itself lives in statusBar.ts). */
 export interface IndexStatusView {
-  state: 'waiting-for-trust' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
+  state: 'waiting-for-trust' | 'idle' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
   documents: number;
   chunks: number;
   progress?: { done: number; total: number };
@@ -13,6 +13,8 @@ export function statusBarText(status: IndexStatusView): { text: string; tooltip:
   switch (status.state) {
     case 'waiting-for-trust':
       return { text: '$(shield) Haiku', tooltip: 'Haiku waits for workspace trust before indexing.' };
+    case 'idle':
+      return { text: '$(book) Haiku', tooltip: 'Haiku has nothing to index yet (no indexable files, or automatic indexing is off). Click to see the log.' };
     case 'starting':
       return { text: '$(loading~spin) Haiku', tooltip: 'Haiku is opening its index.' };
     case 'indexing': {

@@ -1,7 +1,7 @@
 import { RUNS_KEPT } from '../../core/limits';
 import type { RunChunkView, RunView } from '../../shared/runsProtocol';
 
-/** Counts the webview reported after rendering a run (tests read them to check what was drawn). */
+/** Counts the webview reports after rendering a run: what it drew. */
 export interface RenderReport {
   runId: string;
   executions: number;
@@ -15,7 +15,6 @@ export interface RenderReport {
 export class RunsStore {
   private readonly runs: RunView[] = [];
   private readonly listeners = new Set<(run: RunView) => void>();
-  readonly renderReports: RenderReport[] = [];
 
   all(): RunView[] {
     return [...this.runs];

@@ -1,15 +1,15 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
-import { activateHaiku, askHaiku, waitFor, waitForIndex } from '../haikuSupport';
+import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex } from '../haikuSupport';
 
 /**
  * An OpenAI-compatible endpoint configured in the settings (a scripted server on 127.0.0.1): its model is offered
  * in the chat's model picker (vendor `haiku`), and `@haiku` answers with it instead of the chat's model.
  */
 describe('Haiku: a configured OpenAI-compatible endpoint', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
   let server: ScriptedChatServer;
   const settings = () => vscode.workspace.getConfiguration('haiku');
 
@@ -79,7 +79,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     assert.strictEqual(run.answer, 'The collector runs as the heap grows, paced by GOGC [1].');
     assert.strictEqual(run.citations.length, 1);
     assert.strictEqual(run.citations[0].relativePath, 'guides/gc-guide.html');
-    assert.deepStrictEqual(record.anchors, [run.citations[0].chunkId]);
+    assertTargets(record.anchors, [citationTarget(run.citations[0])], 'the [1] marker became an anchor');
   });
 
   it('sends the API key set with "Haiku: Set API Key" (kept in secret storage)', async () => {
