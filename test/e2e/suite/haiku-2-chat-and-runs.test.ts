@@ -105,6 +105,7 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     await vscode.commands.executeCommand('haiku.showRuns', answered.id);
     const answeredReport = await waitFor(() => api.renderReports.find((entry) => entry.runId === answered.id), 'the webview to render the answered run');
     assert.strictEqual(answeredReport.citations, 1);
+    assert.ok(answeredReport.answerBlocks >= 1, `the answer is rendered from Markdown: ${JSON.stringify(answeredReport)}`);
     assert.ok(answeredReport.hits >= 1 && answeredReport.searches >= 1, JSON.stringify(answeredReport));
 
     // The webview's jump-to-chunk message, through the host's validation, opens the source at the chunk.

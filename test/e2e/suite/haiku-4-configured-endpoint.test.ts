@@ -20,7 +20,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     // A fresh chat session: the earlier suites' turns (and their document filter) must not carry over.
     await vscode.commands.executeCommand('workbench.action.chat.newChat');
     await settings().update('model.baseUrl', server.baseUrl, vscode.ConfigurationTarget.Global);
-    await settings().update('model.name', 'scripted-model', vscode.ConfigurationTarget.Global);
+    await settings().update('model.name', ['scripted-model'], vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -99,6 +99,32 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
       await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
     }
     assert.strictEqual(api.config().qa.model.apiKey, undefined);
+  });
+
+  it('does not send a key stored for one base URL to another one a setting points at', async () => {
+    const elsewhere = await startScriptedChatServer();
+    await vscode.commands.executeCommand('haiku.setApiKey', 'model', 'bound-secret-key');
+    try {
+      assert.strictEqual(api.config().qa.model.apiKey, 'bound-secret-key');
+      // A workspace setting (as a cloned repository could carry) moves the endpoint.
+      await settings().update('model.baseUrl', elsewhere.baseUrl, vscode.ConfigurationTarget.Workspace);
+      await waitFor(() => api.config().qa.model.baseUrl === elsewhere.baseUrl, 'the workspace setting to apply');
+      assert.strictEqual(api.config().qa.model.apiKey, undefined, 'the key is not handed out for another URL');
+      const [model] = await waitFor(async () => {
+        const models = await vscode.lm.selectChatModels({ vendor: 'haiku' });
+        return models.length > 0 ? models : undefined;
+      }, 'the endpoint model');
+      elsewhere.push({ text: 'who is asking?' });
+      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('hello')], {}, new vscode.CancellationTokenSource().token);
+      for await (const part of response.text) {
+        void part;
+      }
+      assert.strictEqual(elsewhere.requests.at(-1)?.headers.authorization, undefined, 'no Authorization header went to the other URL');
+    } finally {
+      await settings().update('model.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
+      await elsewhere.close();
+    }
   });
 
   it('stops a question when the chat cancels it, and records the run as cancelled', async () => {

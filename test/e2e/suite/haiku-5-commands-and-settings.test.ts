@@ -15,6 +15,17 @@ describe('Haiku: commands and index settings', () => {
     await waitForIndex(api);
   });
 
+  it('registers every command and tool package.json declares (tools with their tags)', async () => {
+    const manifest = vscode.extensions.getExtension('haiku-dev.haiku')!.packageJSON as { contributes: { commands: Array<{ command: string }>; languageModelTools: Array<{ name: string; tags: string[] }> } };
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepStrictEqual(manifest.contributes.commands.map((command) => command.command).filter((command) => !registered.has(command)), []);
+    for (const tool of manifest.contributes.languageModelTools) {
+      const found = vscode.lm.tools.find((candidate) => candidate.name === tool.name);
+      assert.ok(found, `${tool.name} is registered`);
+      assert.deepStrictEqual([...found.tags].sort(), [...tool.tags].sort());
+    }
+  });
+
   it('asks about a section, re-indexes a document and the current file', async () => {
     const guides = (await api.sectionsTree.getChildren())[0];
     const document = (await api.sectionsTree.getChildren(guides)).find((node) => node.kind === 'document' && node.document.format === 'html')!;
