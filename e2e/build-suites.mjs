@@ -16,7 +16,8 @@ function typeScriptFiles(folder) {
 
 fs.rmSync('dist-test', { recursive: true, force: true });
 await Promise.all(suites.map((suite) => esbuild.build({
-  entryPoints: suite.entryPoints,
+  // Flat output (`index.js` beside the suites) whichever folder an entry comes from.
+  entryPoints: suite.entryPoints.map((entry) => ({ in: entry, out: path.basename(entry, '.ts') })),
   outdir: suite.outdir,
   bundle: true,
   platform: 'node',

@@ -60,7 +60,7 @@ export class DocumentNavigator implements vscode.Disposable {
     const knowledgeBase = await this.knowledgeBase();
     const [chunk] = await knowledgeBase.getChunks([chunkId]);
     if (!chunk) {
-      throw new HaikuError('not_found', `The cited chunk ${chunkId} is no longer in the index (its document changed or was removed). Ask again to get fresh citations.`);
+      throw new HaikuError('not_found', vscode.l10n.t('The cited chunk {0} is no longer in the index (its document changed or was removed). Ask again to get fresh citations.', chunkId));
     }
     const document = await knowledgeBase.getDocument(chunk.documentId);
     return this.openChunkRecord(shownRange ? { ...chunk, sourceRange: shownRange } : chunk, document);

@@ -152,7 +152,7 @@ export class IndexService implements vscode.Disposable {
 
   private openBackend(): Promise<IndexBackend> {
     if (!vscode.workspace.isTrusted) {
-      return Promise.reject(new Error('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.'));
+      return Promise.reject(new Error(vscode.l10n.t('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.')));
     }
     this.backendPromise ??= (async () => {
       const started = Date.now();
@@ -433,7 +433,7 @@ export class IndexService implements vscode.Disposable {
 
   /** The first build shows a cancellable notification; cancelling stops the build (what was indexed stays). */
   private withNotification(work: (onProgress: (progress: IndexProgress) => void, signal: AbortSignal) => Promise<IndexRunSummary>, abort: AbortController): Promise<IndexRunSummary> {
-    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Haiku: indexing documents', cancellable: true }, async (progress, token) => {
+    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Haiku: indexing documents'), cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => abort.abort());
       let reported = 0;
       return work((current) => {

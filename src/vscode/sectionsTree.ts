@@ -123,7 +123,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
         item.resourceUri = vscode.Uri.parse(document.uri);
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = `haiku.document.${document.format}`;
-        item.command = { command: COMMANDS.openSection, title: 'Open', arguments: [element] };
+        item.command = { command: COMMANDS.openSection, title: vscode.l10n.t('Open'), arguments: [element] };
         return item;
       }
       case 'section': {
@@ -135,7 +135,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
         item.tooltip = `${element.document.relativePath} › ${section.title}${page ? ` (${page})` : ''} — ${section.chunkIds.length} chunks`;
         item.iconPath = new vscode.ThemeIcon('symbol-string');
         item.contextValue = 'haiku.section';
-        item.command = { command: COMMANDS.openSection, title: 'Open Section', arguments: [element] };
+        item.command = { command: COMMANDS.openSection, title: vscode.l10n.t('Open Section'), arguments: [element] };
         return item;
       }
     }

@@ -49,7 +49,7 @@ export class RunsPanel implements vscode.Disposable {
     }
     const mediaRoot = vscode.Uri.joinPath(this.extensionUri, 'media');
     const scriptRoot = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
-    const panel = vscode.window.createWebviewPanel('haiku.runs', 'Haiku Runs', vscode.ViewColumn.Beside, {
+    const panel = vscode.window.createWebviewPanel('haiku.runs', vscode.l10n.t('Haiku Runs'), vscode.ViewColumn.Beside, {
       enableScripts: true,
       localResourceRoots: [mediaRoot, scriptRoot],
       retainContextWhenHidden: false,

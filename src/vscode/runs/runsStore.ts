@@ -1,15 +1,8 @@
 import { RUNS_KEPT } from '../../core/limits';
-import type { RunChunkView, RunView } from '../../shared/runsProtocol';
+import type { RenderedCounts, RunChunkView, RunView } from '../../shared/runsProtocol';
 
 /** Counts the webview reports after rendering a run: what it drew. */
-export interface RenderReport {
-  runId: string;
-  executions: number;
-  searches: number;
-  hits: number;
-  citations: number;
-  highlightedBlocks: number;
-}
+export type RenderReport = RenderedCounts & { runId: string };
 
 /** The runs of this window, newest last, capped at `RUNS_KEPT`. Plain data plus listeners; no `vscode` import. */
 export class RunsStore {
