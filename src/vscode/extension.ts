@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { HaikuConfig } from '../core/config';
+import { createFeedbackLog } from './chat/feedbackLog';
 import { HaikuParticipant } from './chat/participant';
 import { registerCommands } from './commands';
 import { DOCUMENT_SCHEME } from './contributionIds';
@@ -185,6 +186,7 @@ function createParticipant(context: vscode.ExtensionContext, parts: { settings: 
     compactHistory: (messages) => loadBackendModule().compactHistory(messages),
     log: output,
     observeStream: parts.recorder?.observeStream,
+    recordFeedback: createFeedbackLog(context.globalStorageUri, output),
   });
 }
 
