@@ -69,28 +69,27 @@ export class TestRecorder {
 
   /** Wraps a response stream so the anchors, references and buttons it carries are recorded. */
   readonly observeStream = (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream => {
-    const record: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], buttons: [], done: false };
-    this.participantRequests.push(record);
-    this.pending.set(request, record);
-    const target = (value: unknown): string => (value instanceof vscode.Location || value instanceof vscode.Uri ? locationKey(value) : String(value));
-    return new Proxy(stream, {
-      get: (wrapped, property, receiver) => {
-        const original = Reflect.get(wrapped, property, receiver) as unknown;
-        if (typeof original !== 'function') {
-          return original;
-        }
-        return (...args: unknown[]) => {
-          if (property === 'anchor') {
-            record.anchors.push(target(args[0]));
-          } else if (property === 'reference') {
-            record.references.push(target(args[0]));
-          } else if (property === 'button') {
-            record.buttons.push((args[0] as vscode.Command).command);
-          }
-          return (original as (...parameters: unknown[]) => unknown).apply(wrapped, args);
-        };
-      },
-    });
+    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], buttons: [], done: false };
+    this.participantRequests.push(entry);
+    this.pending.set(request, entry);
+    // The host's stream is frozen (a Proxy may not change its methods): inherit from it, override three.
+    const record = (list: string[], value: unknown): void => {
+      list.push(value instanceof vscode.Location || value instanceof vscode.Uri ? locationKey(value) : String(value));
+    };
+    return Object.create(stream, {
+      anchor: { value: (value: vscode.Uri | vscode.Location, title?: string) => {
+        record(entry.anchors, value);
+        stream.anchor(value, title);
+      } },
+      reference: { value: (value: vscode.Uri | vscode.Location, iconPath?: vscode.IconPath) => {
+        record(entry.references, value);
+        stream.reference(value, iconPath);
+      } },
+      button: { value: (command: vscode.Command) => {
+        entry.buttons.push(command.command);
+        stream.button(command);
+      } },
+    }) as vscode.ChatResponseStream;
   };
 
   attach(objects: { participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator }): vscode.Disposable {

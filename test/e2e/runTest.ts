@@ -9,6 +9,8 @@ import { runTests } from '@vscode/test-electron';
  */
 async function main(): Promise<void> {
   const repositoryRoot = path.resolve(__dirname, '../..');
+  // The whole in-host run's limit (e2e/run-e2e.js): the chat suites need more than the default 300 s on a busy machine.
+  process.env.VSCODE_E2E_TIMEOUT ??= '900';
   // A folder with no documents first (the runner opens a fresh empty folder when given none): activation must
   // stay idle there. Only Haiku loads; no model is needed.
   await runTests({
