@@ -27,16 +27,29 @@ describe('Haiku: a window without documents', () => {
     assert.strictEqual(api.backendLoaded(), false);
   });
 
-  it('creates the index when the first indexable file appears', async () => {
-    const note = workspaceUri('first-note.md');
-    await vscode.workspace.fs.writeFile(note, Buffer.from('# First note\n\nThe zebrafinch sings at dawn.\n'));
-    await waitFor(async () => {
+  it('with haiku.index.autoIndex off, leaves a new document alone and the backend unloaded', async () => {
+    await vscode.workspace.getConfiguration('haiku').update('index.autoIndex', false, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => api.indexService.current.state === 'idle', 'the idle state');
+    await vscode.workspace.fs.writeFile(workspaceUri('first-note.md'), Buffer.from('# First note\n\nThe zebrafinch sings at dawn.\n'));
+    // Longer than the watcher's debounce: an enabled watcher would have started indexing by now.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await api.indexService.whenIdle();
+    assert.strictEqual(api.backendLoaded(), false);
+    assert.strictEqual(fs.existsSync(api.defaultDatabaseUri), false);
+  });
+
+  it('indexes once automatic indexing is on, then follows the next new document', async () => {
+    await vscode.workspace.getConfiguration('haiku').update('index.autoIndex', undefined, vscode.ConfigurationTarget.Workspace);
+    const indexed = async (documents: number) => waitFor(async () => {
       await api.indexService.whenIdle();
-      return api.indexService.current.documents === 1;
-    }, `the first document to be indexed (status ${JSON.stringify(api.indexService.current)})`, 120_000);
+      return api.indexService.current.documents === documents;
+    }, `${documents} indexed documents (status ${JSON.stringify(api.indexService.current)})`, 120_000);
+    await indexed(1);
     assert.strictEqual(api.backendLoaded(), true);
     assert.ok(fs.existsSync(api.defaultDatabaseUri));
     const [hit] = await (await api.knowledgeBase()).search('zebrafinch');
     assert.strictEqual(hit?.title, 'First note');
+    await vscode.workspace.fs.writeFile(workspaceUri('second-note.md'), Buffer.from('# Second note\n\nThe kestrel hovers.\n'));
+    await indexed(2);
   });
 });
