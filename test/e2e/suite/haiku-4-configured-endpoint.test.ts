@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
-import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex } from '../haikuSupport';
+import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /**
  * An OpenAI-compatible endpoint configured in the settings (a scripted server on 127.0.0.1): its model is offered
@@ -103,6 +103,9 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
 
   it('does not send a key stored for one base URL to another one a setting points at', async () => {
     const elsewhere = await startScriptedChatServer();
+    // The workspace setting below writes .vscode/settings.json into samples/: remove it afterwards if it is new.
+    const workspaceSettingsFolder = workspaceUri('.vscode');
+    const hadWorkspaceSettings = await vscode.workspace.fs.stat(workspaceSettingsFolder).then(() => true, () => false);
     await vscode.commands.executeCommand('haiku.setApiKey', 'model', 'bound-secret-key');
     try {
       assert.strictEqual(api.config().qa.model.apiKey, 'bound-secret-key');
@@ -125,6 +128,9 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
       await settings().update('model.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
       await elsewhere.close();
+      if (!hadWorkspaceSettings) {
+        await vscode.workspace.fs.delete(workspaceSettingsFolder, { recursive: true });
+      }
     }
   });
 
