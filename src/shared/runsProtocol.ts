@@ -63,6 +63,8 @@ export interface RenderedCounts {
   citations: number;
   /** Code blocks that went through the highlighter. */
   highlightedBlocks: number;
+  /** Block elements (paragraphs, headings, lists, tables, code) of the answer rendered from Markdown. */
+  answerBlocks: number;
 }
 
 export type WebviewToHostMessage =
@@ -95,7 +97,7 @@ export function parseWebviewMessage(value: unknown): WebviewToHostMessage | unde
       return isId(value.runId) && isId(value.chunkId) ? { type: 'openChunk', runId: value.runId, chunkId: value.chunkId } : undefined;
     case 'rendered': {
       const counts = value.counts;
-      const keys = ['executions', 'searches', 'hits', 'citations', 'highlightedBlocks'] as const;
+      const keys = ['executions', 'searches', 'hits', 'citations', 'highlightedBlocks', 'answerBlocks'] as const;
       if (!isId(value.runId) || !isObject(counts) || !keys.every((key) => typeof counts[key] === 'number')) {
         return undefined;
       }

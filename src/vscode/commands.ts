@@ -21,8 +21,8 @@ export interface CommandDependencies {
   knowledgeBase: () => Promise<ExtensionKnowledgeBase>;
   relativePathOf: (uri: string) => string;
   getConfig: () => HaikuConfig;
-  /** After an API key changed: reload what uses it. */
-  onApiKeyChanged: (which: keyof typeof SECRET_KEYS) => Promise<void>;
+  /** Stores (or, when empty, removes) an endpoint's API key, bound to the endpoint's current base URL, and reloads what uses it. */
+  storeApiKey: (which: keyof typeof SECRET_KEYS, key: string) => Promise<void>;
 }
 
 /** Runs a command body and turns a failure into an error notification with the actionable message. */
@@ -32,7 +32,8 @@ function guarded<T extends unknown[]>(output: vscode.LogOutputChannel, body: (..
       return await body(...args);
     } catch (error) {
       output.error(errorMessage(error));
-      void vscode.window.showErrorMessage(`Haiku: ${errorMessage(error)}`, 'Show Log').then((choice) => choice && output.show());
+      const showLog = vscode.l10n.t('Show Log');
+      void vscode.window.showErrorMessage(vscode.l10n.t('Haiku: {0}', errorMessage(error)), showLog).then((choice) => choice === showLog && output.show());
       return undefined;
     }
   };
@@ -44,44 +45,44 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
   const register = <T extends unknown[]>(id: CommandId, body: (...args: T) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, guarded(output, body));
 
   return [
+    register(COMMANDS.buildIndex, async () => {
+      await indexService.build();
+      const status = indexService.current;
+      void vscode.window.showInformationMessage(vscode.l10n.t('Haiku: index built — {0} documents, {1} chunks.', status.documents, status.chunks));
+    }),
     register(COMMANDS.rebuildIndex, async () => {
       await indexService.rebuild();
       const status = indexService.current;
-      void vscode.window.showInformationMessage(`Haiku: index rebuilt — ${status.documents} documents, ${status.chunks} chunks.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Haiku: index rebuilt — {0} documents, {1} chunks.', status.documents, status.chunks));
     }),
     register(COMMANDS.pauseIndexing, () => indexService.pause()),
     register(COMMANDS.resumeIndexing, () => indexService.resume()),
     register(COMMANDS.indexCurrentFile, async (uri?: vscode.Uri) => {
       const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
       if (!target || target.scheme !== 'file') {
-        void vscode.window.showInformationMessage('Haiku: open a workspace file (Markdown, HTML, PDF, DOCX or text) to index it.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Haiku: open a workspace file (Markdown, HTML, PDF, DOCX or text) to index it.'));
         return;
       }
       await indexService.indexFiles([target]);
-      vscode.window.setStatusBarMessage(`Haiku: indexed ${relativePathOf(target.toString())}`, 3000);
+      vscode.window.setStatusBarMessage(vscode.l10n.t('Haiku: indexed {0}', relativePathOf(target.toString())), 3000);
     }),
     register(COMMANDS.showOutput, () => output.show()),
     register(COMMANDS.setApiKey, async (which?: keyof typeof SECRET_KEYS, value?: string) => {
       const choices: Array<vscode.QuickPickItem & { key: keyof typeof SECRET_KEYS }> = [
-        { key: 'model', label: 'Chat model endpoint', description: 'haiku.model.baseUrl' },
-        { key: 'embeddings', label: 'Embeddings endpoint', description: 'haiku.embeddings.baseUrl' },
-        { key: 'reranker', label: 'Reranker endpoint', description: 'haiku.reranker.baseUrl' },
+        { key: 'model', label: vscode.l10n.t('Chat model endpoint'), description: 'haiku.model.baseUrl' },
+        { key: 'embeddings', label: vscode.l10n.t('Embeddings endpoint'), description: 'haiku.embeddings.baseUrl' },
+        { key: 'reranker', label: vscode.l10n.t('Reranker endpoint'), description: 'haiku.reranker.baseUrl' },
       ];
-      const key = which ?? (await vscode.window.showQuickPick(choices, { title: 'Haiku: Set API Key', placeHolder: 'Which endpoint is the key for?' }))?.key;
+      const key = which ?? (await vscode.window.showQuickPick(choices, { title: vscode.l10n.t('Haiku: Set API Key'), placeHolder: vscode.l10n.t('Which endpoint is the key for?') }))?.key;
       if (!key) {
         return;
       }
-      const secret = value ?? await vscode.window.showInputBox({ title: `API key for the ${key} endpoint`, prompt: 'Stored in VS Code\'s secret storage. Leave empty to remove the key.', password: true, ignoreFocusOut: true });
+      const secret = value ?? await vscode.window.showInputBox({ title: vscode.l10n.t('API key for the {0} endpoint', key), prompt: vscode.l10n.t('Stored in VS Code\'s secret storage and sent only to the endpoint\'s current base URL. Leave empty to remove the key.'), password: true, ignoreFocusOut: true });
       if (secret === undefined) {
         return;
       }
-      if (secret === '') {
-        await dependencies.context.secrets.delete(SECRET_KEYS[key]);
-      } else {
-        await dependencies.context.secrets.store(SECRET_KEYS[key], secret);
-      }
-      await dependencies.onApiKeyChanged(key);
-      vscode.window.setStatusBarMessage(secret === '' ? `Haiku: ${key} API key removed` : `Haiku: ${key} API key saved`, 3000);
+      await dependencies.storeApiKey(key, secret);
+      vscode.window.setStatusBarMessage(secret === '' ? vscode.l10n.t('Haiku: {0} API key removed', key) : vscode.l10n.t('Haiku: {0} API key saved', key), 3000);
     }),
     register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>
       insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
@@ -123,7 +124,7 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
         text = `${document.title} — ${document.relativePath}`;
       }
       await vscode.env.clipboard.writeText(text);
-      vscode.window.setStatusBarMessage('Haiku: citation copied', 3000);
+      vscode.window.setStatusBarMessage(vscode.l10n.t('Haiku: citation copied'), 3000);
       return text;
     }),
     register(COMMANDS.reindexDocument, async (node?: SectionsTreeNode) => {

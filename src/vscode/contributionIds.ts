@@ -3,6 +3,7 @@
  * against package.json's `contributes` and the code registers them by these constants only.
  */
 export const COMMANDS = {
+  buildIndex: 'haiku.buildIndex',
   rebuildIndex: 'haiku.rebuildIndex',
   pauseIndexing: 'haiku.pauseIndexing',
   resumeIndexing: 'haiku.resumeIndexing',

@@ -49,8 +49,9 @@ export class DocumentNavigator implements vscode.Disposable {
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.findMatchForeground'),
     overviewRulerLane: vscode.OverviewRulerLane.Center,
   });
-  /** The editor and range last highlighted (tests read it). */
-  lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  private readonly highlightEmitter = new vscode.EventEmitter<{ uri: string; range: vscode.Range }>();
+  /** Fires when a range of a document was selected and highlighted. */
+  readonly onDidHighlight = this.highlightEmitter.event;
 
   constructor(private readonly knowledgeBase: () => Promise<ExtensionKnowledgeBase>) {}
 
@@ -59,7 +60,7 @@ export class DocumentNavigator implements vscode.Disposable {
     const knowledgeBase = await this.knowledgeBase();
     const [chunk] = await knowledgeBase.getChunks([chunkId]);
     if (!chunk) {
-      throw new HaikuError('not_found', `The cited chunk ${chunkId} is no longer in the index (its document changed or was removed). Ask again to get fresh citations.`);
+      throw new HaikuError('not_found', vscode.l10n.t('The cited chunk {0} is no longer in the index (its document changed or was removed). Ask again to get fresh citations.', chunkId));
     }
     const document = await knowledgeBase.getDocument(chunk.documentId);
     return this.openChunkRecord(shownRange ? { ...chunk, sourceRange: shownRange } : chunk, document);
@@ -98,11 +99,12 @@ export class DocumentNavigator implements vscode.Disposable {
     const editor = await vscode.window.showTextDocument(textDocument, { preview: true, selection: range });
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     editor.setDecorations(this.decoration, [range]);
-    this.lastHighlight = { uri: textDocument.uri.toString(), range };
+    this.highlightEmitter.fire({ uri: textDocument.uri.toString(), range });
     return editor;
   }
 
   dispose(): void {
     this.decoration.dispose();
+    this.highlightEmitter.dispose();
   }
 }

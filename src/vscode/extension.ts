@@ -1,22 +1,36 @@
 import * as vscode from 'vscode';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { HaikuConfig } from '../core/config';
+import { createFeedbackLog } from './chat/feedbackLog';
 import { HaikuParticipant } from './chat/participant';
 import { registerCommands } from './commands';
 import { DOCUMENT_SCHEME } from './contributionIds';
 import { DocumentNavigator, DocumentRenderingProvider } from './documentNavigation';
-import type { HaikuExtensionApi } from './extensionApi';
+import { HAIKU_API_VERSION, type HaikuExtensionApi } from './extensionApi';
 import { IndexService } from './indexService';
 import { EndpointModelProvider, registerEndpointModelProvider } from './modelProvider';
 import { loadBackendModule } from './backendModule';
 import { RunsPanel } from './runs/runsPanel';
 import { RunsStore } from './runs/runsStore';
 import { createSectionsView, SectionsTreeProvider } from './sectionsTree';
-import { configFromSettings, hasConfiguredEndpoint, SECRET_KEYS, type ApiKeys, type SettingReader } from './settingsMapping';
+import { ApiKeyStore } from './apiKeys';
+import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, type SettingReader } from './settingsMapping';
 import { createStatusBar } from './statusBar';
+import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
 import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchTool } from './tools/searchTool';
+
+/** Settings, API keys and paths every part reads. */
+interface ExtensionSettings {
+  read: SettingReader;
+  getConfig: () => HaikuConfig;
+  /** Resolves once the API keys were read from secret storage. */
+  keysLoaded: Promise<void>;
+  apiKeys: ApiKeyStore;
+  defaultDatabaseUri: string;
+  relativePathOf: (uri: string) => string;
+}
 
 /**
  * Activation wires cheap objects only: views, commands, the participant, the tools. The store, the indexer,
@@ -26,100 +40,38 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const started = performance.now();
   const output = vscode.window.createOutputChannel('Haiku', { log: true });
   context.subscriptions.push(output);
+  const settings = readSettings(context, output);
+  const recorder = context.extensionMode === vscode.ExtensionMode.Test ? new TestRecorder() : undefined;
 
-  // `get` (not `inspect`) so untrusted workspaces cannot override the restricted settings (capabilities in package.json).
-  const read: SettingReader = (key) => vscode.workspace.getConfiguration('haiku').get(key);
-  const apiKeys: ApiKeys = {};
-  const loadApiKeys = async (): Promise<void> => {
-    apiKeys.model = await context.secrets.get(SECRET_KEYS.model);
-    apiKeys.embeddings = await context.secrets.get(SECRET_KEYS.embeddings);
-    apiKeys.reranker = await context.secrets.get(SECRET_KEYS.reranker);
-  };
-  const keysLoaded = loadApiKeys().catch((error: unknown) => output.warn(`Could not read API keys from secret storage: ${String(error)}`));
-  const storageFolder = context.storageUri ?? context.globalStorageUri;
-  const defaultDatabaseUri = vscode.Uri.joinPath(storageFolder, 'index').fsPath;
-  const getConfig = (): HaikuConfig => configFromSettings(read, { defaultDatabaseUri, apiKeys });
-  const relativePathOf = (uri: string): string => {
-    try {
-      return vscode.workspace.asRelativePath(vscode.Uri.parse(uri), (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
-    } catch {
-      return uri;
-    }
-  };
-
-  const indexService = new IndexService(getConfig, async (config, options) => {
-    await keysLoaded;
-    return loadBackendModule().loadNodeIndexBackend(getConfig(), options);
-  }, output);
+  const indexService = new IndexService(settings.getConfig, async (_config, options) => {
+    await settings.keysLoaded;
+    return loadBackendModule().loadNodeIndexBackend(settings.getConfig(), options);
+  }, output, () => autoIndexEnabled(settings.read));
   const knowledgeBase = () => indexService.knowledgeBase();
   const runsStore = new RunsStore();
   const navigator = new DocumentNavigator(knowledgeBase);
-  const renderingProvider = new DocumentRenderingProvider(knowledgeBase);
   const runsPanel = new RunsPanel(context.extensionUri, runsStore, async (chunkId, shownRange) => {
     await navigator.openChunk(chunkId, shownRange);
   }, (line) => output.info(line));
   const sectionsTree = new SectionsTreeProvider(() => indexService.openKnowledgeBase);
   const { view: sectionsView, disposable: sectionsViewDisposable } = createSectionsView(sectionsTree);
+  const modelProvider = createModelProvider(settings);
+  const participant = createParticipant(context, { settings, indexService, runsStore, navigator, output, recorder });
 
-  const modelProvider = new EndpointModelProvider(read, async () => {
-    await keysLoaded;
-    return getConfig();
-  }, async (config, name) => {
-    const configured = await loadBackendModule().loadConfiguredModel({ ...config, qa: { ...config.qa, model: { ...config.qa.model, name } } });
-    return configured!.model as LanguageModelV3;
-  });
-
-  const participant = new HaikuParticipant(context.extensionUri, {
-    indexService,
-    runsStore,
-    navigator,
-    getConfig,
-    configuredModel: async () => {
-      await keysLoaded;
-      return hasConfiguredEndpoint(read) ? loadBackendModule().loadConfiguredModel(getConfig()) : undefined;
-    },
-    loadAgent: () => loadBackendModule().loadAgentModule(),
-    loadSandboxFactory: async () => {
-      try {
-        return await loadBackendModule().loadSandboxFactory(getConfig(), context.extensionUri.fsPath);
-      } catch (error) {
-        output.warn(`The analysis sandbox is unavailable: ${String(error)}`);
-        return undefined;
-      }
-    },
-    relativePathOf,
-    compactHistory: (messages) => loadBackendModule().compactHistory(messages),
-    log: output,
-  });
-
-  const toolContext = { knowledgeBase, relativePathOf };
   context.subscriptions.push(
-    indexService,
-    navigator,
-    renderingProvider,
-    runsPanel,
-    sectionsTree,
-    sectionsViewDisposable,
-    participant,
-    modelProvider,
+    indexService, navigator, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
-    vscode.workspace.registerTextDocumentContentProvider(DOCUMENT_SCHEME, renderingProvider),
     registerEndpointModelProvider(modelProvider),
-    registerSearchTool(toolContext),
-    registerListDocumentsTool(toolContext),
-    registerReadSectionTool(toolContext),
+    ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),
+    registerDocumentRenderings(indexService, knowledgeBase),
     ...registerCommands({
-      context,
-      indexService,
-      navigator,
-      runsPanel,
-      sectionsTree,
-      output,
-      knowledgeBase,
-      relativePathOf,
-      getConfig,
-      onApiKeyChanged: async (which) => {
-        await loadApiKeys();
+      context, indexService, navigator, runsPanel, sectionsTree, output, knowledgeBase,
+      relativePathOf: settings.relativePathOf,
+      getConfig: settings.getConfig,
+      storeApiKey: async (which, key) => {
+        const config = settings.getConfig();
+        const baseUrl = which === 'model' ? config.qa.model.baseUrl : config[which].baseUrl;
+        await settings.apiKeys.set(which, key, baseUrl);
         if (which === 'model') {
           modelProvider.refresh();
         } else {
@@ -127,48 +79,146 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
         }
       },
     }),
+    indexService.onDidChangeIndex(() => sectionsTree.refresh()),
+    indexService.onDidChangeStatus((status) => status.state === 'ready' && sectionsTree.refresh()),
+    followSettings({ output, indexService, modelProvider }),
+    // A key allowed for a new URL (see ApiKeyStore) or changed in another window.
+    context.secrets.onDidChange(() => void settings.apiKeys.load().then(() => modelProvider.refresh())),
+  );
+  if (recorder) {
+    context.subscriptions.push(recorder.attach({ participant, indexService, runsPanel, sectionsTree, navigator }));
+  }
+
+  indexService.start();
+  const activationMs = performance.now() - started;
+  output.info(`Activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, ${vscode.env.appName}).`);
+  const api: HaikuExtensionApi = {
+    apiVersion: HAIKU_API_VERSION,
+    indexStatus: () => {
+      const { state, documents, chunks } = indexService.current;
+      return { state, documents, chunks };
+    },
+  };
+  if (!recorder) {
+    return api;
+  }
+  return {
+    ...api,
+    testing: Object.defineProperties({
+      activationMs, indexService, runsStore, runsPanel, sectionsTree, sectionsView, navigator,
+      defaultDatabaseUri: settings.defaultDatabaseUri,
+      backendLoaded: () => backendBundleLoaded(context.extensionUri.fsPath),
+      knowledgeBase,
+      config: settings.getConfig,
+    }, {
+      // Live views of the recorder's fields.
+      participantRequests: { get: () => recorder.participantRequests },
+      indexJobs: { get: () => recorder.indexJobs },
+      renderReports: { get: () => recorder.renderReports },
+      treeChildrenRequests: { get: () => recorder.treeChildrenRequests },
+      lastHighlight: { get: () => recorder.lastHighlight },
+    }) as NonNullable<HaikuExtensionApi['testing']>,
+  };
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}
+
+/** The settings reader, the API keys from secret storage and the core configuration built from both. */
+function readSettings(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): ExtensionSettings {
+  // `get` (not `inspect`) so untrusted workspaces cannot override the restricted settings (capabilities in package.json).
+  const read: SettingReader = (key) => vscode.workspace.getConfiguration('haiku').get(key);
+  const apiKeys = new ApiKeyStore(context.secrets, output);
+  const keysLoaded = apiKeys.load().catch((error: unknown) => output.warn(`Could not read API keys from secret storage: ${String(error)}`));
+  const storageFolder = context.storageUri ?? context.globalStorageUri;
+  const defaultDatabaseUri = vscode.Uri.joinPath(storageFolder, 'index').fsPath;
+  const relativePathOf = (uri: string): string => {
+    try {
+      return vscode.workspace.asRelativePath(vscode.Uri.parse(uri), (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+    } catch {
+      return uri;
+    }
+  };
+  const getConfig = (): HaikuConfig => {
+    const workspaceExcludes = excludeGlobsFromWorkspaceSettings(vscode.workspace.getConfiguration('files').get('exclude'), vscode.workspace.getConfiguration('search').get('exclude'));
+    const withoutKeys = configFromSettings(read, { defaultDatabaseUri, workspaceExcludes });
+    // Each key only for the base URL it was stored for (a workspace's settings may point elsewhere).
+    const keys = apiKeys.keysFor({ model: withoutKeys.qa.model.baseUrl, embeddings: withoutKeys.embeddings.baseUrl, reranker: withoutKeys.reranker.baseUrl });
+    return configFromSettings(read, { defaultDatabaseUri, workspaceExcludes, apiKeys: keys });
+  };
+  return { read, getConfig, keysLoaded, apiKeys, defaultDatabaseUri, relativePathOf };
+}
+
+/** The configured OpenAI-compatible endpoint's models in the chat's model picker. */
+function createModelProvider(settings: ExtensionSettings): EndpointModelProvider {
+  return new EndpointModelProvider(settings.read, async () => {
+    await settings.keysLoaded;
+    return settings.getConfig();
+  }, async (config, name) => {
+    const configured = await loadBackendModule().loadConfiguredModel({ ...config, qa: { ...config.qa, model: { ...config.qa.model, name } } });
+    return configured!.model as LanguageModelV3;
+  });
+}
+
+/** `@haiku`, with its heavy parts (agent, sandbox, configured model) loaded on the first question. */
+function createParticipant(context: vscode.ExtensionContext, parts: { settings: ExtensionSettings; indexService: IndexService; runsStore: RunsStore; navigator: DocumentNavigator; output: vscode.LogOutputChannel; recorder: TestRecorder | undefined }): HaikuParticipant {
+  const { settings, output } = parts;
+  return new HaikuParticipant(context.extensionUri, {
+    indexService: parts.indexService,
+    runsStore: parts.runsStore,
+    navigator: parts.navigator,
+    getConfig: settings.getConfig,
+    configuredModel: async () => {
+      await settings.keysLoaded;
+      return hasConfiguredEndpoint(settings.read) ? loadBackendModule().loadConfiguredModel(settings.getConfig()) : undefined;
+    },
+    loadAgent: () => loadBackendModule().loadAgentModule(),
+    loadSandboxFactory: async () => {
+      try {
+        return await loadBackendModule().loadSandboxFactory(settings.getConfig(), context.extensionUri.fsPath);
+      } catch (error) {
+        output.warn(`The analysis sandbox is unavailable: ${String(error)}`);
+        return undefined;
+      }
+    },
+    relativePathOf: settings.relativePathOf,
+    compactHistory: (messages) => loadBackendModule().compactHistory(messages),
+    log: output,
+    observeStream: parts.recorder?.observeStream,
+    recordFeedback: createFeedbackLog(context.globalStorageUri, output),
+  });
+}
+
+function registerTools(toolContext: Parameters<typeof registerSearchTool>[0]): vscode.Disposable[] {
+  return [registerSearchTool(toolContext), registerListDocumentsTool(toolContext), registerReadSectionTool(toolContext)];
+}
+
+/** The read-only Markdown renderings of PDF and DOCX documents, reloaded when the index changes. */
+function registerDocumentRenderings(indexService: IndexService, knowledgeBase: () => ReturnType<IndexService['knowledgeBase']>): vscode.Disposable {
+  const renderingProvider = new DocumentRenderingProvider(knowledgeBase);
+  return vscode.Disposable.from(
+    renderingProvider,
+    vscode.workspace.registerTextDocumentContentProvider(DOCUMENT_SCHEME, renderingProvider),
     indexService.onDidChangeIndex(() => {
-      sectionsTree.refresh();
       for (const document of vscode.workspace.textDocuments) {
         if (document.uri.scheme === DOCUMENT_SCHEME) {
           renderingProvider.refresh(document.uri);
         }
       }
     }),
-    indexService.onDidChangeStatus((status) => {
-      if (status.state === 'ready') {
-        sectionsTree.refresh();
-      }
-    }),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('haiku.model')) {
-        modelProvider.refresh();
-      }
-      if (['haiku.index', 'haiku.embeddings', 'haiku.reranker', 'haiku.search'].some((section) => event.affectsConfiguration(section))) {
-        output.info('Index settings changed: reopening the index.');
-        void indexService.reopen();
-      }
-    }),
-    context.secrets.onDidChange(() => void loadApiKeys()),
   );
-
-  indexService.start();
-  const activationMs = performance.now() - started;
-  output.info(`Activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, ${vscode.env.appName}).`);
-  return {
-    activationMs,
-    indexService,
-    runsStore,
-    runsPanel,
-    sectionsTree,
-    sectionsView,
-    participant,
-    navigator,
-    knowledgeBase,
-    config: getConfig,
-  };
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions.
+/** Settings changes: the model picker follows `haiku.model`; index, embeddings, search and exclude settings reopen the index. */
+function followSettings(parts: { output: vscode.LogOutputChannel; indexService: IndexService; modelProvider: EndpointModelProvider }): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration('haiku.model')) {
+      parts.modelProvider.refresh();
+    }
+    if (['haiku.index', 'haiku.embeddings', 'haiku.reranker', 'haiku.search', 'files.exclude', 'search.exclude'].some((section) => event.affectsConfiguration(section))) {
+      parts.output.info('Index settings changed: reopening the index.');
+      void parts.indexService.reopen();
+    }
+  });
 }

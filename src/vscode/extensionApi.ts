@@ -1,27 +1,15 @@
-import type * as vscode from 'vscode';
-import type { HaikuConfig } from '../core/config';
-import type { HaikuParticipant } from './chat/participant';
-import type { DocumentNavigator } from './documentNavigation';
-import type { ExtensionKnowledgeBase } from './indexBackend';
-import type { IndexService } from './indexService';
-import type { RunsPanel } from './runs/runsPanel';
-import type { RunsStore } from './runs/runsStore';
-import type { SectionsTreeNode, SectionsTreeProvider } from './sectionsTree';
+import type { HaikuTestApi } from './testApi';
+
+/** Version of what `activate()` returns; raised on any incompatible change. */
+export const HAIKU_API_VERSION = 1;
 
 /**
- * What `activate()` returns: a small typed handle for the in-host test suites (wait for indexing, inspect
- * runs, the tree, what the participant streamed). Not a public API for other extensions.
+ * What `activate()` returns to other extensions: small and versioned. `testing` is present only when the
+ * extension runs under test (`ExtensionMode.Test`); production objects keep no state for tests.
  */
 export interface HaikuExtensionApi {
-  /** Wall-clock time `activate` took (ms). */
-  readonly activationMs: number;
-  readonly indexService: IndexService;
-  readonly runsStore: RunsStore;
-  readonly runsPanel: RunsPanel;
-  readonly sectionsTree: SectionsTreeProvider;
-  readonly sectionsView: vscode.TreeView<SectionsTreeNode>;
-  readonly participant: HaikuParticipant;
-  readonly navigator: DocumentNavigator;
-  knowledgeBase(): Promise<ExtensionKnowledgeBase>;
-  config(): HaikuConfig;
+  readonly apiVersion: typeof HAIKU_API_VERSION;
+  /** The index's state and counts, as the status bar shows them. */
+  indexStatus(): { state: string; documents: number; chunks: number };
+  readonly testing?: HaikuTestApi;
 }

@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
 import { errorMessage } from '../core/errors';
+import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
-import { indexBaseFolder, isInsideOrEqual } from './workspacePaths';
+import { indexBaseFolder } from './workspacePaths';
 import { INDEX_WATCH_DEBOUNCE_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
 
-export type IndexState = 'waiting-for-trust' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
+/** `idle`: nothing to index automatically (no folder, no indexable file, or `haiku.index.autoIndex` off); the backend is not loaded. */
+export type IndexState = 'waiting-for-trust' | 'idle' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
 
 export interface IndexStatus {
   state: IndexState;
@@ -17,6 +19,9 @@ export interface IndexStatus {
   /** Set in the error state: what went wrong and what to do. */
   message?: string;
 }
+
+/** A completed indexing job: a full sync of the workspace folders or an update of single files. */
+export type IndexJobReport = IndexRunSummary & { kind: 'full' | 'files'; durationMs: number };
 
 /** Work queued for the indexer: a full sync of every workspace folder, or single files. */
 interface PendingWork {
@@ -47,25 +52,32 @@ export class IndexService implements vscode.Disposable {
   private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
   private readonly indexEmitter = new vscode.EventEmitter<void>();
   private idleWaiters: Array<() => void> = [];
-  /** Completed job summaries (tests and the output channel read them). */
-  readonly history: Array<IndexRunSummary & { kind: 'full' | 'files'; durationMs: number }> = [];
+  private readonly jobEmitter = new vscode.EventEmitter<IndexJobReport>();
 
   /** Fires on every state or count change. */
   readonly onDidChangeStatus = this.statusEmitter.event;
   /** Fires after documents were added, changed or removed. */
   readonly onDidChangeIndex = this.indexEmitter.event;
+  /** Fires when an indexing job completed (not when it was cancelled or failed). */
+  readonly onDidFinishJob = this.jobEmitter.event;
 
   constructor(
     private readonly getConfig: () => HaikuConfig,
     private readonly loadBackend: IndexBackendLoader,
     private readonly output: vscode.LogOutputChannel,
+    /** `haiku.index.autoIndex`: index on start and on file changes (a host setting, not part of the core config). */
+    private readonly autoIndex: () => boolean,
   ) {}
 
   get current(): IndexStatus {
     return { ...this.status };
   }
 
-  /** Starts once the workspace is trusted: opens the store, syncs, then watches. */
+  /**
+   * Starts once the workspace is trusted. With automatic indexing on and indexable files in the workspace, opens
+   * the store, syncs, then watches; otherwise stays idle without loading the backend (a watcher still notices the
+   * first indexable file).
+   */
   start(): void {
     if (!vscode.workspace.isTrusted) {
       this.setStatus({ state: 'waiting-for-trust' });
@@ -73,7 +85,17 @@ export class IndexService implements vscode.Disposable {
       this.disposables.push(vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()));
       return;
     }
+    if (!this.autoIndex()) {
+      this.setStatus({ state: 'idle' });
+      this.output.info('Automatic indexing is off (haiku.index.autoIndex): build the index with Haiku: Build Index.');
+      return;
+    }
     this.watch();
+    this.followWorkspaceFolders();
+    void this.syncIfIndexable();
+  }
+
+  private followWorkspaceFolders(): void {
     let baseFolder = indexBaseFolder(this.fileFolders());
     this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => {
       const next = indexBaseFolder(this.fileFolders());
@@ -82,11 +104,35 @@ export class IndexService implements vscode.Disposable {
         this.output.info(`Workspace folders changed the index base from ${baseFolder} to ${next}: rebuilding.`);
         void this.rebuild();
       } else {
-        this.requestFullSync();
+        void this.syncIfIndexable();
       }
       baseFolder = next;
     }));
-    this.requestFullSync();
+  }
+
+  /** A full sync when an index is open already or the workspace holds an indexable file; else idle. */
+  private async syncIfIndexable(): Promise<void> {
+    if (this.backend || await this.hasIndexableFile()) {
+      this.requestFullSync();
+    } else if (this.status.state === 'starting') {
+      this.output.info('No indexable files in the workspace: the index is created when the first one appears.');
+      this.setStatus({ state: 'idle' });
+    }
+  }
+
+  private async hasIndexableFile(): Promise<boolean> {
+    if (this.fileFolders().length === 0) {
+      return false;
+    }
+    const { include, exclude } = this.getConfig().index;
+    // One brace group of the excludes when none nests braces itself (VS Code globs do not nest groups).
+    const excludeGlob = exclude.length > 0 && !exclude.some((pattern) => /[{}]/.test(pattern)) ? `{${exclude.join(',')}}` : undefined;
+    for (const pattern of include) {
+      if ((await vscode.workspace.findFiles(pattern, excludeGlob, 1)).length > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The store, opened on first use; rejects while the workspace is untrusted. */
@@ -106,7 +152,7 @@ export class IndexService implements vscode.Disposable {
 
   private openBackend(): Promise<IndexBackend> {
     if (!vscode.workspace.isTrusted) {
-      return Promise.reject(new Error('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.'));
+      return Promise.reject(new Error(vscode.l10n.t('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.')));
     }
     this.backendPromise ??= (async () => {
       const started = Date.now();
@@ -132,10 +178,17 @@ export class IndexService implements vscode.Disposable {
     this.backend = undefined;
     this.backendPromise = undefined;
     await backend?.close().catch(() => undefined);
-    if (vscode.workspace.isTrusted) {
-      this.watch();
+    if (!vscode.workspace.isTrusted) {
+      return;
     }
-    this.requestFullSync();
+    if (this.autoIndex()) {
+      this.watch();
+      void this.syncIfIndexable();
+    } else {
+      this.watchers.forEach((watcher) => watcher.dispose());
+      this.watchers = [];
+      this.setStatus({ state: 'idle' });
+    }
   }
 
   private watch(): void {
@@ -165,7 +218,8 @@ export class IndexService implements vscode.Disposable {
   }
 
   private fileDeleted(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file') {
+    // With no index open and nothing indexed yet, a deletion has nothing to remove: do not create an index for it.
+    if (uri.scheme !== 'file' || (!this.backend && this.status.state === 'idle')) {
       return;
     }
     this.pending.changed.delete(uri.fsPath);
@@ -173,10 +227,10 @@ export class IndexService implements vscode.Disposable {
     this.schedule();
   }
 
-  /** The database folder may sit inside the workspace: never index it. */
+  /** The database folder may sit inside the workspace: never index it (`/x/index2` is not inside `/x/index`). */
   private isExcluded(uri: vscode.Uri): boolean {
     const database = this.getConfig().index.databaseUri;
-    return database !== '' && uri.fsPath.startsWith(database);
+    return database !== '' && isPathInside(uri.fsPath, database);
   }
 
   /** Re-indexes these files now (Index Current File, Re-index Document). */
@@ -191,6 +245,13 @@ export class IndexService implements vscode.Disposable {
   requestFullSync(): void {
     this.pending.full = true;
     this.schedule(0);
+  }
+
+  /** Builds (or brings up to date) the index of the workspace folders without dropping anything. */
+  async build(): Promise<void> {
+    this.paused = false;
+    this.requestFullSync();
+    await this.whenIdle();
   }
 
   /** Drops the index and builds it again from the workspace folders. */
@@ -317,7 +378,7 @@ export class IndexService implements vscode.Disposable {
         }
       }
       const durationMs = Date.now() - started;
-      this.history.push({ ...summary, kind: full ? 'full' : 'files', durationMs });
+      this.jobEmitter.fire({ ...summary, kind: full ? 'full' : 'files', durationMs });
       this.output.info(`${full ? 'Sync' : 'Update'} done in ${durationMs} ms: ${summary.indexed} indexed, ${summary.unchanged} unchanged, ${summary.removed} removed, ${summary.failed.length} failed.`);
       for (const failure of summary.failed) {
         this.output.warn(`${failure.path}: ${failure.message}`);
@@ -372,7 +433,7 @@ export class IndexService implements vscode.Disposable {
 
   /** The first build shows a cancellable notification; cancelling stops the build (what was indexed stays). */
   private withNotification(work: (onProgress: (progress: IndexProgress) => void, signal: AbortSignal) => Promise<IndexRunSummary>, abort: AbortController): Promise<IndexRunSummary> {
-    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Haiku: indexing documents', cancellable: true }, async (progress, token) => {
+    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Haiku: indexing documents'), cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => abort.abort());
       let reported = 0;
       return work((current) => {
@@ -389,7 +450,7 @@ export class IndexService implements vscode.Disposable {
   private byFolder(paths: readonly string[]): Map<string, string[]> {
     const folders = this.fileFolders();
     const baseFolder = indexBaseFolder(folders);
-    const inside = paths.filter((fsPath) => folders.some((folder) => isInsideOrEqual(fsPath, folder)));
+    const inside = paths.filter((fsPath) => folders.some((folder) => isPathInside(fsPath, folder)));
     return baseFolder && inside.length > 0 ? new Map([[baseFolder, inside]]) : new Map();
   }
 
@@ -419,6 +480,7 @@ export class IndexService implements vscode.Disposable {
     this.watchers.forEach((watcher) => watcher.dispose());
     this.statusEmitter.dispose();
     this.indexEmitter.dispose();
+    this.jobEmitter.dispose();
     void this.backend?.close().catch(() => undefined);
   }
 }

@@ -21,7 +21,7 @@ export async function insertCitation(
 ): Promise<string | undefined> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    void vscode.window.showInformationMessage('Open the Markdown file to cite into, place the cursor, and run Haiku: Insert Citation again.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open the Markdown file to cite into, place the cursor, and run Haiku: Insert Citation again.'));
     return undefined;
   }
   const store = await knowledgeBase();
@@ -42,8 +42,8 @@ export async function insertCitation(
   } else {
     chosen = await new Promise<SearchResult | undefined>((resolve) => {
       const pick = vscode.window.createQuickPick<HitPick>();
-      pick.title = 'Insert Citation';
-      pick.placeholder = 'Search the indexed documents; pick a passage to cite';
+      pick.title = vscode.l10n.t('Insert Citation');
+      pick.placeholder = vscode.l10n.t('Search the indexed documents; pick a passage to cite');
       let timer: NodeJS.Timeout | undefined;
       let generation = 0;
       const run = (query: string): void => {

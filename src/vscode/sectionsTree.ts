@@ -28,8 +28,9 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
   private readonly outlines = new Map<string, DocumentOutline>();
   private readonly nodes = new Map<string, SectionsTreeNode>();
   private readonly parents = new Map<string, SectionsTreeNode | undefined>();
-  /** Calls of getChildren (tests check the UI asked). */
-  getChildrenCalls = 0;
+  private readonly childrenEmitter = new vscode.EventEmitter<SectionsTreeNode | undefined>();
+  /** Fires when the view asks for the children of a node (undefined: the roots). */
+  readonly onDidRequestChildren = this.childrenEmitter.event;
 
   constructor(private readonly knowledgeBase: () => ExtensionKnowledgeBase | undefined) {}
 
@@ -73,7 +74,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
   }
 
   async getChildren(element?: SectionsTreeNode): Promise<SectionsTreeNode[]> {
-    this.getChildrenCalls++;
+    this.childrenEmitter.fire(element);
     const documents = await this.listDocuments();
     if (!element) {
       const folders = [...new Set(documents.map((document) => folderOf(document.relativePath)))].filter((folder) => folder !== '').sort();
@@ -122,7 +123,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
         item.resourceUri = vscode.Uri.parse(document.uri);
         item.iconPath = vscode.ThemeIcon.File;
         item.contextValue = `haiku.document.${document.format}`;
-        item.command = { command: COMMANDS.openSection, title: 'Open', arguments: [element] };
+        item.command = { command: COMMANDS.openSection, title: vscode.l10n.t('Open'), arguments: [element] };
         return item;
       }
       case 'section': {
@@ -134,7 +135,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
         item.tooltip = `${element.document.relativePath} › ${section.title}${page ? ` (${page})` : ''} — ${section.chunkIds.length} chunks`;
         item.iconPath = new vscode.ThemeIcon('symbol-string');
         item.contextValue = 'haiku.section';
-        item.command = { command: COMMANDS.openSection, title: 'Open Section', arguments: [element] };
+        item.command = { command: COMMANDS.openSection, title: vscode.l10n.t('Open Section'), arguments: [element] };
         return item;
       }
     }
@@ -166,6 +167,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
 
   dispose(): void {
     this.changeEmitter.dispose();
+    this.childrenEmitter.dispose();
   }
 }
 

@@ -14,7 +14,7 @@ export const SECRET_KEYS = { model: 'haiku.model.apiKey', embeddings: 'haiku.emb
 
 /** Every `haiku.*` setting the mapping reads (the contributions test checks package.json declares exactly these). */
 export const SETTING_KEYS = [
-  'index.databaseUri', 'index.include', 'index.exclude', 'index.maxFileBytes', 'index.respectGitignore',
+  'index.autoIndex', 'index.databaseUri', 'index.include', 'index.exclude', 'index.useExcludeSettings', 'index.maxFileSizeMB', 'index.respectGitignore', 'index.followLinksOutside',
   'search.limit', 'search.maxContextChars', 'search.rerankPoolFactor', 'search.fullTextWeight', 'search.vectorWeight',
   'embeddings.provider', 'embeddings.baseUrl', 'embeddings.model', 'embeddings.dimensions', 'embeddings.batchSize',
   'reranker.provider', 'reranker.baseUrl', 'reranker.model',
@@ -43,22 +43,58 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
+const BYTES_PER_MEGABYTE = 1024 * 1024;
+
+/**
+ * The globs of VS Code's `files.exclude` and `search.exclude` that are switched on (`true`; entries with a `when`
+ * clause depend on sibling files and are left out). A folder pattern also gets `/**`, since the indexer matches
+ * the files below a folder, not the folder alone.
+ */
+export function excludeGlobsFromWorkspaceSettings(...settings: unknown[]): string[] {
+  const globs = new Set<string>();
+  for (const setting of settings) {
+    if (typeof setting !== 'object' || setting === null) {
+      continue;
+    }
+    for (const [pattern, enabled] of Object.entries(setting)) {
+      if (enabled !== true || pattern.trim() === '') {
+        continue;
+      }
+      globs.add(pattern);
+      if (!pattern.endsWith('/**')) {
+        globs.add(`${pattern.replace(/\/+$/, '')}/**`);
+      }
+    }
+  }
+  return [...globs];
+}
+
 /**
  * Maps `haiku.*` settings onto the core configuration. An empty `index.databaseUri` means "the workspace
- * storage folder", which only the host knows: it is passed as `defaultDatabaseUri`.
+ * storage folder", which only the host knows: it is passed as `defaultDatabaseUri`. `workspaceExcludes` are the
+ * globs of `files.exclude` and `search.exclude`, added to `index.exclude` while `index.useExcludeSettings` is on.
  */
-export function configFromSettings(read: SettingReader, options: { defaultDatabaseUri: string; apiKeys?: ApiKeys }): HaikuConfig {
+export function configFromSettings(read: SettingReader, options: { defaultDatabaseUri: string; apiKeys?: ApiKeys; workspaceExcludes?: readonly string[] }): HaikuConfig {
   const defaults = defaultConfig();
   const apiKeys = options.apiKeys ?? {};
   const databaseUri = stringOr(read('index.databaseUri'), '').trim();
   const dimensions = read('embeddings.dimensions');
   const requestLimit = read('qa.requestLimit');
+  const maxFileSizeMegabytes = read('index.maxFileSizeMB');
+  const exclude = stringsOr(read('index.exclude'), defaults.index.exclude);
+  const workspaceExcludes = booleanOr(read('index.useExcludeSettings'), true) ? (options.workspaceExcludes ?? []).filter((glob) => !exclude.includes(glob)) : [];
+  // `index.followLinksOutside` belongs to the filters' part of the core configuration; spread so this mapping
+  // compiles whether or not that field is declared yet.
+  const linkPolicy = { followLinksOutside: booleanOr(read('index.followLinksOutside'), false) };
   return {
     index: {
+      ...linkPolicy,
       databaseUri: databaseUri === '' ? options.defaultDatabaseUri : databaseUri,
       include: stringsOr(read('index.include'), defaults.index.include),
-      exclude: stringsOr(read('index.exclude'), defaults.index.exclude),
-      maxFileBytes: numberOr(read('index.maxFileBytes'), defaults.index.maxFileBytes),
+      exclude: [...exclude, ...workspaceExcludes],
+      maxFileBytes: typeof maxFileSizeMegabytes === 'number' && Number.isFinite(maxFileSizeMegabytes) && maxFileSizeMegabytes > 0
+        ? Math.round(maxFileSizeMegabytes * BYTES_PER_MEGABYTE)
+        : defaults.index.maxFileBytes,
       respectGitignore: booleanOr(read('index.respectGitignore'), defaults.index.respectGitignore),
       followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
     },
@@ -105,12 +141,19 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
   };
 }
 
-/** `haiku.model.name` may list several models separated by commas; all are offered in the model picker. */
+/** `haiku.model.name` lists models (an array; a comma-separated string from older settings also works): all are offered in the model picker. */
 export function configuredModelNames(read: SettingReader): string[] {
-  return stringOr(read('model.name'), '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const value = read('model.name');
+  const names = Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : stringOr(value, '').split(',');
+  return names.map((name) => name.trim()).filter((name) => name !== '');
 }
 
 /** True when an OpenAI-compatible endpoint replaces the chat's model for `@haiku`. */
 export function hasConfiguredEndpoint(read: SettingReader): boolean {
   return stringOr(read('model.baseUrl'), '').trim() !== '' && configuredModelNames(read).length > 0;
+}
+
+/** `haiku.index.autoIndex`: index on start and follow file changes (default on). */
+export function autoIndexEnabled(read: SettingReader): boolean {
+  return booleanOr(read('index.autoIndex'), true);
 }

@@ -6,9 +6,9 @@ import { statusBarText } from './statusText';
 /** The status-bar item: state and counts; a click pauses, resumes or shows the log depending on the state. */
 export function createStatusBar(indexService: IndexService): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('haiku.status', vscode.StatusBarAlignment.Left, 10);
-  item.name = 'Haiku Index';
+  item.name = vscode.l10n.t('Haiku Index');
   const update = (status: IndexStatus): void => {
-    const { text, tooltip } = statusBarText(status);
+    const { text, tooltip } = statusBarText(status, vscode.l10n.t);
     item.text = text;
     item.tooltip = tooltip;
     item.command = status.state === 'indexing' ? COMMANDS.pauseIndexing

@@ -1,15 +1,21 @@
 import * as vscode from 'vscode';
 import type { HaikuExtensionApi } from '../../src/vscode/extensionApi';
+import type { HaikuTestApi, ParticipantRequestRecord } from '../../src/vscode/testApi';
 
 /** Shared helpers of the in-host suites (bundled into each suite by e2e/build-suites.mjs). */
 export const EXTENSION_ID = 'haiku-dev.haiku';
 
-export async function activateHaiku(): Promise<HaikuExtensionApi> {
+/** Activates Haiku and returns its test API (present because the suites run in `ExtensionMode.Test`). */
+export async function activateHaiku(): Promise<HaikuTestApi> {
   const extension = vscode.extensions.getExtension<HaikuExtensionApi>(EXTENSION_ID);
   if (!extension) {
     throw new Error(`extension ${EXTENSION_ID} not found`);
   }
-  return extension.activate();
+  const api = await extension.activate();
+  if (api.apiVersion !== 1 || !api.testing) {
+    throw new Error(`Haiku's API is version ${api.apiVersion}, test API ${api.testing ? 'present' : 'missing'}`);
+  }
+  return api.testing;
 }
 
 export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
@@ -32,7 +38,7 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
 }
 
 /** Waits until the first index build is done and holds the fixture documents (README, two guides, two papers). */
-export async function waitForIndex(api: HaikuExtensionApi, minimumDocuments = 5): Promise<void> {
+export async function waitForIndex(api: HaikuTestApi, minimumDocuments = 5): Promise<void> {
   await waitFor(async () => {
     await api.indexService.whenIdle();
     const status = api.indexService.current;
@@ -49,11 +55,30 @@ export function workspaceUri(relativePath: string): vscode.Uri {
 }
 
 /** Sends a question to @haiku through the real Chat view with the scripted fake model, and waits for the answer. */
-export async function askHaiku(api: HaikuExtensionApi, query: string, attachFiles?: vscode.Uri[]): Promise<HaikuExtensionApi['participant']['requests'][number]> {
-  const before = api.participant.requests.length;
+export async function askHaiku(api: HaikuTestApi, query: string, attachFiles?: vscode.Uri[]): Promise<ParticipantRequestRecord> {
+  const before = api.participantRequests.length;
   await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fake-lm' }, blockOnResponse: true, attachFiles });
   return waitFor(() => {
-    const record = api.participant.requests[before];
+    const record = api.participantRequests[before];
     return record && record.done ? record : undefined;
   }, `@haiku to answer "${query}"`, 120_000);
+}
+
+/**
+ * Where the chat's anchor or reference for a run's citation points, named as the test API records it
+ * (`uri#line`, see `locationKey`): the source file at its start line, or the Markdown rendering of a PDF or DOCX.
+ */
+export function citationTarget(citation: { relativePath: string; sourceRange?: { startLine?: number } }): string | RegExp {
+  if (/\.(pdf|docx)$/.test(citation.relativePath)) {
+    return /^haiku-doc:/;
+  }
+  const uri = workspaceUri(citation.relativePath).toString();
+  return citation.sourceRange?.startLine === undefined ? uri : `${uri}#${citation.sourceRange.startLine}`;
+}
+
+export function assertTargets(actual: readonly string[], expected: ReadonlyArray<string | RegExp>, what: string): void {
+  const matches = actual.length === expected.length && expected.every((target, index) => (typeof target === 'string' ? actual[index] === target : target.test(actual[index])));
+  if (!matches) {
+    throw new Error(`${what}: expected ${expected.map(String).join(', ')}, got ${actual.join(', ')}`);
+  }
 }

@@ -4,10 +4,22 @@ import { runTests } from '@vscode/test-electron';
 /**
  * Runs the in-host suites (`dist-test/suite/*.test.js`) inside a real VS Code: code-server's build driven by
  * headless Chromium (`e2e/run-e2e.js`, reached through the `e2e/code-shim.sh` stand-in executable).
- * Loads the extension under test and the scripted fake language model (`test-fixtures/fake-lm`).
+ * Loads the extension under test and the scripted fake language model (`test-fixtures/fake-lm`). Runs twice: in a
+ * folder without documents (`dist-test/empty-suite`), then in `samples/` (`dist-test/suite`).
  */
 async function main(): Promise<void> {
   const repositoryRoot = path.resolve(__dirname, '../..');
+  // The whole in-host run's limit (e2e/run-e2e.js): the chat suites need more than the default 300 s on a busy machine.
+  process.env.VSCODE_E2E_TIMEOUT ??= '900';
+  // A folder with no documents first (the runner opens a fresh empty folder when given none): activation must
+  // stay idle there. Only Haiku loads; no model is needed.
+  await runTests({
+    vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
+    extensionDevelopmentPath: repositoryRoot,
+    extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'empty-suite', 'index.js'),
+    launchArgs: [],
+    extensionTestsEnv: { HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e-empty') },
+  });
   await runTests({
     vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
     extensionDevelopmentPath: [repositoryRoot, path.join(repositoryRoot, 'test-fixtures', 'fake-lm')],

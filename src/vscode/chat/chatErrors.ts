@@ -68,5 +68,5 @@ export function indexNotReadyView(status: { state: string; documents: number }):
   if (status.state === 'paused') {
     return { code: 'index_paused', message: 'Indexing is paused and the index is empty.', button: { command: COMMANDS.resumeIndexing, title: 'Resume indexing' } };
   }
-  return { code: 'empty_index', message: 'The Haiku index is empty: no Markdown, HTML, PDF, DOCX or text files were found in the workspace (see the `haiku.index.include` setting).', button: { command: COMMANDS.rebuildIndex, title: 'Rebuild index' } };
+  return { code: 'empty_index', message: 'The Haiku index is empty: no Markdown, HTML, PDF, DOCX or text files were found in the workspace (see the `haiku.index.include` setting).', button: { command: COMMANDS.buildIndex, title: 'Build index' } };
 }

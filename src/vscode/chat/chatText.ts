@@ -3,10 +3,11 @@ import type { ConversationState } from '../../core/agent/conversationState';
 import type { ParticipantCommand } from '../contributionIds';
 import type { RunRoute } from '../../shared/runsProtocol';
 import type { AgentMode } from '../../core/agent/instructions';
+import { isPathInside } from '../../core/pathContainment';
 
 /**
  * Pure helpers of the `@haiku` participant (no `vscode` import, unit-tested): citation markers in streamed
- * text, the metadata carried between turns, routes and document filters.
+ * text, the metadata carried between turns, routes, the documents attachments select.
  */
 
 export type AnswerSegment = { kind: 'text'; text: string } | { kind: 'citation'; index: number };
@@ -118,22 +119,14 @@ export function isParticipantCommand(command: string | undefined): command is Pa
   return command === 'ask' || command === 'analyze' || command === 'search';
 }
 
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
 /**
- * The SQL document filter for attached files and folders: files match their URI exactly, folders every URI
- * below them. Undefined when nothing is attached (the conversation's filter then stays).
+ * Ids of the indexed documents the attached files and folders select: a file its own document, a folder every
+ * document below it (paths are file-system paths; a sibling `papers2` is not inside `papers`).
  */
-export function documentFilterFor(attachments: ReadonlyArray<{ uri: string; isFolder: boolean }>): string | undefined {
-  if (attachments.length === 0) {
-    return undefined;
-  }
-  const clauses = attachments.map((attachment) => (attachment.isFolder
-    ? `uri LIKE ${sqlString(`${attachment.uri.replace(/\/$/, '')}/%`)}`
-    : `uri = ${sqlString(attachment.uri)}`));
-  return clauses.length === 1 ? clauses[0] : clauses.map((clause) => `(${clause})`).join(' OR ');
+export function attachedDocumentIds(attachments: ReadonlyArray<{ path: string; isFolder: boolean }>, documents: ReadonlyArray<{ id: string; path: string | undefined }>): string[] {
+  return documents.filter((document) => document.path !== undefined && attachments.some((attachment) => (attachment.isFolder
+    ? isPathInside(document.path!, attachment.path)
+    : document.path === attachment.path))).map((document) => document.id);
 }
 
 /** Follow-up prompts after an answer. */

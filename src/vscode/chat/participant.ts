@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, ModelMessage } from 'ai';
 import type { AgentEvent } from '../../core/agent/agentEvents';
 import { createConversationState, type Citation, type ConversationState } from '../../core/agent/conversationState';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { HaikuConfig } from '../../core/config';
 import { errorMessage } from '../../core/errors';
+import { compileDocumentFilter } from '../../core/search/documentFilter';
 import { haikuErrorCode } from '../backendModule';
 import type { DocumentSummary, SearchResult } from '../../core/model/search';
 import type { RunRoute } from '../../shared/runsProtocol';
@@ -21,8 +22,9 @@ import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
 import { chatErrorView, indexNotReadyView, type ChatErrorView } from './chatErrors';
 import {
   agentModeFor,
+  attachedDocumentIds,
   CitationMarkerSplitter,
-  documentFilterFor,
+  type AnswerSegment,
   followupPrompts,
   historyMessages,
   METADATA_KEY,
@@ -45,22 +47,35 @@ export interface ParticipantDependencies {
   loadSandboxFactory: () => Promise<SandboxFactory | undefined>;
   relativePathOf: (uri: string) => string;
   /** Replaces large evidence in an answer's messages by a marker before they are stored in chat metadata. */
-  compactHistory: (messages: import('ai').ModelMessage[]) => import('ai').ModelMessage[];
+  compactHistory: (messages: ModelMessage[]) => ModelMessage[];
   log: vscode.LogOutputChannel;
+  /** Wraps each request's response stream (the test API records what was streamed); absent in production. */
+  observeStream?: (request: vscode.ChatRequest, stream: vscode.ChatResponseStream) => vscode.ChatResponseStream;
+  /** Keeps a 👍/👎 the user gave an answer (a local log; nothing leaves the machine). */
+  recordFeedback?: (feedback: vscode.ChatResultFeedback) => void;
 }
 
-/** Everything the handler recorded about each request (tests read it). */
-export interface ParticipantRequestRecord {
+/** What the participant reports after each request (the test API records it; nothing is kept here). */
+export interface ParticipantRequestReport {
+  request: vscode.ChatRequest;
+  result: vscode.ChatResult;
   runId: string;
   route: RunRoute;
-  prompt: string;
+  /** The model that answered (`vendor/id` of the chat's model, or the configured endpoint's model). */
   model: string;
   documentFilter: string | null;
-  anchors: string[];
-  references: string[];
-  buttons: string[];
-  error?: ChatErrorView;
-  done: boolean;
+}
+
+/** One request in flight: what the steps share. */
+interface RequestContext {
+  request: vscode.ChatRequest;
+  stream: vscode.ChatResponseStream;
+  runId: string;
+  route: RunRoute;
+  model: string;
+  documentFilter: string | null;
+  metadata: HaikuTurnMetadata;
+  abortSignal: AbortSignal;
 }
 
 let runCounter = 0;
@@ -90,8 +105,8 @@ async function chunkLocation(knowledgeBase: ExtensionKnowledgeBase, chunk: { doc
 }
 
 /** Files and folders attached with `#` (Uri or Location values), as filter inputs. */
-async function attachmentsOf(request: vscode.ChatRequest): Promise<Array<{ uri: string; isFolder: boolean }>> {
-  const attachments: Array<{ uri: string; isFolder: boolean }> = [];
+async function attachmentsOf(request: vscode.ChatRequest): Promise<Array<{ uri: vscode.Uri; isFolder: boolean }>> {
+  const attachments: Array<{ uri: vscode.Uri; isFolder: boolean }> = [];
   for (const reference of request.references) {
     const value = reference.value;
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
@@ -102,9 +117,9 @@ async function attachmentsOf(request: vscode.ChatRequest): Promise<Array<{ uri: 
     try {
       isFolder = (await vscode.workspace.fs.stat(uri)).type === vscode.FileType.Directory;
     } catch {
-      // A vanished file still filters (to nothing), which the answer then says.
+      // A vanished file matches no indexed document, which the answer then says.
     }
-    attachments.push({ uri: uri.toString(), isFolder });
+    attachments.push({ uri, isFolder });
   }
   return attachments;
 }
@@ -123,8 +138,10 @@ function languageModelErrorCode(error: unknown): string | undefined {
 }
 
 export class HaikuParticipant implements vscode.Disposable {
-  readonly requests: ParticipantRequestRecord[] = [];
   private readonly participant: vscode.ChatParticipant;
+  private readonly requestEmitter = new vscode.EventEmitter<ParticipantRequestReport>();
+  /** Fires when a request was answered, refused or failed. */
+  readonly onDidFinishRequest = this.requestEmitter.event;
 
   constructor(extensionUri: vscode.Uri, private readonly dependencies: ParticipantDependencies) {
     this.participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => this.handle(request, context, stream, token));
@@ -135,86 +152,92 @@ export class HaikuParticipant implements vscode.Disposable {
         return metadata ? followupPrompts(metadata).map((followup) => ({ prompt: followup.prompt, label: followup.label, command: followup.command })) : [];
       },
     };
+    this.participant.onDidReceiveFeedback((feedback) => dependencies.recordFeedback?.(feedback));
   }
 
-  async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
-    const { indexService, runsStore, log } = this.dependencies;
+  async handle(request: vscode.ChatRequest, context: vscode.ChatContext, responseStream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
     const route = routeFor(request.command);
     const runId = newRunId();
-    const record: ParticipantRequestRecord = { runId, route, prompt: request.prompt, model: `${request.model.vendor}/${request.model.id}`, documentFilter: null, anchors: [], references: [], buttons: [], done: false };
-    this.requests.push(record);
     const abort = new AbortController();
     const cancellation = token.onCancellationRequested(() => abort.abort());
-    const metadata: HaikuTurnMetadata = { runId, route, question: request.prompt, citedTitles: [] };
-    const fail = (view: ChatErrorView): vscode.ChatResult => {
-      record.error = view;
-      stream.markdown(view.message);
-      if (view.button) {
-        stream.button(view.button);
-        record.buttons.push(view.button.command);
-      }
-      metadata.errorCode = view.code;
-      return { metadata: { [METADATA_KEY]: metadata } };
+    const stream = this.dependencies.observeStream?.(request, responseStream) ?? responseStream;
+    const turn: RequestContext = {
+      request,
+      stream,
+      runId,
+      route,
+      model: `${request.model.vendor}/${request.model.id}`,
+      documentFilter: null,
+      metadata: { runId, route, question: request.prompt, citedTitles: [] },
+      abortSignal: abort.signal,
     };
+    let result: vscode.ChatResult;
     try {
-      if (request.prompt.trim() === '') {
-        return fail({ code: 'empty_question', message: 'Ask a question about the workspace documents, e.g. `@haiku what does the guide say about caching?`' });
-      }
-      const notReady = indexNotReadyView(indexService.current);
-      if (notReady) {
-        return fail(notReady);
-      }
-      const knowledgeBase = await indexService.knowledgeBase();
-      // Conversation state and history from earlier @haiku turns.
-      const turns: Array<{ question: string; metadata: HaikuTurnMetadata | undefined; answerText: string }> = [];
-      let previousState: ConversationState | undefined;
-      let pendingQuestion: string | undefined;
-      for (const turn of context.history) {
-        if (turn instanceof vscode.ChatRequestTurn) {
-          pendingQuestion = turn.prompt;
-        } else if (turn instanceof vscode.ChatResponseTurn) {
-          const turnMetadata = readTurnMetadata(turn.result.metadata);
-          if (turnMetadata?.state) {
-            previousState = turnMetadata.state;
-          }
-          const answerText = turn.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
-          turns.push({ question: pendingQuestion ?? turnMetadata?.question ?? '', metadata: turnMetadata, answerText });
-          pendingQuestion = undefined;
-        }
-      }
-      const attachmentFilter = documentFilterFor(await attachmentsOf(request));
-      const documentFilter = attachmentFilter ?? previousState?.documentFilter ?? null;
-      record.documentFilter = documentFilter;
-      if (route === 'search') {
-        // /search asks no model, but the conversation's scope and citation index still carry past it.
-        metadata.state = previousState ? { ...previousState, documentFilter } : createConversationState(documentFilter);
-        return await this.search(request.prompt, documentFilter, knowledgeBase, stream, record, metadata, abort.signal);
-      }
-      return await this.answer({ request, route, knowledgeBase, stream, record, metadata, previousState, attachmentFilter, history: historyMessages(turns), abortSignal: abort.signal });
+      result = await this.respond(turn, context);
     } catch (error) {
-      log.error(`@haiku (${route}) failed: ${errorMessage(error)}`);
-      const view = chatErrorView({ languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), message: errorMessage(error) });
-      const run = runsStore.get(runId);
-      if (run) {
-        run.status = view.code === 'cancelled' ? 'cancelled' : 'failed';
-        run.error = view.message;
-        runsStore.put(run);
-      }
-      return fail(view);
+      result = this.failed(turn, error);
     } finally {
-      record.done = true;
       cancellation.dispose();
     }
+    this.requestEmitter.fire({ request, result, runId, route, model: turn.model, documentFilter: turn.documentFilter });
+    return result;
   }
 
-  private async search(query: string, documentFilter: string | null, knowledgeBase: ExtensionKnowledgeBase, stream: vscode.ChatResponseStream, record: ParticipantRequestRecord, metadata: HaikuTurnMetadata, abortSignal: AbortSignal): Promise<vscode.ChatResult> {
+  /** Checks the question and the index, reads the conversation so far, then searches or answers. */
+  private async respond(turn: RequestContext, context: vscode.ChatContext): Promise<vscode.ChatResult> {
+    const { indexService } = this.dependencies;
+    if (turn.request.prompt.trim() === '') {
+      return this.refuse(turn, { code: 'empty_question', message: vscode.l10n.t('Ask a question about the workspace documents, e.g. `@haiku what does the guide say about caching?`') });
+    }
+    if (indexService.current.state === 'idle') {
+      // Nothing was indexed automatically: an index built earlier (or by Build Index) may still answer.
+      await indexService.knowledgeBase();
+    }
+    const notReady = indexNotReadyView(indexService.current);
+    if (notReady) {
+      return this.refuse(turn, notReady);
+    }
+    const knowledgeBase = await indexService.knowledgeBase();
+    const conversation = conversationSoFar(context);
+    const attachments = await attachmentsOf(turn.request);
+    const attachmentFilter = attachments.length > 0 ? await this.attachmentFilter(knowledgeBase, attachments) : undefined;
+    if (attachmentFilter === null) {
+      return this.refuse(turn, { code: 'attachments_not_indexed', message: vscode.l10n.t('None of the attached files or folders holds an indexed document. Attach indexed documents, or index them first (Haiku: Index Current File).') });
+    }
+    turn.documentFilter = attachmentFilter ?? conversation.state?.documentFilter ?? null;
+    if (turn.route === 'search') {
+      // /search asks no model, but the conversation's scope and citation index still carry past it.
+      turn.metadata.state = conversation.state ? { ...conversation.state, documentFilter: turn.documentFilter } : createConversationState(turn.documentFilter);
+      return await this.search(turn, knowledgeBase);
+    }
+    return await this.answer(turn, knowledgeBase, { previousState: conversation.state, attachmentFilter, history: historyMessages(conversation.turns) });
+  }
+
+  /**
+   * The attached files and folders as one `documentIds` filter (an `IN (…)` list, never an `OR` chain), or null
+   * when none of them holds an indexed document.
+   */
+  private async attachmentFilter(knowledgeBase: ExtensionKnowledgeBase, attachments: ReadonlyArray<{ uri: vscode.Uri; isFolder: boolean }>): Promise<string | undefined | null> {
+    const documents = (await knowledgeBase.listDocuments()).map((document) => {
+      const uri = vscode.Uri.parse(document.uri);
+      return { id: document.id, path: uri.scheme === 'file' ? uri.fsPath : undefined };
+    });
+    const documentIds = attachedDocumentIds(attachments.map((attachment) => ({ path: attachment.uri.fsPath, isFolder: attachment.isFolder })), documents);
+    return documentIds.length === 0 ? null : compileDocumentFilter({ documentIds });
+  }
+
+  private async search(turn: RequestContext, knowledgeBase: ExtensionKnowledgeBase): Promise<vscode.ChatResult> {
     const { runsStore, relativePathOf, getConfig } = this.dependencies;
-    stream.progress('Searching…');
-    const recorder = new RunRecorder({ id: record.runId, question: query, route: 'search', model: '' }, relativePathOf);
-    const results: SearchResult[] = await knowledgeBase.search(query, { limit: getConfig().search.limit, filter: documentFilter ?? undefined, expand: false, abortSignal });
+    const { stream, request, documentFilter } = turn;
+    const query = request.prompt;
+    stream.progress(vscode.l10n.t('Searching…'));
+    const recorder = new RunRecorder({ id: turn.runId, question: query, route: 'search', model: '' }, relativePathOf);
+    const results: SearchResult[] = await knowledgeBase.search(query, { limit: getConfig().search.limit, filter: documentFilter ?? undefined, expand: false, abortSignal: turn.abortSignal });
     recorder.addSearch('search', query, results);
     if (results.length === 0) {
-      stream.markdown(`No hits for **${escapeMarkdown(query)}**${documentFilter ? ' in the attached documents' : ''}.`);
+      stream.markdown(documentFilter
+        ? vscode.l10n.t('No hits for **{0}** in the attached documents.', escapeMarkdown(query))
+        : vscode.l10n.t('No hits for **{0}**.', escapeMarkdown(query)));
     }
     const formats = new Map<string, DocumentSummary | undefined>();
     for (const result of results) {
@@ -222,32 +245,20 @@ export class HaikuParticipant implements vscode.Disposable {
       const trail = result.headings.length > 0 ? result.headings.map(escapeMarkdown).join(' › ') : escapeMarkdown(result.title);
       stream.markdown(`\n\n**${result.rank}.** `);
       stream.anchor(location, `${relativePathOf(result.uri)} ${locationLabel(result.sourceRange, result.pageNumbers)}`.trim());
-      record.anchors.push(result.chunkId);
-      stream.markdown(` — ${trail} (score ${result.score.toFixed(3)})\n\n`);
+      stream.markdown(` — ${trail} (${vscode.l10n.t('score {0}', result.score.toFixed(3))})\n\n`);
       stream.markdown(quote(result.content));
       stream.reference(location);
-      record.references.push(result.chunkId);
     }
-    metadata.citedTitles = [...new Set(results.map((result) => result.title))];
+    turn.metadata.citedTitles = [...new Set(results.map((result) => result.title))];
     runsStore.put(recorder.finish('done'));
-    this.showRunButton(stream, record);
-    return { metadata: { [METADATA_KEY]: metadata } };
+    this.showRunButton(turn);
+    return { metadata: { [METADATA_KEY]: turn.metadata } };
   }
 
-  private async answer(options: {
-    request: vscode.ChatRequest;
-    route: RunRoute;
-    knowledgeBase: ExtensionKnowledgeBase;
-    stream: vscode.ChatResponseStream;
-    record: ParticipantRequestRecord;
-    metadata: HaikuTurnMetadata;
-    previousState: ConversationState | undefined;
-    attachmentFilter: string | undefined;
-    history: import('ai').ModelMessage[];
-    abortSignal: AbortSignal;
-  }): Promise<vscode.ChatResult> {
-    const { request, route, knowledgeBase, stream, record, metadata, abortSignal } = options;
-    const { runsStore, relativePathOf, getConfig, log } = this.dependencies;
+  /** Loads the agent and the model, runs the agent while streaming its text with anchors, then adds references. */
+  private async answer(turn: RequestContext, knowledgeBase: ExtensionKnowledgeBase, conversation: { previousState: ConversationState | undefined; attachmentFilter: string | undefined; history: ModelMessage[] }): Promise<vscode.ChatResult> {
+    const { runsStore, relativePathOf, getConfig } = this.dependencies;
+    const { request, route, stream, metadata } = turn;
     const config = getConfig();
     const [agent, createSandbox, configured] = await Promise.all([
       this.dependencies.loadAgent(),
@@ -255,88 +266,42 @@ export class HaikuParticipant implements vscode.Disposable {
       this.dependencies.configuredModel(),
     ]);
     if (route === 'analyze' && !createSandbox) {
-      return { metadata: { [METADATA_KEY]: { ...metadata, errorCode: 'no_sandbox' } }, errorDetails: { message: 'The analysis sandbox is not available in this build of Haiku. Use /ask instead.' } };
+      return this.refuse(turn, { code: 'no_sandbox', message: vscode.l10n.t('The analysis sandbox is not available in this build of Haiku. Use /ask instead.') });
     }
-    const model: LanguageModel = configured?.model ?? languageModelFromChat(request.model, { justification: 'Haiku answers questions about your workspace documents with citations.' });
-    const modelName = configured?.description ?? `${request.model.vendor}/${request.model.id}`;
-    record.model = modelName;
-    const recorder = new RunRecorder({ id: record.runId, question: request.prompt, route, model: modelName }, relativePathOf, undefined);
+    const model: LanguageModel = configured?.model ?? languageModelFromChat(request.model, { justification: vscode.l10n.t('Haiku answers questions about your workspace documents with citations.') });
+    turn.model = configured?.description ?? turn.model;
+    const recorder = new RunRecorder({ id: turn.runId, question: request.prompt, route, model: turn.model }, relativePathOf, undefined);
     runsStore.put(recorder.run);
-    const citations = new Map<number, Citation>();
-    const formats = new Map<string, DocumentSummary | undefined>();
-    const locations = new Map<number, vscode.Location | vscode.Uri>();
-    const splitter = new CitationMarkerSplitter((index) => citations.has(index));
-    // Text and anchors must reach the stream in order; locations resolve asynchronously.
-    let output = Promise.resolve();
-    const emitSegments = (segments: ReturnType<CitationMarkerSplitter['push']>): void => {
-      output = output.then(async () => {
-        for (const segment of segments) {
-          if (segment.kind === 'text') {
-            stream.markdown(segment.text);
-          } else {
-            const citation = citations.get(segment.index);
-            if (!citation) {
-              stream.markdown(`[${segment.index}]`);
-              continue;
-            }
-            const location = locations.get(segment.index) ?? await chunkLocation(knowledgeBase, citation, formats);
-            locations.set(segment.index, location);
-            stream.anchor(location, `[${segment.index}]`);
-            record.anchors.push(citation.chunkId);
-          }
-        }
-      }).catch((error: unknown) => log.warn(`Streaming the answer: ${errorMessage(error)}`));
-    };
-    const onEvent = (event: AgentEvent): void => {
-      switch (event.type) {
-        case 'search-started':
-          stream.progress(`Searching: ${event.query}`);
-          break;
-        case 'execution-started':
-          stream.progress('Running analysis…');
-          break;
-        case 'citation-added':
-          citations.set(event.citation.index, event.citation);
-          break;
-        case 'text-delta':
-          emitSegments(splitter.push(event.text));
-          break;
-      }
-      // The agent's per-question state lives inside runAgent: searches are recorded now and get their hits
-      // from the returned state at the end.
-      if (recorder.apply(event)) {
-        runsStore.put(recorder.run);
-      }
-    };
+    const answerStream = new AnswerStream(stream, knowledgeBase, this.dependencies.log);
     const settings = agent.agentSettingsFromConfig(config);
     if (!configured) {
       // The chat's model decides its own sampling.
       settings.temperature = undefined;
     }
-    const state = options.previousState ? structuredClone(options.previousState) : undefined;
-    const answerPromise = agent.runAgent({
+    const answer = await agent.runAgent({
       model,
       modelDescription: configured ? { name: configured.description, baseUrl: config.qa.model.baseUrl } : { name: request.model.name },
       knowledgeBase,
       question: request.prompt,
       mode: agentModeFor(route),
-      history: options.history,
-      state,
-      documentFilter: options.attachmentFilter,
+      history: conversation.history,
+      state: conversation.previousState ? structuredClone(conversation.previousState) : undefined,
+      documentFilter: conversation.attachmentFilter,
       settings,
       createSandbox,
-      abortSignal,
-      onEvent,
+      abortSignal: turn.abortSignal,
+      onEvent: (event) => {
+        answerStream.apply(event);
+        // The agent's per-question state lives inside runAgent: searches are recorded now and get their hits
+        // from the returned state at the end.
+        if (recorder.apply(event)) {
+          runsStore.put(recorder.run);
+        }
+      },
     });
-    const answer = await answerPromise;
-    emitSegments(splitter.flush());
-    await output;
+    await answerStream.finish(answer.citations);
     for (const citation of answer.citations) {
-      citations.set(citation.index, citation);
       recorder.addCitation(citation);
-      const location = locations.get(citation.index) ?? await chunkLocation(knowledgeBase, citation, formats);
-      stream.reference(location);
-      record.references.push(citation.chunkId);
     }
     // Search steps were recorded without hits (see above): fill them from the question's state.
     for (const step of recorder.run.steps) {
@@ -346,22 +311,126 @@ export class HaikuParticipant implements vscode.Disposable {
     }
     runsStore.put(recorder.finish('done', { answer: answer.answer }));
     if (answer.citationStatus === 'missing' && answer.citations.length === 0) {
-      stream.markdown('\n\n*No citation was registered for this answer: check it against the sources.*');
+      stream.markdown(`\n\n*${vscode.l10n.t('No citation was registered for this answer: check it against the sources.')}*`);
     }
-    this.showRunButton(stream, record);
+    this.showRunButton(turn);
     metadata.state = answer.state;
     metadata.responseMessages = this.dependencies.compactHistory(answer.responseMessages);
     metadata.citedTitles = [...new Set(answer.citations.map((citation) => citation.title))];
     return { metadata: { [METADATA_KEY]: metadata } };
   }
 
-  private showRunButton(stream: vscode.ChatResponseStream, record: ParticipantRequestRecord): void {
-    stream.button({ command: COMMANDS.showRuns, title: 'Show run', arguments: [record.runId] });
-    record.buttons.push(COMMANDS.showRuns);
+  /** A request that cannot be answered: the reason as `errorDetails`, plus the button that fixes it. */
+  private refuse(turn: RequestContext, view: ChatErrorView): vscode.ChatResult {
+    if (view.button) {
+      turn.stream.button(view.button);
+    }
+    return { errorDetails: { message: view.message }, metadata: { [METADATA_KEY]: { ...turn.metadata, errorCode: view.code } } };
+  }
+
+  private failed(turn: RequestContext, error: unknown): vscode.ChatResult {
+    const { runsStore, log } = this.dependencies;
+    log.error(`@haiku (${turn.route}) failed: ${errorMessage(error)}`);
+    const view = chatErrorView({ languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), message: errorMessage(error) });
+    const run = runsStore.get(turn.runId);
+    if (run) {
+      run.status = view.code === 'cancelled' ? 'cancelled' : 'failed';
+      run.error = view.message;
+      runsStore.put(run);
+    }
+    return this.refuse(turn, view);
+  }
+
+  private showRunButton(turn: RequestContext): void {
+    turn.stream.button({ command: COMMANDS.showRuns, title: vscode.l10n.t('Show run'), arguments: [turn.runId] });
   }
 
   dispose(): void {
     this.participant.dispose();
+    this.requestEmitter.dispose();
+  }
+}
+
+/** The earlier @haiku turns of this chat: their questions and answers, and the newest conversation state. */
+function conversationSoFar(context: vscode.ChatContext): { turns: Array<{ question: string; metadata: HaikuTurnMetadata | undefined; answerText: string }>; state: ConversationState | undefined } {
+  const turns: Array<{ question: string; metadata: HaikuTurnMetadata | undefined; answerText: string }> = [];
+  let state: ConversationState | undefined;
+  let pendingQuestion: string | undefined;
+  for (const turn of context.history) {
+    if (turn instanceof vscode.ChatRequestTurn) {
+      pendingQuestion = turn.prompt;
+    } else if (turn instanceof vscode.ChatResponseTurn) {
+      const turnMetadata = readTurnMetadata(turn.result.metadata);
+      if (turnMetadata?.state) {
+        state = turnMetadata.state;
+      }
+      const answerText = turn.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
+      turns.push({ question: pendingQuestion ?? turnMetadata?.question ?? '', metadata: turnMetadata, answerText });
+      pendingQuestion = undefined;
+    }
+  }
+  return { turns, state };
+}
+
+/**
+ * Streams the agent's answer text into the chat, turning `[n]` markers of registered citations into anchors.
+ * Text and anchors must reach the stream in order while locations resolve asynchronously, hence one chain.
+ */
+class AnswerStream {
+  private readonly citations = new Map<number, Citation>();
+  private readonly locations = new Map<number, vscode.Location | vscode.Uri>();
+  private readonly formats = new Map<string, DocumentSummary | undefined>();
+  private readonly splitter = new CitationMarkerSplitter((index) => this.citations.has(index));
+  private output = Promise.resolve();
+
+  constructor(private readonly stream: vscode.ChatResponseStream, private readonly knowledgeBase: ExtensionKnowledgeBase, private readonly log: vscode.LogOutputChannel) {}
+
+  apply(event: AgentEvent): void {
+    switch (event.type) {
+      case 'search-started':
+        this.stream.progress(vscode.l10n.t('Searching: {0}', event.query));
+        break;
+      case 'execution-started':
+        this.stream.progress(vscode.l10n.t('Running analysis…'));
+        break;
+      case 'citation-added':
+        this.citations.set(event.citation.index, event.citation);
+        break;
+      case 'text-delta':
+        this.emit(this.splitter.push(event.text));
+        break;
+    }
+  }
+
+  /** Flushes held-back text, then adds a reference per citation of the answer. */
+  async finish(citations: readonly Citation[]): Promise<void> {
+    this.emit(this.splitter.flush());
+    await this.output;
+    for (const citation of citations) {
+      this.citations.set(citation.index, citation);
+      this.stream.reference(await this.locationOf(citation));
+    }
+  }
+
+  private emit(segments: AnswerSegment[]): void {
+    this.output = this.output.then(async () => {
+      for (const segment of segments) {
+        const citation = segment.kind === 'citation' ? this.citations.get(segment.index) : undefined;
+        if (segment.kind === 'text') {
+          this.stream.markdown(segment.text);
+        } else if (citation) {
+          this.stream.anchor(await this.locationOf(citation), `[${segment.index}]`);
+        } else {
+          this.stream.markdown(`[${segment.index}]`);
+        }
+      }
+    }).catch((error: unknown) => this.log.warn(`Streaming the answer: ${errorMessage(error)}`));
+  }
+
+  private async locationOf(citation: Citation): Promise<vscode.Location | vscode.Uri> {
+    const location = this.locations.get(citation.index) ?? await chunkLocation(this.knowledgeBase, citation, this.formats);
+    this.locations.set(citation.index, location);
+    return location;
   }
 }
 

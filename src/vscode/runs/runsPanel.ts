@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { parseWebviewMessage, type HostToWebviewMessage } from '../../shared/runsProtocol';
-import type { RunsStore } from './runsStore';
+import type { RenderReport, RunsStore } from './runsStore';
 import type { SourceRange } from '../../core/model/document';
 
 /** A random nonce for the webview's Content-Security-Policy. */
@@ -22,6 +22,9 @@ export class RunsPanel implements vscode.Disposable {
   private ready = false;
   private selectedRunId: string | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly renderEmitter = new vscode.EventEmitter<RenderReport>();
+  /** Fires when the webview reports what it drew for a run. */
+  readonly onDidRender = this.renderEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -46,7 +49,7 @@ export class RunsPanel implements vscode.Disposable {
     }
     const mediaRoot = vscode.Uri.joinPath(this.extensionUri, 'media');
     const scriptRoot = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
-    const panel = vscode.window.createWebviewPanel('haiku.runs', 'Haiku Runs', vscode.ViewColumn.Beside, {
+    const panel = vscode.window.createWebviewPanel('haiku.runs', vscode.l10n.t('Haiku Runs'), vscode.ViewColumn.Beside, {
       enableScripts: true,
       localResourceRoots: [mediaRoot, scriptRoot],
       retainContextWhenHidden: false,
@@ -91,7 +94,7 @@ export class RunsPanel implements vscode.Disposable {
         }
         break;
       case 'rendered':
-        this.store.renderReports.push({ runId: message.runId, ...message.counts });
+        this.renderEmitter.fire({ runId: message.runId, ...message.counts });
         break;
     }
   }
@@ -135,6 +138,7 @@ export class RunsPanel implements vscode.Disposable {
 
   dispose(): void {
     this.panel?.dispose();
+    this.renderEmitter.dispose();
     this.subscriptions.forEach((subscription) => subscription.dispose());
   }
 }

@@ -1,21 +1,13 @@
 import { RUNS_KEPT } from '../../core/limits';
-import type { RunChunkView, RunView } from '../../shared/runsProtocol';
+import type { RenderedCounts, RunChunkView, RunView } from '../../shared/runsProtocol';
 
-/** Counts the webview reported after rendering a run (tests read them to check what was drawn). */
-export interface RenderReport {
-  runId: string;
-  executions: number;
-  searches: number;
-  hits: number;
-  citations: number;
-  highlightedBlocks: number;
-}
+/** Counts the webview reports after rendering a run: what it drew. */
+export type RenderReport = RenderedCounts & { runId: string };
 
 /** The runs of this window, newest last, capped at `RUNS_KEPT`. Plain data plus listeners; no `vscode` import. */
 export class RunsStore {
   private readonly runs: RunView[] = [];
   private readonly listeners = new Set<(run: RunView) => void>();
-  readonly renderReports: RenderReport[] = [];
 
   all(): RunView[] {
     return [...this.runs];

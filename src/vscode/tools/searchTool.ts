@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_MAX_LIMIT } from '../../core/limits';
+import { documentIdForPath } from '../../core/hash';
+import { compileDocumentFilter } from '../../core/search/documentFilter';
 import { TOOL_NAMES } from '../contributionIds';
-import { formatSearchHits } from './toolFormatting';
+import { formatSearchHits, searchToolLimit } from './toolFormatting';
 import { signalOf, textResult, type ToolContext } from './toolSupport';
 
 export interface SearchToolInput {
@@ -21,11 +22,12 @@ export function registerSearchTool(context: ToolContext): vscode.Disposable {
       if (typeof query !== 'string' || query.trim() === '') {
         return textResult('Give a non-empty "query".');
       }
-      const limit = Math.min(Math.max(1, Math.floor(options.input.limit ?? SEARCH_DEFAULT_LIMIT)), TOOL_SEARCH_MAX_LIMIT);
-      const filter = path ? `relative_path = '${path.replace(/\\/g, '/').replace(/^\.\//, '').replace(/'/g, "''")}'` : undefined;
+      const limit = searchToolLimit(options.input.limit, context.getConfig().search.limit);
+      const filter = path ? compileDocumentFilter({ documentIds: [documentIdForPath(path.replace(/\\/g, '/').replace(/^\.\//, ''))] }) : undefined;
       const knowledgeBase = await context.knowledgeBase();
       const results = await knowledgeBase.search(query, { limit, filter, expand: true, abortSignal: signalOf(token) });
       return textResult(formatSearchHits(query, results, context.relativePathOf));
     },
   });
 }
+

@@ -1,7 +1,7 @@
 import type { SectionNode } from '../../core/model/document';
 import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
 import { walkSections } from '../../core/toc';
-import { TOOL_SECTION_MAX_CHARS } from '../../core/limits';
+import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
 import { locationLabel } from '../citationFormat';
 
 /** Pure text rendering of the language-model tools' results (no `vscode` import, unit-tested). */
@@ -96,4 +96,10 @@ export function formatSection(document: DocumentSummary, section: SectionNode, i
     text = `${text.slice(0, TOOL_SECTION_MAX_CHARS)}\n[… cut at ${TOOL_SECTION_MAX_CHARS} characters; read a subsection for the rest]`;
   }
   return `${document.relativePath}${where ? ` ${where}` : ''} — ${section.title}\n\n${text}`;
+}
+
+/** The hits `haiku_search` returns: the model's `limit`, else `haiku.search.limit`; at least 1, at most `TOOL_SEARCH_MAX_LIMIT`. */
+export function searchToolLimit(requested: unknown, configured: number): number {
+  const limit = typeof requested === 'number' && Number.isFinite(requested) ? requested : configured;
+  return Math.min(Math.max(1, Math.floor(limit)), TOOL_SEARCH_MAX_LIMIT);
 }

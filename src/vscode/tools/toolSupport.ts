@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import type { HaikuConfig } from '../../core/config';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
 
-/** What every language-model tool needs: the store (opened on demand) and path display. */
+/** What every language-model tool needs: the store (opened on demand), path display and the settings. */
 export interface ToolContext {
   knowledgeBase: () => Promise<ExtensionKnowledgeBase>;
   relativePathOf: (uri: string) => string;
+  getConfig: () => HaikuConfig;
 }
 
 export function textResult(text: string): vscode.LanguageModelToolResult {

@@ -1,7 +1,13 @@
 import type { HostToWebviewMessage, RenderedCounts, RunChunkView, RunView, WebviewToHostMessage } from '../../shared/runsProtocol';
+import DOMPurify from 'dompurify';
+import { answerHtml } from './answerMarkdown';
 import { tokenize } from './highlight';
 
-/** The runs panel: renders the host's state with DOM calls only (no innerHTML), and sends back ids. */
+/**
+ * The runs panel: renders the host's state with DOM calls (no innerHTML), and sends back ids. The answer's
+ * Markdown becomes a DOM fragment sanitised by DOMPurify; its links are made inert and its `[n]` markers of
+ * citations become links that open the cited chunk.
+ */
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
 const vscodeApi = acquireVsCodeApi();
@@ -53,8 +59,46 @@ function chunkDescription(chunk: RunChunkView): HTMLElement {
     element('div', { className: 'chunk-preview', text: chunk.preview }));
 }
 
+const ANSWER_BLOCKS = 'p, h1, h2, h3, h4, h5, h6, ul, ol, blockquote, pre, table';
+
+function renderedAnswer(run: RunView, counts: RenderedCounts): HTMLElement {
+  const container = element('div', { className: 'answer markdown' });
+  const fragment = DOMPurify.sanitize(answerHtml(run.answer), { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['img', 'style', 'form', 'input', 'button'] });
+  for (const link of Array.from(fragment.querySelectorAll('a'))) {
+    // Answers come from a model: a link may not navigate the webview; its target stays visible as a tooltip.
+    link.title = link.getAttribute('href') ?? '';
+    link.removeAttribute('href');
+  }
+  linkCitationMarkers(run, fragment);
+  counts.answerBlocks = fragment.querySelectorAll(ANSWER_BLOCKS).length;
+  counts.highlightedBlocks += fragment.querySelectorAll('code.highlighted').length;
+  container.append(fragment);
+  return container;
+}
+
+/** Turns `[n]` in the answer's text (outside code) into links to citation n. */
+function linkCitationMarkers(run: RunView, root: DocumentFragment): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const textNodes: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!(node.parentElement?.closest('code, pre'))) {
+      textNodes.push(node as Text);
+    }
+  }
+  for (const textNode of textNodes) {
+    const parts = (textNode.textContent ?? '').split(/(\[\d+\])/);
+    if (parts.length === 1) {
+      continue;
+    }
+    textNode.replaceWith(...parts.map((part) => {
+      const citation = /^\[(\d+)\]$/.test(part) ? run.citations.find((candidate) => `[${candidate.index}]` === part) : undefined;
+      return citation ? chunkLink(run, citation, part) : document.createTextNode(part);
+    }));
+  }
+}
+
 function renderRun(run: RunView): { node: HTMLElement; counts: RenderedCounts } {
-  const counts: RenderedCounts = { executions: 0, searches: 0, hits: 0, citations: 0, highlightedBlocks: 0 };
+  const counts: RenderedCounts = { executions: 0, searches: 0, hits: 0, citations: 0, highlightedBlocks: 0, answerBlocks: 0 };
   const section = element('section', { className: `run run-${run.status}` });
   section.dataset.runId = run.id;
   section.append(element('h2', { className: 'question', text: run.question }));
@@ -65,7 +109,7 @@ function renderRun(run: RunView): { node: HTMLElement; counts: RenderedCounts } 
     section.append(element('div', { className: 'error', text: run.error }));
   }
   if (run.answer) {
-    section.append(element('h3', { text: 'Answer' }), element('div', { className: 'answer', text: run.answer }));
+    section.append(element('h3', { text: 'Answer' }), renderedAnswer(run, counts));
   }
   const steps = element('ol', { className: 'steps' });
   for (const step of run.steps) {

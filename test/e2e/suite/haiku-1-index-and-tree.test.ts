@@ -1,12 +1,12 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import type { SectionsTreeNode } from '../../../src/vscode/sectionsTree';
 import { activateHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** Activation, the first index build of the fixture workspace, and the Sections view on real documents. */
 describe('Haiku: activation, indexing and the Sections view', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
 
   before(async () => {
     api = await activateHaiku();
@@ -21,13 +21,13 @@ describe('Haiku: activation, indexing and the Sections view', () => {
     const status = api.indexService.current;
     assert.strictEqual(status.documents, 5);
     assert.ok(status.chunks > 20, `${status.chunks} chunks`);
-    const full = api.indexService.history.find((entry) => entry.kind === 'full');
+    const full = api.indexJobs.find((entry) => entry.kind === 'full');
     assert.ok(full && full.failed.length === 0, JSON.stringify(full));
   });
 
   it('shows documents grouped by folder, then their section trees (the UI asks the provider)', async () => {
     await vscode.commands.executeCommand('workbench.view.extension.haiku');
-    await waitFor(() => api.sectionsTree.getChildrenCalls > 0, 'the Sections view to ask for children');
+    await waitFor(() => api.treeChildrenRequests > 0, 'the Sections view to ask for children');
     const roots = await api.sectionsTree.getChildren();
     assert.deepStrictEqual(roots.map((node) => (node.kind === 'folder' ? node.path : node.kind === 'document' ? node.document.relativePath : node.kind)), ['guides', 'papers', 'README.md']);
     const guides = await api.sectionsTree.getChildren(roots[0]);

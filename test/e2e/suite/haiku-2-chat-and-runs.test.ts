@@ -1,7 +1,8 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
-import { activateHaiku, askHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
+import { compileDocumentFilter } from '../../../src/core/search/documentFilter';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
+import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** Requests the scripted fake model received (test-fixtures/fake-lm shares the extension host's global). */
 function fakeModelRequests(): Array<{ toolNames: string[]; messages: Array<{ role: number; text: string }> }> {
@@ -10,7 +11,7 @@ function fakeModelRequests(): Array<{ toolNames: string[]; messages: Array<{ rol
 
 /** @haiku through the real Chat view with the scripted tool-calling model, then the runs panel and jump-to-chunk. */
 describe('Haiku: @haiku participant and the runs panel', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
 
   before(async () => {
     api = await activateHaiku();
@@ -31,8 +32,8 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     const search = run.steps.find((step) => step.kind === 'search');
     assert.ok(search && search.kind === 'search' && search.hits.length > 0, 'the search and its hits are recorded');
     assert.strictEqual(run.citations.length, 1);
-    assert.deepStrictEqual(record.references, [run.citations[0].chunkId]);
-    assert.deepStrictEqual(record.anchors, [run.citations[0].chunkId], 'the [1] marker became an anchor');
+    assertTargets(record.references, [citationTarget(run.citations[0])], 'the citation is referenced');
+    assertTargets(record.anchors, [citationTarget(run.citations[0])], 'the [1] marker became an anchor');
     assert.ok(record.buttons.includes('haiku.showRuns'));
   });
 
@@ -73,7 +74,9 @@ describe('Haiku: @haiku participant and the runs panel', () => {
   it('scopes the question to an attached file, and the scope carries to the next turn', async () => {
     const features = workspaceUri('guides/features.md');
     const record = await askHaiku(api, '@haiku /search memory cache of dependencies', [features]);
-    assert.strictEqual(record.documentFilter, `uri = '${features.toString()}'`);
+    const [document] = (await (await api.knowledgeBase()).listDocuments()).filter((candidate) => candidate.uri === features.toString());
+    // One IN list of document ids, compiled where every document filter is (never OR chains of URIs).
+    assert.strictEqual(record.documentFilter, compileDocumentFilter({ documentIds: [document.id] }));
     const [search] = api.runsStore.get(record.runId)!.steps;
     assert.ok(search.kind === 'search' && search.hits.length > 0 && search.hits.every((hit) => hit.relativePath === 'guides/features.md'), JSON.stringify(search));
     const next = await askHaiku(api, '@haiku /ask What does it say about the garbage collector?');
@@ -88,20 +91,21 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     assert.strictEqual(editor.document.uri.toString(), hit.uri);
     assert.strictEqual(editor.selection.start.line, hit.sourceRange?.startLine);
     assert.strictEqual(editor.selection.end.line, hit.sourceRange?.endLine);
-    assert.strictEqual(api.navigator.lastHighlight?.uri, hit.uri);
+    assert.strictEqual(api.lastHighlight?.uri, hit.uri);
     assert.match(editor.document.getText(editor.selection), /HMR/);
   });
 
   it('renders the run in the runs panel (code highlighted, hits and citations) and jumps to a cited chunk', async () => {
     const analyzed = api.runsStore.all().find((run) => run.route === 'analyze')!;
     await vscode.commands.executeCommand('haiku.showRuns', analyzed.id);
-    const report = await waitFor(() => api.runsStore.renderReports.find((entry) => entry.runId === analyzed.id), 'the webview to render the analyze run');
+    const report = await waitFor(() => api.renderReports.find((entry) => entry.runId === analyzed.id), 'the webview to render the analyze run');
     assert.ok(report.executions >= 1 && report.highlightedBlocks >= 1, JSON.stringify(report));
 
     const answered = api.runsStore.all().find((run) => run.route === 'both')!;
     await vscode.commands.executeCommand('haiku.showRuns', answered.id);
-    const answeredReport = await waitFor(() => api.runsStore.renderReports.find((entry) => entry.runId === answered.id), 'the webview to render the answered run');
+    const answeredReport = await waitFor(() => api.renderReports.find((entry) => entry.runId === answered.id), 'the webview to render the answered run');
     assert.strictEqual(answeredReport.citations, 1);
+    assert.ok(answeredReport.answerBlocks >= 1, `the answer is rendered from Markdown: ${JSON.stringify(answeredReport)}`);
     assert.ok(answeredReport.hits >= 1 && answeredReport.searches >= 1, JSON.stringify(answeredReport));
 
     // The webview's jump-to-chunk message, through the host's validation, opens the source at the chunk.
@@ -118,7 +122,7 @@ describe('Haiku: @haiku participant and the runs panel', () => {
       const expectedStart = Number(/^L(\d+)/.exec(cited.locationLabel)?.[1]) - 1;
       assert.strictEqual(editor.selection.start.line, expectedStart);
     }
-    assert.ok(api.navigator.lastHighlight && editor.selection.start.line === api.navigator.lastHighlight.range.start.line);
+    assert.ok(api.lastHighlight && editor.selection.start.line === api.lastHighlight.range.start.line);
     assert.ok(!editor.selection.isEmpty, 'the chunk range is selected');
     // A chunk id the run does not show is refused.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { activateHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 function resultText(result: vscode.LanguageModelToolResult): string {
@@ -14,7 +14,7 @@ async function invoke(name: string, input: object): Promise<string> {
 
 /** The language-model tools, "Insert Citation", and the index following file creates, edits and deletes. */
 describe('Haiku: language-model tools, citing while writing, file watching', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
 
   before(async () => {
     api = await activateHaiku();

@@ -1,15 +1,15 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
-import { activateHaiku, askHaiku, waitFor, waitForIndex } from '../haikuSupport';
+import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /**
  * An OpenAI-compatible endpoint configured in the settings (a scripted server on 127.0.0.1): its model is offered
  * in the chat's model picker (vendor `haiku`), and `@haiku` answers with it instead of the chat's model.
  */
 describe('Haiku: a configured OpenAI-compatible endpoint', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
   let server: ScriptedChatServer;
   const settings = () => vscode.workspace.getConfiguration('haiku');
 
@@ -20,7 +20,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     // A fresh chat session: the earlier suites' turns (and their document filter) must not carry over.
     await vscode.commands.executeCommand('workbench.action.chat.newChat');
     await settings().update('model.baseUrl', server.baseUrl, vscode.ConfigurationTarget.Global);
-    await settings().update('model.name', 'scripted-model', vscode.ConfigurationTarget.Global);
+    await settings().update('model.name', ['scripted-model'], vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -79,7 +79,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     assert.strictEqual(run.answer, 'The collector runs as the heap grows, paced by GOGC [1].');
     assert.strictEqual(run.citations.length, 1);
     assert.strictEqual(run.citations[0].relativePath, 'guides/gc-guide.html');
-    assert.deepStrictEqual(record.anchors, [run.citations[0].chunkId]);
+    assertTargets(record.anchors, [citationTarget(run.citations[0])], 'the [1] marker became an anchor');
   });
 
   it('sends the API key set with "Haiku: Set API Key" (kept in secret storage)', async () => {
@@ -99,6 +99,39 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
       await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
     }
     assert.strictEqual(api.config().qa.model.apiKey, undefined);
+  });
+
+  it('does not send a key stored for one base URL to another one a setting points at', async () => {
+    const elsewhere = await startScriptedChatServer();
+    // The workspace setting below writes .vscode/settings.json into samples/: remove it afterwards if it is new.
+    const workspaceSettingsFolder = workspaceUri('.vscode');
+    const hadWorkspaceSettings = await vscode.workspace.fs.stat(workspaceSettingsFolder).then(() => true, () => false);
+    await vscode.commands.executeCommand('haiku.setApiKey', 'model', 'bound-secret-key');
+    try {
+      assert.strictEqual(api.config().qa.model.apiKey, 'bound-secret-key');
+      // A workspace setting (as a cloned repository could carry) moves the endpoint.
+      await settings().update('model.baseUrl', elsewhere.baseUrl, vscode.ConfigurationTarget.Workspace);
+      await waitFor(() => api.config().qa.model.baseUrl === elsewhere.baseUrl, 'the workspace setting to apply');
+      assert.strictEqual(api.config().qa.model.apiKey, undefined, 'the key is not handed out for another URL');
+      const [model] = await waitFor(async () => {
+        const models = await vscode.lm.selectChatModels({ vendor: 'haiku' });
+        return models.length > 0 ? models : undefined;
+      }, 'the endpoint model');
+      elsewhere.push({ text: 'who is asking?' });
+      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('hello')], {}, new vscode.CancellationTokenSource().token);
+      for await (const part of response.text) {
+        void part;
+      }
+      // Without a key the client sends its placeholder; the stored key must not appear.
+      assert.doesNotMatch(String(elsewhere.requests.at(-1)?.headers.authorization), /bound-secret-key/, 'the key went to the other URL');
+    } finally {
+      await settings().update('model.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('haiku.setApiKey', 'model', '');
+      await elsewhere.close();
+      if (!hadWorkspaceSettings) {
+        await vscode.workspace.fs.delete(workspaceSettingsFolder, { recursive: true });
+      }
+    }
   });
 
   it('stops a question when the chat cancels it, and records the run as cancelled', async () => {

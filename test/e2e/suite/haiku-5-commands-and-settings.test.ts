@@ -3,16 +3,27 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { HaikuExtensionApi } from '../../../src/vscode/extensionApi';
+import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { activateHaiku, askHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** The tree's context actions, the index commands, and index settings (another database, include patterns). */
 describe('Haiku: commands and index settings', () => {
-  let api: HaikuExtensionApi;
+  let api: HaikuTestApi;
 
   before(async () => {
     api = await activateHaiku();
     await waitForIndex(api);
+  });
+
+  it('registers every command and tool package.json declares (tools with their tags)', async () => {
+    const manifest = vscode.extensions.getExtension('haiku-dev.haiku')!.packageJSON as { contributes: { commands: Array<{ command: string }>; languageModelTools: Array<{ name: string; tags: string[] }> } };
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepStrictEqual(manifest.contributes.commands.map((command) => command.command).filter((command) => !registered.has(command)), []);
+    for (const tool of manifest.contributes.languageModelTools) {
+      const found = vscode.lm.tools.find((candidate) => candidate.name === tool.name);
+      assert.ok(found, `${tool.name} is registered`);
+      assert.deepStrictEqual([...found.tags].sort(), [...tool.tags].sort());
+    }
   });
 
   it('asks about a section, re-indexes a document and the current file', async () => {
@@ -22,20 +33,20 @@ describe('Haiku: commands and index settings', () => {
     assert.ok(section.kind === 'section');
     const query = await vscode.commands.executeCommand<string>('haiku.askAboutSection', section);
     assert.strictEqual(query, `@haiku What does the section "${section.section.title}" of guides/gc-guide.html say?`);
-    const jobs = api.indexService.history.length;
+    const jobs = api.indexJobs.length;
     await vscode.commands.executeCommand('haiku.reindexDocument', section);
-    assert.strictEqual(api.indexService.history.length, jobs + 1);
-    assert.strictEqual(api.indexService.history.at(-1)?.kind, 'files');
+    assert.strictEqual(api.indexJobs.length, jobs + 1);
+    assert.strictEqual(api.indexJobs.at(-1)?.kind, 'files');
     await vscode.window.showTextDocument(workspaceUri('guides/features.md'));
     await vscode.commands.executeCommand('haiku.indexCurrentFile');
-    assert.strictEqual(api.indexService.history.length, jobs + 2);
-    assert.strictEqual(api.indexService.history.at(-1)?.failed.length, 0);
+    assert.strictEqual(api.indexJobs.length, jobs + 2);
+    assert.strictEqual(api.indexJobs.at(-1)?.failed.length, 0);
     assert.strictEqual(api.indexService.current.documents, 5);
   });
 
   it('rebuilds the index from scratch', async () => {
     await vscode.commands.executeCommand('haiku.rebuildIndex');
-    const last = api.indexService.history.at(-1)!;
+    const last = api.indexJobs.at(-1)!;
     assert.strictEqual(last.kind, 'full');
     assert.strictEqual(last.indexed, 5, JSON.stringify(last));
     assert.strictEqual(api.indexService.current.documents, 5);
@@ -58,7 +69,7 @@ describe('Haiku: commands and index settings', () => {
       await vscode.commands.executeCommand('workbench.action.chat.newChat');
       const record = await askHaiku(api, '@haiku /ask What is in the documents?');
       assert.strictEqual(record.error?.code, 'empty_index');
-      assert.deepStrictEqual(record.buttons, ['haiku.rebuildIndex']);
+      assert.deepStrictEqual(record.buttons, ['haiku.buildIndex']);
     } finally {
       // Include patterns first, for the same reason.
       await settings.update('index.include', undefined, vscode.ConfigurationTarget.Global);

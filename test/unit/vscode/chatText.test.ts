@@ -1,5 +1,5 @@
 import * as assert from 'node:assert';
-import { agentModeFor, CitationMarkerSplitter, documentFilterFor, followupPrompts, historyMessages, readTurnMetadata, routeFor, type AnswerSegment } from '../../../src/vscode/chat/chatText';
+import { agentModeFor, CitationMarkerSplitter, attachedDocumentIds, followupPrompts, historyMessages, readTurnMetadata, routeFor, type AnswerSegment } from '../../../src/vscode/chat/chatText';
 import { chatErrorView, indexNotReadyView } from '../../../src/vscode/chat/chatErrors';
 
 function collect(splitter: CitationMarkerSplitter, deltas: string[]): AnswerSegment[] {
@@ -43,10 +43,20 @@ describe('@haiku participant text helpers', () => {
     assert.deepStrictEqual(['ask', 'analyze', 'both'].map((route) => agentModeFor(route as never)), ['rag', 'analysis', 'auto']);
   });
 
-  it('builds document filters from attached files and folders, quoting safely', () => {
-    assert.strictEqual(documentFilterFor([]), undefined);
-    assert.strictEqual(documentFilterFor([{ uri: "file:///w/it's.md", isFolder: false }]), "uri = 'file:///w/it''s.md'");
-    assert.strictEqual(documentFilterFor([{ uri: 'file:///w/a.md', isFolder: false }, { uri: 'file:///w/papers/', isFolder: true }]), "(uri = 'file:///w/a.md') OR (uri LIKE 'file:///w/papers/%')");
+  it('selects the documents of attached files and folders, by path containment', () => {
+    const documents = [
+      { id: 'a', path: '/w/a.md' },
+      { id: 'p1', path: '/w/papers/one.pdf' },
+      { id: 'p2', path: '/w/papers/deep/two.docx' },
+      { id: 'sibling', path: '/w/papers2/three.md' },
+      { id: 'percent', path: '/w/a_b%c/four.md' },
+      { id: 'remote', path: undefined },
+    ];
+    assert.deepStrictEqual(attachedDocumentIds([], documents), []);
+    assert.deepStrictEqual(attachedDocumentIds([{ path: '/w/a.md', isFolder: false }], documents), ['a']);
+    assert.deepStrictEqual(attachedDocumentIds([{ path: '/w/a.md', isFolder: false }, { path: '/w/papers', isFolder: true }], documents), ['a', 'p1', 'p2']);
+    assert.deepStrictEqual(attachedDocumentIds([{ path: '/w/a_b%c', isFolder: true }], documents), ['percent']);
+    assert.deepStrictEqual(attachedDocumentIds([{ path: '/w/missing.md', isFolder: false }], documents), []);
   });
 
   it('reads turn metadata back and rebuilds the history (search turns skipped)', () => {
@@ -85,7 +95,7 @@ describe('@haiku participant text helpers', () => {
     assert.ok(tools.button);
     assert.strictEqual(chatErrorView({ haikuErrorCode: 'model_unreachable', message: 'Cannot reach' }).button?.arguments?.[0], 'haiku.model.baseUrl');
     assert.strictEqual(chatErrorView({ haikuErrorCode: 'rebuild_needed', message: 'Rebuild.' }).button?.command, 'haiku.rebuildIndex');
-    assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 0 })?.button?.command, 'haiku.rebuildIndex');
+    assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 0 })?.button?.command, 'haiku.buildIndex');
     assert.strictEqual(indexNotReadyView({ state: 'waiting-for-trust', documents: 0 })?.button?.command, 'workbench.trust.manage');
     assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 3 }), undefined);
   });

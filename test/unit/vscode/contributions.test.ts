@@ -1,146 +1,159 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMMANDS, DOCUMENT_SCHEME, MODEL_VENDOR, PARTICIPANT_COMMANDS, PARTICIPANT_ID, SECTIONS_VIEW_ID, TOOL_NAMES } from '../../../src/vscode/contributionIds';
-import { SETTING_KEYS } from '../../../src/vscode/settingsMapping';
-import { defaultConfig } from '../../../src/core/config';
+import * as esbuild from 'esbuild';
+import { routeFor } from '../../../src/vscode/chat/chatText';
+import { COMMANDS, PARTICIPANT_COMMANDS, PARTICIPANT_ID, SECTIONS_VIEW_ID, TOOL_NAMES, MODEL_VENDOR } from '../../../src/vscode/contributionIds';
+import { autoIndexEnabled, configFromSettings, SETTING_KEYS } from '../../../src/vscode/settingsMapping';
 import { repositoryRoot } from '../../support/paths';
 
 /**
- * package.json's declarations against what the code registers, read statically (the registering files import
- * `vscode`, which only exists inside the editor).
+ * package.json's declarations against the ids, settings and strings the code uses. That each declared command and
+ * tool is registered is checked where registration happens, in the real editor (test/e2e, suite 5); here: the
+ * manifest's consistency, the settings mapping's behaviour on the declared defaults, and the built bundle.
  */
+interface SettingDeclaration { type: string | string[]; default?: unknown; order?: number; markdownDescription?: string; enum?: string[]; enumDescriptions?: string[]; scope?: string }
 interface Manifest {
   main: string;
   activationEvents: string[];
-  capabilities: { untrustedWorkspaces: { supported: string } };
+  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
   contributes: {
     commands: Array<{ command: string; title: string }>;
     menus: Record<string, Array<{ command: string }>>;
-    configuration: { properties: Record<string, { default?: unknown }> };
+    configuration: Array<{ id: string; title: string; order: number; properties: Record<string, SettingDeclaration> }>;
     views: Record<string, Array<{ id: string }>>;
-    viewsWelcome: Array<{ view: string; contents: string }>;
+    viewsWelcome: Array<{ view: string; contents: string; when: string }>;
+    walkthroughs: Array<{ id: string; steps: Array<{ id: string; description: string; media: { markdown?: string }; completionEvents: string[] }> }>;
     chatParticipants: Array<{ id: string; name: string; commands: Array<{ name: string }> }>;
-    languageModelTools: Array<{ name: string; toolReferenceName: string; canBeReferencedInPrompt: boolean; modelDescription: string; inputSchema: { type: string; properties: object; required?: string[] } }>;
+    languageModelTools: Array<{ name: string; when?: string; tags?: string[]; inputSchema: { type: string; properties: Record<string, { type: string }>; required?: string[] } }>;
     languageModelChatProviders: Array<{ vendor: string }>;
   };
 }
 
-const manifest = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as Manifest;
-const vscodeSource = path.join(repositoryRoot, 'src', 'vscode');
+const manifestText = fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8');
+const manifest = JSON.parse(manifestText) as Manifest;
+const strings = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.nls.json'), 'utf8')) as Record<string, string>;
+const settings = Object.assign({}, ...manifest.contributes.configuration.map((category) => category.properties)) as Record<string, SettingDeclaration>;
+const declaredCommands = new Set(manifest.contributes.commands.map((command) => command.command));
 
-function read(relative: string): string {
-  return fs.readFileSync(path.join(vscodeSource, relative), 'utf8');
+/** Every `command:haiku.x` link in a Markdown text of the manifest. */
+function linkedCommands(text: string): string[] {
+  return [...text.matchAll(/command:(haiku\.[A-Za-z.]+)/g)].map((match) => match[1]);
 }
 
-function allSource(folder = vscodeSource): string {
-  return fs.readdirSync(folder, { withFileTypes: true }).map((entry) => {
-    const full = path.join(folder, entry.name);
-    return entry.isDirectory() ? allSource(full) : entry.name.endsWith('.ts') ? fs.readFileSync(full, 'utf8') : '';
-  }).join('\n');
-}
-
-describe('package.json contributions match the registrations', () => {
-  it('declares exactly the commands the code registers', () => {
-    const declared = manifest.contributes.commands.map((command) => command.command).sort();
-    assert.deepStrictEqual(declared, Object.values(COMMANDS).sort());
-    const registrations = read('commands.ts');
-    const registered = [...registrations.matchAll(/register\(COMMANDS\.(\w+)/g)].map((match) => COMMANDS[match[1] as keyof typeof COMMANDS]).sort();
-    assert.deepStrictEqual(registered, Object.values(COMMANDS).sort());
-    // No command id is spelled out anywhere else in the glue (they all go through COMMANDS).
-    const literalIds = [...allSource().matchAll(/['"](haiku\.[a-zA-Z]+)['"]/g)].map((match) => match[1]).filter((id) => Object.values(COMMANDS).includes(id as never));
-    assert.deepStrictEqual(literalIds.filter((id) => !read('contributionIds.ts').includes(`'${id}'`)), []);
-  });
-
-  it('menus and the welcome view only name declared commands', () => {
-    const declared = new Set(manifest.contributes.commands.map((command) => command.command));
+describe('package.json contributions', () => {
+  it('declares exactly the command ids the code registers by, and every menu, welcome and walkthrough link names one', () => {
+    assert.deepStrictEqual([...declaredCommands].sort(), Object.values(COMMANDS).sort());
     for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
       for (const entry of entries) {
-        assert.ok(declared.has(entry.command), `${menu} names ${entry.command}`);
+        assert.ok(declaredCommands.has(entry.command), `${menu} names ${entry.command}`);
       }
     }
-    for (const welcome of manifest.contributes.viewsWelcome) {
-      for (const match of welcome.contents.matchAll(/command:(haiku\.[A-Za-z]+)/g)) {
-        assert.ok(declared.has(match[1]), `welcome view names ${match[1]}`);
-      }
+    const texts = [...manifest.contributes.viewsWelcome.map((welcome) => strings[welcome.contents.slice(1, -1)] ?? welcome.contents),
+      ...manifest.contributes.walkthroughs.flatMap((walkthrough) => walkthrough.steps.map((step) => strings[step.description.slice(1, -1)] ?? step.description))];
+    // `haiku.sections.focus` is the command VS Code creates for the view.
+    for (const command of texts.flatMap(linkedCommands).filter((command) => command !== `${SECTIONS_VIEW_ID}.focus`)) {
+      assert.ok(declaredCommands.has(command), `a link names ${command}`);
     }
-    assert.ok(manifest.contributes.menus['editor/context'].some((entry) => entry.command === COMMANDS.insertCitation));
   });
 
-  it('declares one tool per file under src/vscode/tools, each registered by its constant', () => {
-    const declared = manifest.contributes.languageModelTools.map((tool) => tool.name).sort();
-    assert.deepStrictEqual(declared, Object.values(TOOL_NAMES).sort());
-    const toolFiles = fs.readdirSync(path.join(vscodeSource, 'tools')).filter((file) => /registerTool/.test(read(path.join('tools', file))));
-    const registered = toolFiles.flatMap((file) => [...read(path.join('tools', file)).matchAll(/registerTool<\w+>\(TOOL_NAMES\.(\w+)/g)].map((match) => TOOL_NAMES[match[1] as keyof typeof TOOL_NAMES]));
-    assert.strictEqual(toolFiles.length, registered.length, 'one registration per tool file');
-    assert.deepStrictEqual(registered.sort(), declared);
-    const extension = read('extension.ts');
-    for (const file of toolFiles) {
-      const registerFunction = /export function (register\w+Tool)/.exec(read(path.join('tools', file)))?.[1];
-      assert.ok(registerFunction && extension.includes(`${registerFunction}(`), `${file} is registered on activation`);
+  it('shows a loading state, not a Rebuild button, while the first build runs', () => {
+    const building = manifest.contributes.viewsWelcome.filter((welcome) => /haiku\.indexState == indexing/.test(welcome.when));
+    assert.strictEqual(building.length, 1);
+    assert.deepStrictEqual(linkedCommands(strings[building[0].contents.slice(1, -1)]), []);
+    const empty = manifest.contributes.viewsWelcome.find((welcome) => linkedCommands(strings[welcome.contents.slice(1, -1)] ?? '').includes(COMMANDS.buildIndex));
+    assert.ok(empty && /haiku\.indexState != indexing/.test(empty.when), 'the Build Index button hides while indexing');
+    assert.ok(!manifest.contributes.viewsWelcome.some((welcome) => linkedCommands(strings[welcome.contents.slice(1, -1)] ?? '').includes(COMMANDS.rebuildIndex)), 'no welcome view drops the index');
+  });
+
+  it('has a walkthrough whose steps each complete on an event and show Markdown that exists', () => {
+    const [walkthrough] = manifest.contributes.walkthroughs;
+    assert.deepStrictEqual(walkthrough.steps.map((step) => step.id), ['buildIndex', 'browseSections', 'askHaiku', 'configureModel', 'insertCitation']);
+    for (const step of walkthrough.steps) {
+      assert.ok(step.completionEvents.length > 0, step.id);
+      assert.ok(step.media.markdown && fs.existsSync(path.join(repositoryRoot, step.media.markdown)), `${step.id}: ${step.media.markdown}`);
     }
+    assert.ok(walkthrough.steps[0].completionEvents.includes(`onCommand:${COMMANDS.buildIndex}`));
+  });
+
+  it('declares the tools by their constants, each with a when clause, tags and a well-formed schema', () => {
+    assert.deepStrictEqual(manifest.contributes.languageModelTools.map((tool) => tool.name).sort(), Object.values(TOOL_NAMES).sort());
     for (const tool of manifest.contributes.languageModelTools) {
-      assert.strictEqual(tool.canBeReferencedInPrompt, true);
-      assert.ok(tool.toolReferenceName && tool.modelDescription.length > 40, tool.name);
+      assert.ok(tool.when && tool.tags && tool.tags.length > 0, tool.name);
       assert.strictEqual(tool.inputSchema.type, 'object');
       for (const required of tool.inputSchema.required ?? []) {
         assert.ok(required in tool.inputSchema.properties, `${tool.name} requires a declared property ${required}`);
       }
     }
+    assert.strictEqual(manifest.contributes.languageModelTools.find((tool) => tool.name === TOOL_NAMES.search)?.inputSchema.properties.limit.type, 'integer');
   });
 
-  it('declares the participant with the commands the handler routes', () => {
+  it('declares the participant with commands the handler routes to distinct routes', () => {
     const [participant] = manifest.contributes.chatParticipants;
-    assert.strictEqual(manifest.contributes.chatParticipants.length, 1);
     assert.strictEqual(participant.id, PARTICIPANT_ID);
-    assert.strictEqual(participant.name, 'haiku');
     assert.deepStrictEqual(participant.commands.map((command) => command.name).sort(), [...PARTICIPANT_COMMANDS].sort());
-    assert.match(read(path.join('chat', 'participant.ts')), /createChatParticipant\(PARTICIPANT_ID,/);
-    const routing = read(path.join('chat', 'chatText.ts'));
-    for (const command of PARTICIPANT_COMMANDS) {
-      assert.ok(routing.includes(`command === '${command}'`), `routeFor handles /${command}`);
-    }
-  });
-
-  it('declares every setting the mapping reads, with the core defaults', () => {
-    const declared = Object.keys(manifest.contributes.configuration.properties).map((key) => key.replace(/^haiku\./, '')).sort();
-    assert.deepStrictEqual(declared, [...SETTING_KEYS].sort());
-    const defaults = defaultConfig();
-    const properties = manifest.contributes.configuration.properties;
-    assert.deepStrictEqual(properties['haiku.index.include'].default, defaults.index.include);
-    assert.deepStrictEqual(properties['haiku.index.exclude'].default, defaults.index.exclude);
-    assert.strictEqual(properties['haiku.search.limit'].default, defaults.search.limit);
-    assert.strictEqual(properties['haiku.search.maxContextChars'].default, defaults.search.maxContextChars);
-    assert.strictEqual(properties['haiku.qa.maxSearches'].default, defaults.qa.maxSearches);
-    assert.strictEqual(properties['haiku.qa.maxExecutions'].default, defaults.qa.maxExecutions);
-    assert.strictEqual(properties['haiku.qa.requestLimit'].default, defaults.qa.requestLimit);
-    assert.strictEqual(properties['haiku.model.temperature'].default, defaults.qa.model.temperature);
-    assert.strictEqual(properties['haiku.sandbox.codeTimeoutSeconds'].default, defaults.sandbox.codeTimeoutSeconds);
-    assert.strictEqual(properties['haiku.sandbox.maxOutputChars'].default, defaults.sandbox.maxOutputChars);
-    assert.strictEqual(properties['haiku.sandbox.memoryLimitBytes'].default, defaults.sandbox.memoryLimitBytes);
-    assert.strictEqual(properties['haiku.index.maxFileBytes'].default, defaults.index.maxFileBytes);
-    assert.strictEqual(properties['haiku.embeddings.batchSize'].default, defaults.embeddings.batchSize);
-  });
-
-  it('declares the view, the model vendor, the document scheme and the trust mode', () => {
-    assert.ok(Object.values(manifest.contributes.views).flat().some((view) => view.id === SECTIONS_VIEW_ID));
-    assert.ok(manifest.contributes.viewsWelcome.some((welcome) => welcome.view === SECTIONS_VIEW_ID));
+    assert.deepStrictEqual(participant.commands.map((command) => routeFor(command.name)), participant.commands.map((command) => command.name));
     assert.deepStrictEqual(manifest.contributes.languageModelChatProviders.map((provider) => provider.vendor), [MODEL_VENDOR]);
-    assert.match(read('modelProvider.ts'), /registerLanguageModelChatProvider\(MODEL_VENDOR,/);
-    assert.match(read('extension.ts'), /registerTextDocumentContentProvider\(DOCUMENT_SCHEME,/);
-    assert.strictEqual(DOCUMENT_SCHEME, 'haiku-doc');
-    assert.strictEqual(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
-    assert.strictEqual(manifest.main, './dist/extension.js');
-    assert.ok(manifest.activationEvents.includes('onStartupFinished'));
   });
 
-  it('loads the heavy modules only lazily from activation', () => {
-    const extension = read('extension.ts');
-    assert.doesNotMatch(extension, /from '\.\.\/node\//, 'extension.ts must not import src/node statically');
-    assert.doesNotMatch(extension, /from '\.\/nodeBackend'/);
-    for (const file of ['indexService.ts', 'chat/participant.ts', 'sectionsTree.ts', 'commands.ts']) {
-      assert.doesNotMatch(read(file), /^import (?!type)[^;]*from '(\.\.\/)+node\//m, `${file} imports src/node statically`);
-      assert.doesNotMatch(read(file), /^import (?!type)[^;]*from '(ai|@lancedb\/lancedb)'/m, `${file} imports a heavy package statically`);
+  it('declares exactly the settings the mapping reads, grouped and ordered, and the declared defaults map to the core defaults', () => {
+    const read = new Set<string>();
+    configFromSettings((key) => {
+      read.add(key);
+      return undefined;
+    }, { defaultDatabaseUri: '/storage/index' });
+    autoIndexEnabled((key) => read.add(key));
+    const declared = Object.keys(settings).map((key) => key.replace(/^haiku\./, '')).sort();
+    assert.deepStrictEqual(declared, [...SETTING_KEYS].sort());
+    assert.deepStrictEqual([...read].sort(), declared, 'every declared setting is read by the mapping');
+    const withDeclaredDefaults = configFromSettings((key) => settings[`haiku.${key}`].default, { defaultDatabaseUri: '/storage/index' });
+    const withNothing = configFromSettings(() => undefined, { defaultDatabaseUri: '/storage/index' });
+    assert.deepStrictEqual(withDeclaredDefaults, withNothing);
+    const categories = manifest.contributes.configuration;
+    assert.deepStrictEqual(categories.map((category) => category.order), categories.map((_, index) => index + 1));
+    for (const category of categories) {
+      assert.deepStrictEqual(Object.values(category.properties).map((setting) => setting.order), Object.keys(category.properties).map((_, index) => index + 1), category.id);
     }
+    for (const [key, setting] of Object.entries(settings)) {
+      if (setting.enum) {
+        assert.strictEqual(setting.enumDescriptions?.length, setting.enum.length, `${key} describes each value`);
+      }
+    }
+  });
+
+  it('keeps endpoint URLs away from untrusted workspaces and machine-overridable', () => {
+    for (const key of ['haiku.model.baseUrl', 'haiku.embeddings.baseUrl', 'haiku.reranker.baseUrl']) {
+      assert.strictEqual(settings[key].scope, 'machine-overridable', key);
+      assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), key);
+    }
+  });
+
+  it('localizes every manifest string through package.nls.json, with no key missing or unused', () => {
+    const used = new Set([...manifestText.matchAll(/"%([^"%]+)%"/g)].map((match) => match[1]));
+    assert.deepStrictEqual([...used].filter((key) => !(key in strings)), []);
+    assert.deepStrictEqual(Object.keys(strings).filter((key) => !used.has(key)), []);
+    for (const command of manifest.contributes.commands) {
+      assert.match(command.title, /^%.+%$/, command.command);
+    }
+  });
+
+  it('bundles no src/node module and no heavy package into dist/extension.js (they load from dist/backend.js on first use)', async function () {
+    this.timeout(120_000);
+    const result = await esbuild.build({
+      entryPoints: [path.join(repositoryRoot, 'src/vscode/extension.ts')],
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, metafile: true, logLevel: 'silent',
+      external: ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+      absWorkingDir: repositoryRoot,
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    assert.ok(inputs.includes('src/vscode/extension.ts') && inputs.length > 20, `${inputs.length} inputs`);
+    assert.deepStrictEqual(inputs.filter((input) => input.startsWith('src/node/') || input === 'src/vscode/nodeBackend.ts'), []);
+    assert.deepStrictEqual(inputs.filter((input) => /node_modules\/(ai|@ai-sdk\/openai|mammoth|unpdf|htmlparser2|quickjs-emscripten-core|micromark[^/]*)\//.test(input)), []);
+  });
+
+  it('has a main, a trust mode and an activation event', () => {
+    assert.strictEqual(manifest.main, './dist/extension.js');
+    assert.strictEqual(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+    assert.ok(manifest.activationEvents.includes('onStartupFinished'));
   });
 });

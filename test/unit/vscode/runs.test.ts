@@ -5,6 +5,7 @@ import { RUNS_KEPT } from '../../../src/core/limits';
 import { parseWebviewMessage } from '../../../src/shared/runsProtocol';
 import { RunRecorder } from '../../../src/vscode/runs/runRecorder';
 import { RunsStore } from '../../../src/vscode/runs/runsStore';
+import { answerHtml } from '../../../src/webview/runs/answerMarkdown';
 import { tokenize } from '../../../src/webview/runs/highlight';
 
 const hit: SearchResult = {
@@ -64,9 +65,19 @@ describe('runs: recorder, store, protocol, highlighter', () => {
     assert.strictEqual(parseWebviewMessage({ type: 'openChunk', runId: 'run-1', chunkId: '../../etc/passwd' }), undefined);
     assert.strictEqual(parseWebviewMessage({ type: 'openFile', path: '/etc/passwd' }), undefined);
     assert.strictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1 } }), undefined);
-    assert.deepStrictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, extra: 9 } }),
-      { type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1 } });
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2, extra: 9 } }),
+      { type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2 } });
     assert.strictEqual(parseWebviewMessage('ready'), undefined);
+  });
+
+  it('renders an answer\'s Markdown: headings, lists, tables, highlighted JavaScript; raw HTML stays text', () => {
+    const html = answerHtml('## Result\n\n- **two** documents [1]\n- `inline`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nconst n = 2; // two\n```\n\n<script>alert(1)</script> <img src=x onerror=alert(1)>');
+    assert.match(html, /<h2>Result<\/h2>/);
+    assert.match(html, /<li><strong>two<\/strong> documents \[1\]<\/li>/);
+    assert.match(html, /<table>[\s\S]*<td>1<\/td>/);
+    assert.match(html, /<code class="language-js highlighted"><span class="token-keyword">const<\/span> n = <span class="token-number">2<\/span>; <span class="token-comment">\/\/ two<\/span>/);
+    assert.doesNotMatch(html, /<script|<img/);
+    assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
   });
 
   it('highlights sandbox code into classed tokens that reassemble the source', () => {

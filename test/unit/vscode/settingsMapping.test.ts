@@ -1,6 +1,7 @@
 import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
-import { configFromSettings, configuredModelNames, hasConfiguredEndpoint } from '../../../src/vscode/settingsMapping';
+import { apiKeyFor, parseStoredApiKey, serializeApiKey } from '../../../src/vscode/apiKeyBinding';
+import { autoIndexEnabled, configFromSettings, configuredModelNames, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint } from '../../../src/vscode/settingsMapping';
 import { statusBarText } from '../../../src/vscode/statusText';
 import { indexBaseFolder } from '../../../src/vscode/workspacePaths';
 
@@ -10,6 +11,8 @@ describe('settings mapping (haiku.* → core configuration)', () => {
     const expected = defaultConfig();
     expected.index.databaseUri = '/storage/index';
     expected.qa.model.name = '';
+    // Links outside the indexed folders are not followed unless the setting says so.
+    Object.assign(expected.index, { followLinksOutside: false, ...expected.index });
     assert.deepStrictEqual(JSON.parse(JSON.stringify(config)), JSON.parse(JSON.stringify(expected)));
   });
 
@@ -37,6 +40,41 @@ describe('settings mapping (haiku.* → core configuration)', () => {
     assert.strictEqual(hasConfiguredEndpoint(read), true);
     assert.strictEqual(hasConfiguredEndpoint((key) => (key === 'model.name' ? 'qwen3' : undefined)), false);
   });
+
+  it('maps the size limit in megabytes, link following, and adds the workspace excludes unless turned off', () => {
+    const settings: Record<string, unknown> = { 'index.maxFileSizeMB': 2, 'index.followLinksOutside': true, 'index.exclude': ['**/drafts/**'] };
+    const workspaceExcludes = excludeGlobsFromWorkspaceSettings({ '**/.git': true, '**/archive': true, '**/*.js': { when: '$(basename).ts' }, '**/off': false }, { '**/generated/**': true, '**/.git': true });
+    assert.deepStrictEqual(workspaceExcludes, ['**/.git', '**/.git/**', '**/archive', '**/archive/**', '**/generated/**']);
+    const config = configFromSettings((key) => settings[key], { defaultDatabaseUri: '/storage/index', workspaceExcludes });
+    assert.strictEqual(config.index.maxFileBytes, 2 * 1024 * 1024);
+    assert.strictEqual((config.index as { followLinksOutside?: boolean }).followLinksOutside, true);
+    assert.deepStrictEqual(config.index.exclude, ['**/drafts/**', ...workspaceExcludes]);
+    settings['index.useExcludeSettings'] = false;
+    assert.deepStrictEqual(configFromSettings((key) => settings[key], { defaultDatabaseUri: '/storage/index', workspaceExcludes }).index.exclude, ['**/drafts/**']);
+    assert.strictEqual(configFromSettings(() => undefined, { defaultDatabaseUri: '/s' }).index.maxFileBytes, defaultConfig().index.maxFileBytes);
+    assert.strictEqual(autoIndexEnabled(() => undefined), true);
+    assert.strictEqual(autoIndexEnabled((key) => (key === 'index.autoIndex' ? false : undefined)), false);
+  });
+
+  it('reads model names from a list (and from the older comma-separated text)', () => {
+    assert.deepStrictEqual(configuredModelNames((key) => (key === 'model.name' ? ['qwen3:8b', ' llama3.1 ', ''] : undefined)), ['qwen3:8b', 'llama3.1']);
+    assert.deepStrictEqual(configuredModelNames((key) => (key === 'model.name' ? 'a, b' : undefined)), ['a', 'b']);
+  });
+});
+
+describe('API keys bound to the base URL they were set for', () => {
+  it('hands a key out only for its own URL; other URLs and unbound keys are a mismatch to ask about', () => {
+    const stored = parseStoredApiKey(serializeApiKey('secret', 'HTTP://Models.Example:8080/v1/'));
+    assert.deepStrictEqual(stored, { key: 'secret', baseUrl: 'http://models.example:8080/v1' });
+    assert.deepStrictEqual(apiKeyFor(stored, 'http://models.example:8080/v1'), { key: 'secret' });
+    assert.deepStrictEqual(apiKeyFor(stored, ' http://models.example:8080/v1/ '), { key: 'secret' });
+    assert.deepStrictEqual(apiKeyFor(stored, 'https://attacker.example/v1'), { mismatch: { storedFor: 'http://models.example:8080/v1' } });
+    assert.deepStrictEqual(apiKeyFor(stored, 'http://models.example:8080/v1/other'), { mismatch: { storedFor: 'http://models.example:8080/v1' } });
+    // A key stored as plain text before keys were bound is sent nowhere unasked.
+    assert.deepStrictEqual(apiKeyFor(parseStoredApiKey('old-plain-key'), 'http://models.example:8080/v1'), { mismatch: { storedFor: undefined } });
+    assert.strictEqual(apiKeyFor(parseStoredApiKey(undefined), 'http://x'), undefined);
+  });
+
 });
 
 describe('status bar text', () => {
@@ -46,6 +84,7 @@ describe('status bar text', () => {
     assert.match(statusBarText({ state: 'paused', documents: 1, chunks: 2 }).tooltip, /Click to resume/);
     assert.match(statusBarText({ state: 'error', documents: 0, chunks: 0, message: 'disk full' }).tooltip, /disk full/);
     assert.match(statusBarText({ state: 'waiting-for-trust', documents: 0, chunks: 0 }).tooltip, /trust/);
+    assert.match(statusBarText({ state: 'idle', documents: 0, chunks: 0 }).tooltip, /nothing to index/);
   });
 });
 

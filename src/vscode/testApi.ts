@@ -1,0 +1,129 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { HaikuConfig } from '../core/config';
+import type { HaikuParticipant } from './chat/participant';
+import { readTurnMetadata } from './chat/chatText';
+import type { DocumentNavigator } from './documentNavigation';
+import type { ExtensionKnowledgeBase } from './indexBackend';
+import type { IndexJobReport, IndexService } from './indexService';
+import type { RunRoute } from '../shared/runsProtocol';
+import type { RunsPanel } from './runs/runsPanel';
+import type { RenderReport, RunsStore } from './runs/runsStore';
+import type { SectionsTreeNode, SectionsTreeProvider } from './sectionsTree';
+
+/** What one `@haiku` request streamed and returned, as the user saw it. */
+export interface ParticipantRequestRecord {
+  runId: string;
+  route: RunRoute;
+  prompt: string;
+  model: string;
+  documentFilter: string | null;
+  /** Targets of the anchors streamed into the answer (`uri#line` or `uri`; see `locationKey`). */
+  anchors: string[];
+  /** Targets of the references listed under the answer. */
+  references: string[];
+  /** Commands of the buttons shown. */
+  buttons: string[];
+  /** The error shown (`ChatResult.errorDetails`) and its code. */
+  error?: { code: string; message: string };
+  done: boolean;
+}
+
+/**
+ * The handle the in-host test suites get, only when the extension runs under test
+ * (`ExtensionMode.Test`): the live objects plus records of what the user saw (streamed chat parts, finished
+ * index jobs, what the runs webview drew, highlights), kept here instead of in the production objects.
+ */
+export interface HaikuTestApi {
+  /** Wall-clock time `activate` took (ms). */
+  readonly activationMs: number;
+  readonly indexService: IndexService;
+  readonly runsStore: RunsStore;
+  readonly runsPanel: RunsPanel;
+  readonly sectionsTree: SectionsTreeProvider;
+  readonly sectionsView: vscode.TreeView<SectionsTreeNode>;
+  readonly navigator: DocumentNavigator;
+  readonly participantRequests: readonly ParticipantRequestRecord[];
+  readonly indexJobs: readonly IndexJobReport[];
+  readonly renderReports: readonly RenderReport[];
+  /** How often the Sections view asked for children (the UI, not the tests, asks first). */
+  readonly treeChildrenRequests: number;
+  readonly lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  /** True once the heavy bundle (`dist/backend.js`: LanceDB, converters, the agent) was loaded into the host. */
+  backendLoaded(): boolean;
+  /** Where the index lives by default (the extension's storage folder), whether or not it exists yet. */
+  readonly defaultDatabaseUri: string;
+  knowledgeBase(): Promise<ExtensionKnowledgeBase>;
+  config(): HaikuConfig;
+}
+
+/** The records of the test API. Created before the participant (which takes `observeStream`), attached after. */
+export class TestRecorder {
+  readonly participantRequests: ParticipantRequestRecord[] = [];
+  readonly indexJobs: IndexJobReport[] = [];
+  readonly renderReports: RenderReport[] = [];
+  treeChildrenRequests = 0;
+  lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  private readonly pending = new Map<vscode.ChatRequest, ParticipantRequestRecord>();
+
+  /** Wraps a response stream so the anchors, references and buttons it carries are recorded. */
+  readonly observeStream = (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream => {
+    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], buttons: [], done: false };
+    this.participantRequests.push(entry);
+    this.pending.set(request, entry);
+    // The host's stream is frozen (a Proxy may not change its methods): inherit from it, override three.
+    const record = (list: string[], value: unknown): void => {
+      list.push(value instanceof vscode.Location || value instanceof vscode.Uri ? locationKey(value) : String(value));
+    };
+    return Object.create(stream, {
+      anchor: { value: (value: vscode.Uri | vscode.Location, title?: string) => {
+        record(entry.anchors, value);
+        stream.anchor(value, title);
+      } },
+      reference: { value: (value: vscode.Uri | vscode.Location, iconPath?: vscode.IconPath) => {
+        record(entry.references, value);
+        stream.reference(value, iconPath);
+      } },
+      button: { value: (command: vscode.Command) => {
+        entry.buttons.push(command.command);
+        stream.button(command);
+      } },
+    }) as vscode.ChatResponseStream;
+  };
+
+  attach(objects: { participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator }): vscode.Disposable {
+    return vscode.Disposable.from(
+      objects.participant.onDidFinishRequest((report) => {
+        const record = this.pending.get(report.request);
+        this.pending.delete(report.request);
+        if (!record) {
+          return;
+        }
+        const metadata = readTurnMetadata(report.result.metadata);
+        Object.assign(record, { runId: report.runId, route: report.route, model: report.model, documentFilter: report.documentFilter });
+        if (report.result.errorDetails) {
+          record.error = { code: metadata?.errorCode ?? 'failed', message: report.result.errorDetails.message };
+        }
+        record.done = true;
+      }),
+      objects.indexService.onDidFinishJob((job) => this.indexJobs.push(job)),
+      objects.runsPanel.onDidRender((report) => this.renderReports.push(report)),
+      objects.sectionsTree.onDidRequestChildren(() => this.treeChildrenRequests++),
+      objects.navigator.onDidHighlight((highlight) => {
+        this.lastHighlight = highlight;
+      }),
+    );
+  }
+}
+
+/** `uri#line` (0-based start line) for a location, the URI itself for a whole document. */
+export function locationKey(value: vscode.Location | vscode.Uri): string {
+  return value instanceof vscode.Location ? `${value.uri.toString()}#${value.range.start.line}` : value.toString();
+}
+
+/** True when this extension's backend bundle sits in the module cache of the extension host. */
+export function backendBundleLoaded(extensionFolder: string): boolean {
+  const bundle = path.join(extensionFolder, 'dist', 'backend.js');
+  return require.cache[bundle] !== undefined || (fs.existsSync(bundle) && require.cache[fs.realpathSync(bundle)] !== undefined);
+}
