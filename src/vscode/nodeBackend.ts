@@ -56,6 +56,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         exclude: config.index.exclude,
         maxFileBytes: config.index.maxFileBytes,
         respectGitignore: config.index.respectGitignore,
+        followLinksOutside: config.index.followLinksOutside,
         removeMissing: indexOptions.prune,
         // Incremental runs leave optimizing to the store's debounce.
         optimize: indexOptions.prune,

@@ -83,12 +83,8 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
   const maxFileSizeMegabytes = read('index.maxFileSizeMB');
   const exclude = stringsOr(read('index.exclude'), defaults.index.exclude);
   const workspaceExcludes = booleanOr(read('index.useExcludeSettings'), true) ? (options.workspaceExcludes ?? []).filter((glob) => !exclude.includes(glob)) : [];
-  // `index.followLinksOutside` belongs to the filters' part of the core configuration; spread so this mapping
-  // compiles whether or not that field is declared yet.
-  const linkPolicy = { followLinksOutside: booleanOr(read('index.followLinksOutside'), false) };
   return {
     index: {
-      ...linkPolicy,
       databaseUri: databaseUri === '' ? options.defaultDatabaseUri : databaseUri,
       include: stringsOr(read('index.include'), defaults.index.include),
       exclude: [...exclude, ...workspaceExcludes],
