@@ -120,6 +120,10 @@ export const SANDBOX_CODE_TIMEOUT_SECONDS = 60;
 export const SANDBOX_MAX_OUTPUT_CHARS = 50_000;
 /** Memory one sandbox runtime may allocate (bytes). */
 export const SANDBOX_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Wasm memory beyond the guest heap limit: Emscripten's stack and static data plus QuickJS's own baseline (bytes). */
+export const SANDBOX_WASM_OVERHEAD_BYTES = 16 * 1024 * 1024;
+/** V8 heap of a sandbox worker thread (old generation, MiB): bounds what the host side of the bridge may hold. */
+export const SANDBOX_WORKER_HEAP_MB = 256;
 /** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */
 export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 /** Default `limit` of `search()` inside the sandbox. */

@@ -25,6 +25,7 @@ import {
   SANDBOX_STACK_LIMIT_BYTES,
   SANDBOX_STARTUP_TIMEOUT_MS,
   SANDBOX_WATCHDOG_GRACE_MS,
+  SANDBOX_WORKER_HEAP_MB,
 } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
@@ -122,7 +123,15 @@ class SandboxWorker {
   private readonly worker: Worker;
 
   constructor(script: SandboxWorkerScript, settings: SandboxWorkerSettings) {
-    this.worker = new Worker(script.file, { execArgv: script.execArgv, workerData: settings, stdout: false, stderr: false });
+    this.worker = new Worker(script.file, {
+      execArgv: script.execArgv,
+      workerData: settings,
+      stdout: false,
+      stderr: false,
+      // The guest heap lives in wasm memory capped by the worker itself; this bounds the thread's own V8 heap, so
+      // that a leak on the host side of the bridge ends the worker, not the extension host.
+      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB },
+    });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`));
@@ -148,7 +157,9 @@ class SandboxWorker {
     });
     this.ready.catch(() => undefined);
     this.worker.on('message', (message: WorkerToMainMessage) => this.listener?.onMessage(message));
-    this.worker.on('error', (error) => this.exit(`${error.name}: ${error.message}`));
+    this.worker.on('error', (error: Error & { code?: string }) => this.exit(error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? `out of memory: the worker's heap passed ${SANDBOX_WORKER_HEAP_MB} MiB`
+      : `${error.name}: ${error.message}`));
     this.worker.on('exit', (code) => this.exit(`exit code ${code}`));
   }
 

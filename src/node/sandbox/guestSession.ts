@@ -7,7 +7,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
+import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
@@ -97,15 +97,37 @@ class Execution {
   }
 }
 
-let wasmModule: Promise<QuickJSWASMModule> | undefined;
+const WASM_PAGE_BYTES = 64 * 1024;
+/** Emscripten's default initial memory for this build (its stack and static data live in it). */
+const WASM_INITIAL_BYTES = 16 * 1024 * 1024;
+/** The module declares at most 2 GiB of memory; a larger maximum would not link. */
+const WASM_MAXIMUM_BYTES = 2 * 1024 * 1024 * 1024;
+const wasmModulesByLimit = new Map<number, Promise<QuickJSWASMModule>>();
 
 /**
- * The wasm module is loaded once per thread: from the compiled module the main thread sent, else the variant
- * finds `emscripten-module.wasm` next to itself (the bundle's folder, or node_modules from source).
+ * The wasm memory's maximum for a heap limit. QuickJS's own limit (`setMemoryLimit`) does not hold in this
+ * build: its allocator accounting counts 8 bytes per block under Emscripten (no `malloc_usable_size`), so a guest
+ * could hold gigabytes of strings or ArrayBuffers "under" 64 MiB. Capping the linear memory makes `malloc` fail
+ * instead, which QuickJS reports as a catchable "out of memory".
  */
-function loadModule(compiledWasm: WebAssembly.Module | undefined): Promise<QuickJSWASMModule> {
-  wasmModule ??= newQuickJSWASMModuleFromVariant(compiledWasm ? newVariant(RELEASE_SYNC, { wasmModule: compiledWasm }) : RELEASE_SYNC);
-  return wasmModule;
+function wasmMemoryMaximumBytes(memoryLimitBytes: number): number {
+  return Math.ceil((memoryLimitBytes + SANDBOX_WASM_OVERHEAD_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+}
+
+/**
+ * The wasm module is loaded once per thread and memory limit (one memory per module): from the compiled module
+ * the main thread sent, else the variant finds `emscripten-module.wasm` next to itself (the bundle's folder, or
+ * node_modules from source).
+ */
+function loadModule(compiledWasm: WebAssembly.Module | undefined, memoryLimitBytes: number): Promise<QuickJSWASMModule> {
+  let module = wasmModulesByLimit.get(memoryLimitBytes);
+  if (!module) {
+    const maximumBytes = Math.min(WASM_MAXIMUM_BYTES, Math.max(WASM_INITIAL_BYTES, wasmMemoryMaximumBytes(memoryLimitBytes)));
+    const wasmMemory = new WebAssembly.Memory({ initial: WASM_INITIAL_BYTES / WASM_PAGE_BYTES, maximum: maximumBytes / WASM_PAGE_BYTES });
+    module = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, compiledWasm ? { wasmModule: compiledWasm, wasmMemory } : { wasmMemory }));
+    wasmModulesByLimit.set(memoryLimitBytes, module);
+  }
+  return module;
 }
 
 export class GuestSession {
@@ -132,7 +154,7 @@ export class GuestSession {
   }
 
   static async create(options: GuestSessionOptions): Promise<GuestSession> {
-    const module = await loadModule(options.compiledWasm);
+    const module = await loadModule(options.compiledWasm, options.memoryLimitBytes);
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(options.memoryLimitBytes);
     // Above 256 KiB deep guest recursion can overflow the host's own stack instead of raising a guest error.

@@ -410,6 +410,37 @@ describe('code sandbox (QuickJS in a worker)', function () {
       }
     });
 
+    it('holds the memory limit for strings and ArrayBuffers: "out of memory" with the process RSS bounded, session kept', async () => {
+      const sandbox = await sandboxWith({ memoryLimitBytes: 64 * 1024 * 1024, codeTimeoutSeconds: 60 });
+      let peak = 0;
+      const baseline = process.memoryUsage.rss();
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }, 5);
+      try {
+        await sandbox.execute('const beforeBomb = "kept"; const block = "x".repeat(1 << 20);');
+        const bombs = [
+          'var hoard = []; for (let index = 0; index < 2000; index++) { hoard.push((String(index) + block).slice(1)); } hoard.length',
+          'hoard = null; var buffers = []; for (let index = 0; index < 2000; index++) { buffers.push(new ArrayBuffer(1 << 20)); } buffers.length',
+          'buffers = null; var arrays = []; for (let index = 0; index < 2000; index++) { arrays.push(new Uint8Array(1 << 20).fill(7)); } arrays.length',
+        ];
+        for (const bomb of bombs) {
+          const result = await sandbox.execute(bomb);
+          assert.strictEqual(result.success, false, `${bomb}: ${result.stdout}`);
+          assert.match(result.stderr, /out of memory/);
+          assert.strictEqual(result.sessionReset, false);
+        }
+        const after = await sandbox.execute('arrays = null; beforeBomb');
+        assert.strictEqual(after.stdout, 'kept\n', after.stderr);
+      } finally {
+        clearInterval(sampler);
+        await sandbox.dispose();
+      }
+      const grownMiB = (peak - baseline) / 1024 / 1024;
+      // The 64 MiB guest heap plus the wasm overhead; on the old code this reached gigabytes.
+      assert.ok(grownMiB < 256, `process RSS grew by ${grownMiB.toFixed(0)} MiB under the memory bomb`);
+    });
+
     it('truncates an output flood with a marker that counts what was cut', async () => {
       const sandbox = await sandboxWith({ maxOutputChars: 1_000 });
       try {
