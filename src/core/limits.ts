@@ -108,12 +108,22 @@ export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
 export const OLD_TOOL_RESULT_MARKER_THRESHOLD = 500;
 /** Similarity above which a near-miss chunk id is repaired to a retrieved one. */
 export const CITE_REPAIR_SIMILARITY = 0.75;
+/** Longest id a cite accepts (characters): a chunk id is 28, the rest is room for quotes, brackets and a `chunk_id:` prefix. */
+export const CITED_ID_MAX_CHARS = 100;
+/** Ids one cite call may pass; a larger list is refused at once. */
+export const CITE_MAX_IDS = 1_000;
+/** Unknown ids per cite call that are tried against the retrieved ids for a near-miss repair (each costs a scan). */
+export const CITE_REPAIR_MAX_IDS = 50;
+/** Longest search query the agent's tools and the sandbox's `search()` accept (characters). */
+export const SEARCH_QUERY_MAX_CHARS = 1_000;
 /** Model requests per question when the request limit is disabled (a hard stop against endless tool loops). */
 export const AGENT_MAX_REQUESTS_UNLIMITED = 100;
 /** Retries of a failed model request (transient server errors) before the question fails. */
 export const MODEL_MAX_RETRIES = 1;
 
 // --- Sandbox ---
+/** Longest path `readFile`/`listDir` accept in the sandbox (characters). */
+export const SANDBOX_PATH_MAX_CHARS = 1_024;
 /** Wall-clock seconds one `execute_code` call has. */
 export const SANDBOX_CODE_TIMEOUT_SECONDS = 60;
 /** Characters of output kept per `execute_code` call; the rest is cut with a marker. */

@@ -1,6 +1,7 @@
 import type { AgentRun } from './agentRun';
 import type { SearchSource } from './agentEvents';
 import { renderResultsDeduplicated } from './searchRendering';
+import { searchQueryProblem } from './hostInputLimits';
 
 /** What a search tool answers once the question's search budget is spent. */
 export function searchBudgetSpentNotice(maxUnits: number): string {
@@ -20,6 +21,10 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
     const trimmed = query.trim();
     if (trimmed === '') {
       return 'The query is empty. Search with a few keywords.';
+    }
+    const problem = searchQueryProblem(trimmed);
+    if (problem !== undefined) {
+      return `No search ran: ${problem}`;
     }
     if (!run.searchBudget.tryClaim(run.currentStep)) {
       run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, results: [], toolCallId, refused: true });

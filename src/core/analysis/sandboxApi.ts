@@ -1,5 +1,6 @@
 import type { DocumentSummary, SearchResult } from '../model/search';
-import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_PATH_MAX_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { citedIdsProblem, searchQueryProblem } from '../agent/hostInputLimits';
 
 /**
  * What guest code sees of the host: the shapes below are what `search()` and `list_documents()` return inside
@@ -13,6 +14,26 @@ export type SandboxHostMethod = (typeof SANDBOX_HOST_METHODS)[number];
 
 export function isSandboxHostMethod(name: unknown): name is SandboxHostMethod {
   return typeof name === 'string' && (SANDBOX_HOST_METHODS as readonly string[]).includes(name);
+}
+
+/**
+ * What is wrong with a host call's arguments by size alone (constant time per argument), or undefined. Checked in
+ * the worker before a call crosses to the host thread, and again on the host thread before any work.
+ */
+export function hostCallSizeProblem(method: string, args: readonly unknown[]): string | undefined {
+  switch (method) {
+    case 'search':
+      return typeof args[0] === 'string' ? searchQueryProblem(args[0]) : undefined;
+    case 'cite':
+      return citedIdsProblem(args.filter((id): id is string => typeof id === 'string'));
+    case 'readFile':
+    case 'listDir':
+      return typeof args[0] === 'string' && args[0].length > SANDBOX_PATH_MAX_CHARS
+        ? `${method}(path): the path is ${args[0].length} characters long; paths are at most ${SANDBOX_PATH_MAX_CHARS} (they look like /documents/{id}/toc.json).`
+        : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** The globals the guest prelude installs (frozen, read-only). */

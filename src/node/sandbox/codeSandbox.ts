@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CodeExecutionResult, CodeSandbox, SandboxHost } from '../../core/agent/codeSandbox';
-import { isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHostMethod } from '../../core/analysis/sandboxApi';
+import { hostCallSizeProblem, isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHostMethod } from '../../core/analysis/sandboxApi';
 import { CancelledError, HaikuError, throwIfAborted } from '../../core/errors';
 import {
   SANDBOX_CODE_TIMEOUT_SECONDS,
@@ -341,6 +341,10 @@ class WorkerCodeSandbox implements CodeSandbox {
       }
       if (!isSandboxHostMethod(method)) {
         throw namedError('TypeError', `Unknown host function ${String(method)}().`);
+      }
+      const sizeProblem = hostCallSizeProblem(method, Array.isArray(args) ? args : []);
+      if (sizeProblem !== undefined) {
+        throw namedError('RangeError', sizeProblem);
       }
       reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, Array.isArray(args) ? args : []) };
     } catch (error) {

@@ -4,6 +4,7 @@
  * `SandboxHost`. A crash here cannot take the extension host down; the main thread just replaces the worker.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
 import { GuestSession } from './guestSession';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
@@ -21,6 +22,13 @@ function send(message: WorkerToMainMessage): void {
 }
 
 function callHost(method: string, args: unknown[]): Promise<string> {
+  // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
+  const sizeProblem = hostCallSizeProblem(method, args);
+  if (sizeProblem !== undefined) {
+    const error = new Error(sizeProblem);
+    error.name = 'RangeError';
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
     const callId = nextCallId++;
     pendingCalls.set(callId, { resolve, reject });
