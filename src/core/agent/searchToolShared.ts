@@ -1,4 +1,4 @@
-import type { AgentRun } from './agentRun';
+import { SearchFailedError, type AgentRun } from './agentRun';
 import type { SearchSource } from './agentEvents';
 import { renderResultsDeduplicated } from './searchRendering';
 import { searchQueryProblem } from './hostInputLimits';
@@ -31,7 +31,15 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
       return searchBudgetSpentNotice(run.searchBudget.maxUnits);
     }
     const effectiveLimit = limit !== undefined && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : run.searchLimit;
-    const results = await run.search(trimmed, effectiveLimit, source, toolCallId);
+    let results;
+    try {
+      results = await run.search(trimmed, effectiveLimit, source, toolCallId);
+    } catch (error) {
+      if (error instanceof SearchFailedError) {
+        return `${error.message} Nothing was found this time; try other keywords (plain words, no quotes or operators), or answer from what you have.`;
+      }
+      throw error;
+    }
     // Picture bytes would be attached here (once per response) when `run.vision` is on; the store keeps none yet.
     return renderResultsDeduplicated(trimmed, results, run.shownInCurrentResponse());
   });
