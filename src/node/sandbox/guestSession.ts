@@ -269,7 +269,7 @@ export class GuestSession {
       return;
     }
     const ok = this.context.typeof(okHandle) === 'boolean' && this.context.dump(okHandle) === true;
-    const text = this.context.typeof(textHandle) === 'string' ? this.context.getString(textHandle) : undefined;
+    const text = this.context.typeof(textHandle) === 'string' ? this.readString(textHandle) : undefined;
     if (this.interrupted) {
       this.finishInterrupted(execution);
     } else if (ok) {
@@ -328,7 +328,7 @@ export class GuestSession {
         described.error.dispose();
         return this.dumpError(handle);
       }
-      const text = this.context.typeof(described.value) === 'string' ? this.context.getString(described.value) : this.dumpError(handle);
+      const text = this.context.typeof(described.value) === 'string' ? this.readString(described.value) : this.dumpError(handle);
       described.value.dispose();
       return text;
     } catch {
@@ -359,6 +359,11 @@ export class GuestSession {
     }
   }
 
+  /** A string from the guest, decoded from the prelude's NUL-safe form (see `encode` in the prelude). */
+  private readString(handle: QuickJSHandle): string {
+    return decodeFromGuest(this.context.getString(handle));
+  }
+
   /** The raw host bridge handed to the prelude (never put on the guest's global object). */
   private createBridge(): QuickJSHandle {
     const context = this.context;
@@ -370,7 +375,7 @@ export class GuestSession {
     const write = context.newFunction('write', (streamHandle, textHandle) => {
       const execution = this.current;
       if (execution && context.typeof(textHandle) === 'string') {
-        const text = context.getString(textHandle);
+        const text = this.readString(textHandle);
         (context.getNumber(streamHandle) === 2 ? execution.stderr : execution.stdout).append(text);
       }
     });
@@ -402,7 +407,7 @@ export class GuestSession {
     for (const handle of argumentHandles) {
       const kind = context.typeof(handle);
       if (kind === 'string') {
-        args.push(context.getString(handle));
+        args.push(this.readString(handle));
       } else if (kind === 'number') {
         args.push(context.getNumber(handle));
       } else if (kind === 'undefined') {
@@ -419,13 +424,14 @@ export class GuestSession {
     }
     this.options.callHost(method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
-        const handle = context.newString(value);
+        const handle = context.newString(encodeForGuest(value));
         resolved.resolve(handle);
         handle.dispose();
       }),
       (error: unknown) => this.settleHostCall(execution, deferred, (rejected) => {
         const name = error instanceof Error && error.name ? error.name : 'Error';
-        const message = error instanceof Error ? error.message : String(error);
+        // Messages are plain text for the guest: a NUL (it would cut the message) becomes a visible escape.
+        const message = (error instanceof Error ? error.message : String(error)).replace(/\u0000/g, '\\u0000');
         const handle = context.newError({ name, message });
         // "ENOENT: ..." style messages also get error.code, as Node's fs errors have.
         const kind = /^(E[A-Z]+):/.exec(message);
@@ -460,5 +466,28 @@ export class GuestSession {
     } catch (error) {
       this.finishFaulted(execution, error);
     }
+  }
+}
+
+/**
+ * quickjs-emscripten passes strings as C strings, which end at the first NUL. A string holding a NUL (or starting
+ * with the marker) crosses as the marker plus its JSON text, which holds no NUL; the prelude mirrors these two.
+ */
+const BRIDGE_MARK = '\u0001';
+
+function encodeForGuest(text: string): string {
+  return text.includes('\u0000') || text.startsWith(BRIDGE_MARK) ? BRIDGE_MARK + JSON.stringify(text) : text;
+}
+
+function decodeFromGuest(text: string): string {
+  if (!text.startsWith(BRIDGE_MARK)) {
+    return text;
+  }
+  try {
+    const decoded: unknown = JSON.parse(text.slice(1));
+    return typeof decoded === 'string' ? decoded : text;
+  } catch {
+    // Not the prelude's encoding (guest code cannot reach the raw bridge, but stay total): keep the text as is.
+    return text;
   }
 }

@@ -236,6 +236,30 @@ describe('code sandbox (QuickJS in a worker)', function () {
       assert.deepStrictEqual(JSON.parse(result.stdout), ['ENOENT', 'ENOENT', 'ENOENT', "ENOENT ENOENT: no such file or directory, '/doc"]);
     });
 
+    it('carries NUL (and the bridge marker) whole across the bridge, both ways', async () => {
+      const printed = await shared.execute("console.log('A\\u0000B'); console.error('\\u0001J' + 'x'); 'tail\\u0000end'");
+      assert.strictEqual(printed.stdout, 'A\u0000B\ntail\u0000end\n');
+      assert.strictEqual(printed.stderr, '\u0001Jx');
+      const thrown = await shared.execute("throw new Error('bad\\u0000thing')");
+      assert.match(thrown.stderr, /^Error: bad\u0000thing\n/);
+      // content.txt through the real VFS, over a document whose text holds NULs.
+      const fileSystem = createKnowledgeBaseSandboxHost({ knowledgeBase: createStructuredKnowledgeBase([{ ...guide, content: 'before\u0000after\u0000' + 'x'.repeat(10) }]) });
+      const host = recordingHost({ readFile: async (file) => (file.endsWith('content.txt') ? fileSystem.readFile(file) : `\u0001${file}`) });
+      const sandbox = await sandboxWith({}, host);
+      try {
+        const read = await sandbox.execute(`
+          const text = await readFile('/documents/dguide/content.txt');
+          console.log(text.length, JSON.stringify(text));
+          console.log(JSON.stringify(await readFile('/x\\u0000y')));
+          await search('needle\\u0000hay');`);
+        assert.strictEqual(read.success, true, read.stderr);
+        assert.strictEqual(read.stdout, `23 "before\\u0000after\\u0000xxxxxxxxxx"\n"\\u0001/x\\u0000y"\n[]\n`);
+        assert.deepStrictEqual(host.searches.map((entry) => entry.query), ['needle\u0000hay']);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
     it('turns a host rejection into a catchable guest error that fails the call if uncaught', async () => {
       const result = await shared.execute('await readFile("/documents/dguide/missing.txt")');
       assert.strictEqual(result.success, false);
