@@ -140,6 +140,8 @@ export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 export const SANDBOX_SEARCH_DEFAULT_LIMIT = 10;
 /** Largest `limit` of `search()` inside the sandbox (larger requests are clamped). */
 export const SANDBOX_SEARCH_MAX_LIMIT = 100;
+/** Past the deadline, a search or read already running may take this long to finish before the call ends without it (s). */
+export const SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS = 30;
 /** After the deadline, the host waits this long for the worker's own report before killing it (ms). */
 export const SANDBOX_WATCHDOG_GRACE_MS = 5_000;
 /** A sandbox worker must have loaded QuickJS within this time (ms). */

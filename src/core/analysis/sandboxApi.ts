@@ -104,7 +104,7 @@ export function toGuestDocument(summary: DocumentSummary): GuestDocument {
  */
 export function sandboxApiDescription(limits: { codeTimeoutSeconds: number; maxOutputChars: number }): string {
   return `Runs JavaScript (ES2023, QuickJS) in an isolated sandbox. There is no require/import, no process, no network, no timers and no real filesystem.
-Top-level \`await\` works. Variables, functions and \`const\`/\`let\` declarations persist between execute_code calls (until a timeout resets the session).
+Top-level \`await\` works. Variables, functions and \`const\`/\`let\` declarations persist between execute_code calls (until code that computes past the time limit is stopped, which resets the session).
 The value of the last expression, if not undefined, is printed after the output (a Promise is awaited first), like a REPL.
 
 Top-level const/let act like var, so re-running a snippet that declares the same names is fine.
@@ -135,8 +135,8 @@ Read-only files (the only ones that exist):
                                          item_range slices items.jsonl lines; chunk_ids are every chunk in the section.
 A missing path rejects with an Error whose message starts with ENOENT (code property 'ENOENT').
 
-Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts, and running code is stopped
-and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
+Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts; one already running finishes and the call
+returns what was printed, variables kept; code still computing is stopped and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
 memory is about ${Math.round(SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024)} MiB (read a large file once and keep slices, not copies).
 
 Example:

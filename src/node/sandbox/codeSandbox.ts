@@ -18,6 +18,7 @@ import { CancelledError, HaikuError, throwIfAborted } from '../../core/errors';
 import {
   SANDBOX_CODE_TIMEOUT_SECONDS,
   SANDBOX_HOST_CALL_CONCURRENCY,
+  SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS,
   SANDBOX_MAX_OUTPUT_CHARS,
   SANDBOX_MEMORY_LIMIT_BYTES,
   SANDBOX_SEARCH_DEFAULT_LIMIT,
@@ -39,6 +40,8 @@ export interface CodeSandboxLimits {
   memoryLimitBytes: number;
   /** QuickJS stack limit; keep ≤ 256 KiB (see `SANDBOX_STACK_LIMIT_BYTES`). */
   stackLimitBytes: number;
+  /** Past the deadline, how long a search or read already running may take to finish (seconds). */
+  inFlightCallGraceSeconds: number;
 }
 
 export const DEFAULT_CODE_SANDBOX_LIMITS: Readonly<CodeSandboxLimits> = {
@@ -46,6 +49,7 @@ export const DEFAULT_CODE_SANDBOX_LIMITS: Readonly<CodeSandboxLimits> = {
   maxOutputChars: SANDBOX_MAX_OUTPUT_CHARS,
   memoryLimitBytes: SANDBOX_MEMORY_LIMIT_BYTES,
   stackLimitBytes: SANDBOX_STACK_LIMIT_BYTES,
+  inFlightCallGraceSeconds: SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS,
 };
 
 export interface CreateCodeSandboxOptions {
@@ -239,6 +243,7 @@ class WorkerCodeSandbox implements CodeSandbox {
       memoryLimitBytes: this.limits.memoryLimitBytes,
       stackLimitBytes: this.limits.stackLimitBytes,
       maxOutputChars: this.limits.maxOutputChars,
+      inFlightCallGraceMs: this.limits.inFlightCallGraceSeconds * 1000,
       compiledWasm: this.compiledWasm,
     });
   }
@@ -296,12 +301,21 @@ class WorkerCodeSandbox implements CodeSandbox {
         reject(new CancelledError('The code execution'));
       };
       // The worker reports its own timeouts; this only fires if it stopped answering (stuck outside bytecode).
-      const watchdog = setTimeout(() => finish({
-        stdout: '',
-        stderr: `TimeoutError: the code did not stop within the time limit of ${this.limits.codeTimeoutSeconds} s and the sandbox was restarted.`,
-        success: false,
-        sessionReset: true,
-      }), deadline - started + SANDBOX_WATCHDOG_GRACE_MS);
+      // While host calls of this execution are still running here, the worker waits for them (up to its grace).
+      const lastChance = deadline + this.limits.inFlightCallGraceSeconds * 1000 + SANDBOX_WATCHDOG_GRACE_MS;
+      const onWatchdog = (): void => {
+        if (slots.busy && Date.now() < lastChance) {
+          watchdog = setTimeout(onWatchdog, lastChance - Date.now());
+          return;
+        }
+        finish({
+          stdout: '',
+          stderr: `TimeoutError: the code did not stop within the time limit of ${this.limits.codeTimeoutSeconds} s and the sandbox was restarted.`,
+          success: false,
+          sessionReset: true,
+        });
+      };
+      let watchdog = setTimeout(onWatchdog, deadline - started + SANDBOX_WATCHDOG_GRACE_MS);
       const cleanup = (): void => {
         clearTimeout(watchdog);
         abortSignal?.removeEventListener('abort', onAbort);
@@ -389,6 +403,11 @@ class HostCallSlots {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   constructor(private readonly size: number) {}
+
+  /** Some call holds a slot (is running on the host). */
+  get busy(): boolean {
+    return this.active > 0;
+  }
 
   acquire(): Promise<void> {
     if (this.active < this.size) {

@@ -7,7 +7,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
+import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
@@ -35,6 +35,8 @@ export interface GuestSessionOptions {
   clock?: () => number;
   /** The QuickJS wasm compiled by the main thread (shared compiled code, no compile per worker). */
   compiledWasm?: WebAssembly.Module;
+  /** How long past the deadline host calls in flight may take to finish before the execution ends without them (ms). */
+  inFlightCallGraceMs?: number;
 }
 
 export interface GuestOutcome {
@@ -76,6 +78,10 @@ class Execution {
   readonly done: Promise<GuestOutcome>;
   private resolveDone!: (outcome: GuestOutcome) => void;
   finished = false;
+  /** Host calls started and not yet settled. */
+  inFlight = 0;
+  /** The deadline passed while host calls were in flight: the execution ends when the last one settles. */
+  endsWhenCallsSettle = false;
 
   constructor(readonly deadline: number, readonly codeTimeoutSeconds: number, maxOutputChars: number) {
     this.stdout = new CappedText(maxOutputChars);
@@ -188,12 +194,23 @@ export class GuestSession {
       return false;
     });
     // A guest awaiting a slow host call runs no bytecode, so the interrupt handler cannot fire: race the clock.
-    const timer = setTimeout(() => this.finishTimedOut(execution, 'the code was awaiting a result (a search, a read, or a promise that never settles)'), Math.max(0, deadline - this.now()));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const graceMs = this.options.inFlightCallGraceMs ?? SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS * 1000;
+    const timer = setTimeout(() => {
+      if (execution.inFlight === 0) {
+        this.finishTimedOut(execution, 'the code was awaiting a promise that never settles');
+        return;
+      }
+      // "One already running finishes": wait for the calls in flight (bounded), start none, run no more guest code.
+      execution.endsWhenCallsSettle = true;
+      graceTimer = setTimeout(() => this.finishTimedOut(execution, `a search or read was running, which did not finish within ${graceMs / 1000} s more; its result was dropped`), graceMs);
+    }, Math.max(0, deadline - this.now()));
     try {
       this.start(execution, code);
       return await execution.done;
     } finally {
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       this.runtime.removeInterruptHandler();
       this.current = undefined;
     }
@@ -294,8 +311,13 @@ export class GuestSession {
     execution.finish(false, true, `InternalError: interrupted. The code ran past the time limit of ${execution.codeTimeoutSeconds} s and was stopped.`);
   }
 
+  /**
+   * The deadline passed while no bytecode ran (the guest was awaiting): nothing runaway, so the session keeps its
+   * variables; output printed so far is returned.
+   */
   private finishTimedOut(execution: Execution, situation: string): void {
-    execution.finish(false, true, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${situation}.`);
+    execution.finish(false, false, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${situation}. ` +
+      'No further search or read started and no further code of this call ran; variables from before are kept. Print partial results earlier, or do less per call.');
   }
 
   /** A host-side throw from the wasm bridge: the module's state is unknown, so the session must go. */
@@ -422,6 +444,7 @@ export class GuestSession {
     if (this.now() >= execution.deadline) {
       return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
     }
+    execution.inFlight++;
     this.options.callHost(method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         const handle = context.newString(encodeForGuest(value));
@@ -452,11 +475,17 @@ export class GuestSession {
     deferred: ReturnType<QuickJSContext['newPromise']>,
     settle: (deferred: ReturnType<QuickJSContext['newPromise']>) => void,
   ): void {
+    execution.inFlight--;
     // A result arriving after its execution ended (un-awaited call, timeout) is dropped: guest code only runs
-    // inside an execution.
-    if (this.disposed || execution !== this.current || execution.finished) {
+    // inside an execution. Past the deadline no guest code resumes either (the interrupt would stop it and reset
+    // the session); the execution ends once its last call in flight has finished.
+    const pastDeadline = execution.endsWhenCallsSettle || this.now() >= execution.deadline;
+    if (this.disposed || execution !== this.current || execution.finished || pastDeadline) {
       if (!this.disposed) {
         deferred.dispose();
+      }
+      if (pastDeadline && execution.inFlight === 0 && execution === this.current) {
+        this.finishTimedOut(execution, 'a search or read was running; it finished, and its result was not handed to the code');
       }
       return;
     }

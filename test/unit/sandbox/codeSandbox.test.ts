@@ -378,27 +378,69 @@ describe('code sandbox (QuickJS in a worker)', function () {
       }
     });
 
-    it('does not let a hung host call block past the time limit', async () => {
-      let released = false;
-      const host = recordingHost({ search: () => new Promise(() => undefined), cite: async (ids) => { released = true; return { accepted: ids, unknown: [] }; } });
+    it('lets a host call in flight at the deadline finish, starts no other, returns the output and keeps the session', async () => {
+      const finished: string[] = [];
+      const host = recordingHost({
+        search: async (query) => {
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          finished.push(query);
+          return [];
+        },
+      });
       const sandbox = await sandboxWith({ codeTimeoutSeconds: 1 }, host);
       try {
+        await sandbox.execute('const earlier = "kept";');
+        const started = Date.now();
+        const result = await sandbox.execute('console.log("searching"); const hits = await search("apples"); console.log("resumed"); await cite(["c-install"]);');
+        const elapsed = Date.now() - started;
+        assert.deepStrictEqual(finished, ['apples'], 'the search in flight ran to its end');
+        assert.ok(elapsed >= 1_400 && elapsed < 4_000, `returned after ${elapsed} ms`);
+        assert.deepStrictEqual([result.success, result.sessionReset, result.stdout], [false, false, 'searching\n']);
+        assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while a search or read was running; it finished/);
+        assert.doesNotMatch(result.stderr, /session was reset/);
+        assert.deepStrictEqual(host.cited, [], 'no host call started after the deadline');
+        const next = await sandbox.execute('[earlier, typeof hits]');
+        assert.deepStrictEqual([next.success, next.stdout], [true, '["kept","undefined"]\n'], next.stderr);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('does not let a hung host call block past the time limit and the grace for calls in flight', async () => {
+      let released = false;
+      const host = recordingHost({ search: () => new Promise(() => undefined), cite: async (ids) => { released = true; return { accepted: ids, unknown: [] }; } });
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 1, inFlightCallGraceSeconds: 0.5 }, host);
+      try {
+        await sandbox.execute('const earlier = "kept";');
         const started = Date.now();
         const result = await sandbox.execute('console.log("searching"); const hits = await search("apples"); await cite(["c-install"]);');
         const elapsed = Date.now() - started;
         assert.strictEqual(result.success, false);
-        assert.strictEqual(result.sessionReset, true);
+        assert.strictEqual(result.sessionReset, false, 'a hung host call is not runaway guest code');
         assert.strictEqual(result.stdout, 'searching\n');
-        assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while the code was awaiting a result/);
-        assert.ok(elapsed < 4_000, `returned after ${elapsed} ms`);
+        assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while a search or read was running, which did not finish within 0.5 s more/);
+        assert.ok(elapsed >= 1_400 && elapsed < 4_500, `returned after ${elapsed} ms`);
         assert.strictEqual(released, false, 'nothing after the hung call ran');
-        assert.strictEqual((await sandbox.execute('"alive"')).stdout, 'alive\n');
+        assert.strictEqual((await sandbox.execute('earlier')).stdout, 'kept\n');
         // Hung calls of the timed-out execution hold no slots: a later execution's calls still run.
         const hanging = await sandbox.execute('await Promise.all([1, 2, 3, 4, 5].map(() => search("x")))');
-        assert.strictEqual(hanging.sessionReset, true);
+        assert.strictEqual(hanging.success, false);
         const later = await sandbox.execute('(await cite("c-install")).accepted');
         assert.deepStrictEqual([later.success, later.stdout], [true, '["c-install"]\n'], later.stderr);
         assert.strictEqual(released, true, 'cite ran although five searches still hang');
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('keeps the session when the code awaits a promise that never settles', async () => {
+      const sandbox = await sandboxWith({ codeTimeoutSeconds: 1 });
+      try {
+        await sandbox.execute('const earlier = "kept";');
+        const result = await sandbox.execute('console.log("waiting"); await new Promise(() => {});');
+        assert.deepStrictEqual([result.success, result.sessionReset, result.stdout], [false, false, 'waiting\n']);
+        assert.match(result.stderr, /^TimeoutError: the time limit of 1 s was reached while the code was awaiting a promise that never settles/);
+        assert.strictEqual((await sandbox.execute('earlier')).stdout, 'kept\n');
       } finally {
         await sandbox.dispose();
       }
