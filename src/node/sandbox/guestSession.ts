@@ -144,6 +144,8 @@ export class GuestSession {
   private readonly completeFunction: QuickJSHandle;
 
   private readonly now: () => number;
+  /** A guest string for `text`, fast for long texts (see `createStringFactory`). */
+  private readonly newLargeString: (text: string) => QuickJSHandle;
 
   private constructor(
     private readonly options: GuestSessionOptions,
@@ -151,6 +153,7 @@ export class GuestSession {
     private readonly context: QuickJSContext,
   ) {
     this.now = options.clock ?? Date.now;
+    this.newLargeString = createStringFactory(context);
     const bridge = this.createBridge();
     const prelude = context.unwrapResult(context.evalCode(GUEST_PRELUDE_SOURCE.replace('__STACK_LINES__', String(SANDBOX_STACK_TRACE_LINES)), 'sandbox-api.js'));
     this.preludeApi = context.unwrapResult(context.callFunction(prelude, context.undefined, bridge));
@@ -381,6 +384,7 @@ export class GuestSession {
     }
   }
 
+
   /** A string from the guest, decoded from the prelude's NUL-safe form (see `encode` in the prelude). */
   private readString(handle: QuickJSHandle): string {
     return decodeFromGuest(this.context.getString(handle));
@@ -447,7 +451,7 @@ export class GuestSession {
     execution.inFlight++;
     this.options.callHost(method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
-        const handle = context.newString(encodeForGuest(value));
+        const handle = this.newLargeString(encodeForGuest(value));
         resolved.resolve(handle);
         handle.dispose();
       }),
@@ -519,4 +523,52 @@ function decodeFromGuest(text: string): string {
     // Not the prelude's encoding (guest code cannot reach the raw bridge, but stay total): keep the text as is.
     return text;
   }
+}
+
+/** The parts of quickjs-emscripten 0.32's context that `newString` itself uses (not in its typings). */
+interface ContextInternals {
+  memory: { module: { _malloc(bytes: number): number; _free(pointer: number): void; HEAPU8: Uint8Array }; heapValueHandle(pointer: number): QuickJSHandle };
+  ffi: { QTS_NewString(context: unknown, pointer: number): number };
+  ctx: { value: unknown };
+}
+
+/** Texts shorter than this go through `newString` as is; the copy below pays off for file-sized texts. */
+const FAST_STRING_MIN_LENGTH = 1024;
+
+/**
+ * `context.newString` encodes UTF-8 with Emscripten's JavaScript loop, about 50 ns per character: a 2 MB
+ * `items.jsonl` took 100 ms to hand over, more than the guest needs to parse it. This encodes with the native
+ * `TextEncoder` and copies the bytes into wasm memory, then calls the same `QTS_NewString`. Falls back to
+ * `newString` when the internals are not there (another quickjs-emscripten version) or `malloc` fails (so the
+ * guest sees the usual out-of-memory error).
+ */
+function createStringFactory(context: QuickJSContext): (text: string) => QuickJSHandle {
+  const internals = context as unknown as Partial<ContextInternals>;
+  const memory = internals.memory;
+  const newString = internals.ffi?.QTS_NewString;
+  if (!memory || typeof memory.module?._malloc !== 'function' || typeof memory.heapValueHandle !== 'function' || typeof newString !== 'function' || !internals.ctx) {
+    return (text) => context.newString(text);
+  }
+  const encoder = new TextEncoder();
+  const module = memory.module;
+  const contextPointer = internals.ctx;
+  const ffi = internals.ffi!;
+  return (text) => {
+    if (text.length < FAST_STRING_MIN_LENGTH) {
+      return context.newString(text);
+    }
+    const bytes = encoder.encode(text);
+    const pointer = module._malloc(bytes.length + 1);
+    if (pointer === 0) {
+      return context.newString(text);
+    }
+    try {
+      // HEAPU8 is read after malloc: growing the memory replaces the view.
+      module.HEAPU8.set(bytes, pointer);
+      module.HEAPU8[pointer + bytes.length] = 0;
+      return memory.heapValueHandle(ffi.QTS_NewString(contextPointer.value, pointer));
+    } finally {
+      module._free(pointer);
+    }
+  };
 }

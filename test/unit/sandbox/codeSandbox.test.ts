@@ -260,6 +260,17 @@ describe('code sandbox (QuickJS in a worker)', function () {
       }
     });
 
+    it('hands long texts over exactly (multi-byte characters, surrogate pairs) on the fast string path', async () => {
+      const text = 'Grüße, 東京, emoji 🙂 and plain text. '.repeat(2_000);
+      const sandbox = await sandboxWith({}, recordingHost({ readFile: async () => text }));
+      try {
+        const result = await sandbox.execute(`const text = await readFile('/documents/dguide/content.txt'); [text.length, text.slice(0, 40), text.codePointAt(text.indexOf('🙂'))]`);
+        assert.strictEqual(result.stdout, `${JSON.stringify([text.length, text.slice(0, 40), 0x1f642])}\n`, result.stderr);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
     it('turns a host rejection into a catchable guest error that fails the call if uncaught', async () => {
       const result = await shared.execute('await readFile("/documents/dguide/missing.txt")');
       assert.strictEqual(result.success, false);
