@@ -134,6 +134,8 @@ export const SANDBOX_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const SANDBOX_WASM_OVERHEAD_BYTES = 16 * 1024 * 1024;
 /** V8 heap of a sandbox worker thread (old generation, MiB): bounds what the host side of the bridge may hold. */
 export const SANDBOX_WORKER_HEAP_MB = 256;
+/** Characters of VFS files a sandbox worker keeps to answer repeated reads without crossing to the host thread. */
+export const SANDBOX_WORKER_CACHE_CHARS = 32 * 1024 * 1024;
 /** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */
 export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 /** Default `limit` of `search()` inside the sandbox. */

@@ -1,11 +1,10 @@
 import * as assert from 'node:assert';
 import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
-import { buildCorpusIndex, chunkContaining, type CorpusIndex } from './corpusIndex';
+import { buildCorpusIndex, chunkContaining, failingSearchKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import type { SandboxFactory } from '../../../src/core/agent/agentRun';
 import type { CodeSandbox } from '../../../src/core/agent/codeSandbox';
-import type { KnowledgeBase, SearchOptions } from '../../../src/core/model/search';
 
 function code(source: string) {
   return { name: 'execute_code', arguments: { code: source } };
@@ -76,9 +75,7 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
   });
 
   it('a failing search (real LanceDB error) reaches the model from the search tool and from search() in code; the run goes on', async () => {
-    const failingSearch: KnowledgeBase = Object.assign(Object.create(corpus.store) as KnowledgeBase, {
-      search: (query: string, options?: SearchOptions) => corpus.store.search(query, { ...options, filter: 'relative_path = ' }),
-    });
+    const failingSearch = failingSearchKnowledgeBase(corpus.store);
     server.push(
       { toolCalls: [{ name: 'search', arguments: { query: 'cache' } }] },
       { toolCalls: [code("try { await search('cache'); } catch (error) { console.log('caught: ' + error.message.slice(0, 40)); }\nglobalThis.kept = 1;")] },

@@ -2,12 +2,11 @@ import * as assert from 'node:assert';
 import type { ModelMessage } from 'ai';
 import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
-import { buildCorpusIndex, chunkContaining, chunkIdsIn, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
+import { buildCorpusIndex, chunkContaining, chunkIdsIn, failingSearchKnowledgeBase, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { EARLIER_EVIDENCE_MARKER } from '../../../src/core/agent/contextManagement';
 import { streamAgent } from '../../../src/core/agent/agentStream';
 import type { AgentEvent } from '../../../src/core/agent/agentEvents';
 import type { HaikuError } from '../../../src/core/errors';
-import type { KnowledgeBase, SearchOptions } from '../../../src/core/model/search';
 import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 
 function search(query: string, limit?: number) {
@@ -344,10 +343,7 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
   });
 
   it('a search that fails (real LanceDB error) goes back to the model as a tool result; the run goes on', async () => {
-    // The store's own search throws, as LanceDB does for a filter it cannot parse; listing still works.
-    const failingSearch: KnowledgeBase = Object.assign(Object.create(corpus.store) as KnowledgeBase, {
-      search: (query: string, options?: SearchOptions) => corpus.store.search(query, { ...options, filter: 'relative_path = ' }),
-    });
+    const failingSearch = failingSearchKnowledgeBase(corpus.store);
     server.push({ toolCalls: [search('cache'), search('"zebrafinch token"')] }, { toolCalls: [cite([])] }, { text: 'The search failed, so I cannot say.' });
     const { answer, events } = await askScripted(server, failingSearch);
     const [first, second] = toolMessages(server.requests[1]);

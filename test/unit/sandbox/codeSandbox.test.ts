@@ -271,6 +271,20 @@ describe('code sandbox (QuickJS in a worker)', function () {
       }
     });
 
+    it('answers repeated reads of a VFS file from the worker, without another host call', async () => {
+      const reads: string[] = [];
+      const base = recordingHost();
+      const sandbox = await sandboxWith({}, recordingHost({ readFile: async (file) => { reads.push(file); return base.readFile(file); } }));
+      try {
+        const first = await sandbox.execute(`(await readFile('/documents/dguide/toc.json')) === (await readFile('/documents/dguide/toc.json'))`);
+        const again = await sandbox.execute(`(await readJson('/documents/dguide/toc.json')).doc_id`);
+        assert.deepStrictEqual([first.stdout, again.stdout], ['true\n', 'dguide\n'], first.stderr + again.stderr);
+        assert.deepStrictEqual(reads, ['/documents/dguide/toc.json']);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
     it('turns a host rejection into a catchable guest error that fails the call if uncaught', async () => {
       const result = await shared.execute('await readFile("/documents/dguide/missing.txt")');
       assert.strictEqual(result.success, false);
