@@ -21,8 +21,11 @@ import { openStore } from '../src/node/store/lanceStore';
 import { toGuestSearchHit } from '../src/core/analysis/sandboxApi';
 import { createStructuredKnowledgeBase, type StructuredDocument } from '../test/support/structuredKnowledgeBase';
 
-const calls = Number(process.argv[2] ?? 1000);
-const repeats = Number(process.argv[3] ?? 5);
+const positional = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+const calls = Number(positional[0] ?? 1000);
+const repeats = Number(positional[1] ?? 5);
+/** `--analysis-only`: just the analysis program against plain Node. */
+const analysisOnly = process.argv.includes('--analysis-only');
 const repositoryRoot = path.resolve(__dirname, '..');
 
 function median(values: number[]): number {
@@ -69,6 +72,138 @@ async function bundledWorker(folder: string): Promise<SandboxWorkerScript> {
   return resolveSandboxWorker(folder);
 }
 
+const ANALYSIS_QUERIES = ['build configuration', 'environment variables', 'testing packages', 'module cache', 'deploy static site',
+  'plugin hooks', 'go command flags', 'server options', 'workspace modules', 'error handling'];
+
+/**
+ * The analysis program as guest code: list the documents, read every toc.json and items.jsonl, count sections and
+ * paragraphs, keep long paragraphs' chunk ids, run 10 searches. `programInNode` is the same program over a host.
+ */
+const ANALYSIS_PROGRAM = `
+const documents = await list_documents();
+let sections = 0, paragraphs = 0, items = 0;
+const longParagraphChunks = [];
+const countSections = (nodes) => nodes.reduce((total, node) => total + 1 + countSections(node.children), 0);
+for (const document of documents) {
+  const toc = await readJson('/documents/' + document.id + '/toc.json');
+  sections += countSections(toc.tree);
+  for (const line of await readLines('/documents/' + document.id + '/items.jsonl')) {
+    const item = JSON.parse(line);
+    items++;
+    if (item.label === 'paragraph') {
+      paragraphs++;
+      if (item.text.length > 400 && item.chunk_ids.length > 0) { longParagraphChunks.push(item.chunk_ids[0]); }
+    }
+  }
+}
+let hits = 0;
+for (const query of ${JSON.stringify(ANALYSIS_QUERIES)}) { hits += (await search(query, 10)).length; }
+[documents.length, sections, items, paragraphs, longParagraphChunks.length, hits].join(' ')`;
+
+async function programInNode(host: SandboxHost): Promise<string> {
+  type Node = { children: Node[] };
+  const documents = (await host.listDocuments()).map(toGuestDocument);
+  let sections = 0;
+  let paragraphs = 0;
+  let items = 0;
+  const longParagraphChunks: string[] = [];
+  const countSections = (nodes: Node[]): number => nodes.reduce((total, node) => total + 1 + countSections(node.children), 0);
+  for (const document of documents) {
+    const toc = JSON.parse(await host.readFile(`/documents/${document.id}/toc.json`)) as { tree: Node[] };
+    sections += countSections(toc.tree);
+    const text = await host.readFile(`/documents/${document.id}/items.jsonl`);
+    for (const line of text === '' ? [] : text.split('\n')) {
+      const item = JSON.parse(line) as { label: string; text: string; chunk_ids: string[] };
+      items++;
+      if (item.label === 'paragraph') {
+        paragraphs++;
+        if (item.text.length > 400 && item.chunk_ids.length > 0) {
+          longParagraphChunks.push(item.chunk_ids[0]);
+        }
+      }
+    }
+  }
+  let hits = 0;
+  for (const query of ANALYSIS_QUERIES) {
+    hits += (JSON.parse(JSON.stringify((await host.search(query, 10)).map(toGuestSearchHit))) as unknown[]).length;
+  }
+  return [documents.length, sections, items, paragraphs, longParagraphChunks.length, hits].join(' ');
+}
+
+/** 100 corpus documents (the Go and Vite pages, then copies of the first ones under another folder) indexed in a temp folder. */
+async function hundredDocumentIndex(folder: string): Promise<Awaited<ReturnType<typeof openStore>>> {
+  const corpus = path.join(repositoryRoot, '..', 'shared', 'corpus');
+  const sources = ['go-docs', 'vite-docs'].flatMap((name) => fs.readdirSync(path.join(corpus, name), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(md|html)$/.test(file)).sort().map((file) => path.join(corpus, name, file)));
+  const documentsFolder = path.join(folder, 'hundred');
+  for (let index = 0; index < 100; index++) {
+    const source = sources[index % sources.length];
+    const target = path.join(documentsFolder, index < sources.length ? 'original' : 'copy', path.relative(corpus, source));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(source, target);
+  }
+  const store = await openStore({ uri: path.join(folder, 'hundred-index') });
+  await indexPaths({ roots: [documentsFolder], store, baseFolder: documentsFolder });
+  return store;
+}
+
+async function analysisProgram(folder: string, script: SandboxWorkerScript, add: (what: string, value: number, reference: number | undefined) => void): Promise<void> {
+  const store = await hundredDocumentIndex(folder);
+  try {
+    const expected = await programInNode(createKnowledgeBaseSandboxHost({ knowledgeBase: store }));
+    // Wall time and the process's CPU time (all threads: main, sandbox worker, LanceDB), the latter steadier on a busy machine.
+    type Sample = { wall: number; cpu: number };
+    const cpuMilliseconds = (): number => {
+      const usage = process.cpuUsage();
+      return (usage.user + usage.system) / 1000;
+    };
+    const medianSamples = async (run: () => Promise<Sample>): Promise<Sample> => {
+      const samples: Sample[] = [];
+      for (let index = 0; index < repeats; index++) {
+        samples.push(await run());
+      }
+      return { wall: median(samples.map((sample) => sample.wall)), cpu: median(samples.map((sample) => sample.cpu)) };
+    };
+    const inNode = async (host: SandboxHost): Promise<Sample> => {
+      const [wall, cpu] = [performance.now(), cpuMilliseconds()];
+      await programInNode(host);
+      return { wall: performance.now() - wall, cpu: cpuMilliseconds() - cpu };
+    };
+    /** The program in a fresh sandbox; with `withStartup`, creating the sandbox counts too. */
+    const inSandbox = async (host: SandboxHost, withStartup: boolean): Promise<Sample> => {
+      let [wall, cpu] = [performance.now(), cpuMilliseconds()];
+      const sandbox = await createCodeSandbox({ host, workerScript: script, limits: { codeTimeoutSeconds: 120 } });
+      try {
+        if (!withStartup) {
+          [wall, cpu] = [performance.now(), cpuMilliseconds()];
+        }
+        const result = await sandbox.execute(ANALYSIS_PROGRAM);
+        if (!result.success || result.stdout.trim() !== expected) {
+          throw new Error(`the analysis program differs in the sandbox: ${result.stdout} ${result.stderr} (Node: ${expected})`);
+        }
+        return { wall: performance.now() - wall, cpu: cpuMilliseconds() - cpu };
+      } finally {
+        await sandbox.dispose();
+      }
+    };
+    // Cold: a new host per run, so both build every VFS file from the store; the sandbox's start-up counts (what a question pays).
+    const coldNode = await medianSamples(() => inNode(createKnowledgeBaseSandboxHost({ knowledgeBase: store })));
+    const coldSandbox = await medianSamples(() => inSandbox(createKnowledgeBaseSandboxHost({ knowledgeBase: store }), true));
+    // Warm: the host's VFS files are built and the sandbox has started; what remains is reading, parsing, the bridge.
+    const warmHost = createKnowledgeBaseSandboxHost({ knowledgeBase: store });
+    await programInNode(warmHost);
+    const warmNode = await medianSamples(() => inNode(warmHost));
+    const warmSandbox = await medianSamples(() => inSandbox(warmHost, false));
+    console.error(`analysis program result (documents sections items paragraphs long-paragraphs hits): ${expected}`);
+    add('analysis program, 100 documents + 10 searches, cold VFS, with sandbox start-up: sandbox vs plain Node', coldSandbox.wall, coldNode.wall);
+    add('  the same, CPU time of the process', coldSandbox.cpu, coldNode.cpu);
+    add('analysis program, warm VFS, sandbox started: sandbox vs plain Node', warmSandbox.wall, warmNode.wall);
+    add('  the same, CPU time of the process', warmSandbox.cpu, warmNode.cpu);
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(): Promise<void> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bench-sandbox-'));
   const rows: Array<[string, string, string, string]> = [];
@@ -77,6 +212,10 @@ async function main(): Promise<void> {
   };
   try {
     const script = await bundledWorker(folder);
+    if (analysisOnly) {
+      await analysisProgram(folder, script, add);
+      return;
+    }
     const knowledgeBase = createStructuredKnowledgeBase([bigDocument(1000)]);
     const host: SandboxHost = createKnowledgeBaseSandboxHost({ knowledgeBase });
     // A host whose calls cost nothing: what remains is the sandbox's own overhead.
@@ -153,6 +292,9 @@ async function main(): Promise<void> {
       await vfsSandbox.dispose();
     }
 
+    // --- A realistic analysis program over a LanceDB index of 100 documents, against the same program in Node ---
+    await analysisProgram(folder, script, add);
+
     // --- Real host calls: full-text search on a LanceDB index of three Vite guide pages ---
     const databasePath = path.join(folder, 'index');
     const store = await openStore({ uri: databasePath });
@@ -177,8 +319,11 @@ async function main(): Promise<void> {
     }
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
+    printRows(rows);
   }
+}
 
+function printRows(rows: Array<[string, string, string, string]>): void {
   const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column].length), ['measure', 'value', 'reference', 'ratio'][column].length));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
   console.log(line(['measure', 'value', 'reference', 'ratio']));

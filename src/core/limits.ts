@@ -132,24 +132,42 @@ export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
 export const OLD_TOOL_RESULT_MARKER_THRESHOLD = 500;
 /** Similarity above which a near-miss chunk id is repaired to a retrieved one. */
 export const CITE_REPAIR_SIMILARITY = 0.75;
+/** Longest id a cite accepts (characters): a chunk id is 28, the rest is room for quotes, brackets and a `chunk_id:` prefix. */
+export const CITED_ID_MAX_CHARS = 100;
+/** Ids one cite call may pass; a larger list is refused at once. */
+export const CITE_MAX_IDS = 1_000;
+/** Unknown ids per cite call that are tried against the retrieved ids for a near-miss repair (each costs a scan). */
+export const CITE_REPAIR_MAX_IDS = 50;
+/** Longest search query the agent's tools and the sandbox's `search()` accept (characters). */
+export const SEARCH_QUERY_MAX_CHARS = 1_000;
 /** Model requests per question when the request limit is disabled (a hard stop against endless tool loops). */
 export const AGENT_MAX_REQUESTS_UNLIMITED = 100;
 /** Retries of a failed model request (transient server errors) before the question fails. */
 export const MODEL_MAX_RETRIES = 1;
 
 // --- Sandbox ---
+/** Longest path `readFile`/`listDir` accept in the sandbox (characters). */
+export const SANDBOX_PATH_MAX_CHARS = 1_024;
 /** Wall-clock seconds one `execute_code` call has. */
 export const SANDBOX_CODE_TIMEOUT_SECONDS = 60;
 /** Characters of output kept per `execute_code` call; the rest is cut with a marker. */
 export const SANDBOX_MAX_OUTPUT_CHARS = 50_000;
 /** Memory one sandbox runtime may allocate (bytes). */
 export const SANDBOX_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Wasm memory beyond the guest heap limit: Emscripten's stack and static data plus QuickJS's own baseline (bytes). */
+export const SANDBOX_WASM_OVERHEAD_BYTES = 16 * 1024 * 1024;
+/** V8 heap of a sandbox worker thread (old generation, MiB): bounds what the host side of the bridge may hold. */
+export const SANDBOX_WORKER_HEAP_MB = 256;
+/** Characters of VFS files a sandbox worker keeps to answer repeated reads without crossing to the host thread. */
+export const SANDBOX_WORKER_CACHE_CHARS = 32 * 1024 * 1024;
 /** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */
 export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 /** Default `limit` of `search()` inside the sandbox. */
 export const SANDBOX_SEARCH_DEFAULT_LIMIT = 10;
 /** Largest `limit` of `search()` inside the sandbox (larger requests are clamped). */
 export const SANDBOX_SEARCH_MAX_LIMIT = 100;
+/** Past the deadline, a search or read already running may take this long to finish before the call ends without it (s). */
+export const SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS = 30;
 /** After the deadline, the host waits this long for the worker's own report before killing it (ms). */
 export const SANDBOX_WATCHDOG_GRACE_MS = 5_000;
 /** A sandbox worker must have loaded QuickJS within this time (ms). */

@@ -9,7 +9,7 @@ export type AgentEvent =
   /** `stepNumber`: the model response the text belongs to (text beside tool calls is often "Let me search…"). */
   | { type: 'text-delta'; text: string; stepNumber?: number }
   | { type: 'search-started'; source: SearchSource; query: string; toolCallId?: string }
-  | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; results?: SearchResult[]; toolCallId?: string; refused?: boolean }
+  | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; results?: SearchResult[]; toolCallId?: string; refused?: boolean; error?: string }
   | { type: 'execution-started'; code: string; toolCallId: string }
   | { type: 'execution-finished'; execution: ExecutionRecord; toolCallId: string }
   | { type: 'citation-added'; citation: Citation }

@@ -1,5 +1,5 @@
 import type { KnowledgeBase, SearchResult } from '../model/search';
-import { throwIfAborted } from '../errors';
+import { errorMessage, isHaikuError, throwIfAborted } from '../errors';
 import type { CodeSandbox, SandboxHost } from './codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../analysis/knowledgeBaseSandboxHost';
 import type { AgentEvent, AgentEventListener, SearchSource } from './agentEvents';
@@ -46,8 +46,6 @@ export class AgentRun {
   private sandboxPromise: Promise<CodeSandbox> | undefined;
   private readonly createSandboxFactory: SandboxFactory | undefined;
   private readonly listener: AgentEventListener | undefined;
-  private readonly failureController = new AbortController();
-  private fatalError: unknown;
 
   constructor(options: AgentRunOptions) {
     this.knowledgeBase = options.knowledgeBase;
@@ -56,24 +54,9 @@ export class AgentRun {
     this.executionBudget = new ExecutionBudget(options.maxExecutions);
     this.searchLimit = options.searchLimit;
     this.vision = options.vision;
-    this.abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, this.failureController.signal]) : this.failureController.signal;
+    this.abortSignal = options.abortSignal;
     this.createSandboxFactory = options.createSandbox;
     this.listener = options.onEvent;
-  }
-
-  /**
-   * Ends the run with `error`: for failures of the host (a bad filter, an index that needs a rebuild, an embedder
-   * that is down) that the model cannot fix, so the user sees them instead of an answer built on nothing.
-   */
-  fail(error: unknown): never {
-    this.fatalError ??= error;
-    this.failureController.abort(error);
-    throw error;
-  }
-
-  /** The host failure that ended the run, if any. */
-  get failure(): unknown {
-    return this.fatalError;
   }
 
   /** The run's document filter: fixed by the host, never by the model. */
@@ -109,7 +92,10 @@ export class AgentRun {
     return shown;
   }
 
-  /** A search scoped by the run's filter, with context expansion, recorded in state as evidence. */
+  /**
+   * A search scoped by the run's filter, with context expansion, recorded in state as evidence. A failed search
+   * rejects with `SearchFailedError` (the tools hand its message to the model); cancellation rejects as is.
+   */
   async search(query: string, limit: number, source: SearchSource, toolCallId?: string): Promise<SearchResult[]> {
     throwIfAborted(this.abortSignal);
     this.emit({ type: 'search-started', source, query, toolCallId });
@@ -117,7 +103,12 @@ export class AgentRun {
     try {
       results = await this.knowledgeBase.search(query, { limit, filter: this.filter, expand: true, abortSignal: this.abortSignal });
     } catch (error) {
-      return this.fail(error);
+      throwIfAborted(this.abortSignal);
+      if (isHaikuError(error, 'cancelled')) {
+        throw error;
+      }
+      this.emit({ type: 'search-finished', source, query, resultCount: 0, results: [], toolCallId, error: errorMessage(error) });
+      throw new SearchFailedError(error);
     }
     recordSearch(this.state, query, results);
     this.noteEvidence();
@@ -199,5 +190,13 @@ export class AgentRun {
         // The sandbox failed to start or is already gone; nothing to release.
       }
     }
+  }
+}
+
+/** A search that failed inside the agent: the model is told and may rephrase; the run goes on. */
+export class SearchFailedError extends Error {
+  constructor(cause: unknown) {
+    super(`The search failed: ${errorMessage(cause)}`, { cause });
+    this.name = 'SearchFailedError';
   }
 }

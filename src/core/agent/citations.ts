@@ -1,5 +1,6 @@
 import type { ChunkRecord, KnowledgeBase, SearchResult } from '../model/search';
-import { CITE_REPAIR_SIMILARITY } from '../limits';
+import { CITE_REPAIR_MAX_IDS, CITE_REPAIR_SIMILARITY, CITED_ID_MAX_CHARS } from '../limits';
+import { previewOf } from './hostInputLimits';
 import type { Citation, ConversationState } from './conversationState';
 
 /**
@@ -42,13 +43,29 @@ function matchingCharacters(left: string, leftStart: number, leftEnd: number, ri
   );
 }
 
-/** Strips what models wrap ids in: brackets, quotes, whitespace, a leading `chunk_id:`. */
+const LEADING_WRAPPERS = new Set(['[', '(', '"', "'", '`']);
+const TRAILING_WRAPPERS = new Set([']', ')', '"', "'", '`']);
+const WHITESPACE = /\s/;
+
+/**
+ * Strips what models wrap ids in: brackets, quotes, whitespace, a leading `chunk_id:`. Linear in the length
+ * (a regular expression for the trailing part backtracked quadratically on long runs of spaces).
+ */
 export function normalizeCitedId(raw: string): string {
-  return raw
-    .trim()
-    .replace(/^chunk[_ ]?id\s*[:=]\s*/i, '')
-    .replace(/^[[("'`\s]+|[\])"'`\s]+$/g, '')
-    .trim();
+  let text = raw.trim();
+  const prefix = /^chunk[_ ]?id\s*[:=]\s*/i.exec(text);
+  if (prefix) {
+    text = text.slice(prefix[0].length);
+  }
+  let start = 0;
+  let end = text.length;
+  while (start < end && (LEADING_WRAPPERS.has(text[start]) || WHITESPACE.test(text[start]))) {
+    start++;
+  }
+  while (end > start && (TRAILING_WRAPPERS.has(text[end - 1]) || WHITESPACE.test(text[end - 1]))) {
+    end--;
+  }
+  return text.slice(start, end);
 }
 
 /** The retrieved id closest to `id` when it is at least `CITE_REPAIR_SIMILARITY` alike and unambiguous. */
@@ -131,8 +148,14 @@ export async function registerCitations(
   const report: CitationReport = { accepted: [], unknown: [], repaired: {} };
   // One slot per id, in the model's order, so citations keep the order the model gave.
   const slots: Array<{ raw: string; id: string; content?: CitationContent }> = [];
-  for (const raw of rawIds) {
-    const id = normalizeCitedId(String(raw));
+  for (const rawId of rawIds) {
+    const raw = String(rawId);
+    if (raw.length > CITED_ID_MAX_CHARS) {
+      // Callers refuse these first; never spend time on (or echo) a huge id here either.
+      report.unknown.push(previewOf(raw));
+      continue;
+    }
+    const id = normalizeCitedId(raw);
     if (id !== '') {
       const hit = retrieved.get(id);
       slots.push({ raw, id, content: hit ? contentFromSearchResult(hit) : undefined });
@@ -145,13 +168,15 @@ export async function registerCitations(
       { filter: state.documentFilter ?? undefined },
     );
     const recordsById = new Map(records.map((record) => [record.chunkId, record]));
+    let repairsLeft = CITE_REPAIR_MAX_IDS;
     for (const slot of pending) {
       const record = recordsById.get(slot.id);
       if (record) {
         slot.content = contentFromChunkRecord(record);
         continue;
       }
-      const repairedId = repairChunkId(slot.id, retrieved.keys());
+      // Each repair scans every retrieved id: bounded per call so that a long list of junk ids stays cheap.
+      const repairedId = repairsLeft-- > 0 ? repairChunkId(slot.id, retrieved.keys()) : undefined;
       const repairedHit = repairedId === undefined ? undefined : retrieved.get(repairedId);
       if (repairedId !== undefined && repairedHit) {
         report.repaired[slot.raw] = repairedId;

@@ -2,6 +2,8 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import type { AgentRun } from './agentRun';
 import { describeCitationReport } from './citations';
+import { citedIdsProblem } from './hostInputLimits';
+import { CITE_MAX_IDS, CITED_ID_MAX_CHARS } from '../limits';
 
 export const RAG_CITE_TOOL_NAME = 'rag_cite';
 
@@ -14,7 +16,13 @@ export const citeInputSchema = z.object({
 
 /** The shared body of `rag_cite` and `cite`. */
 export function runCiteTool(run: AgentRun, chunkIds: string[] | string): Promise<string> {
-  const ids = typeof chunkIds === 'string' ? chunkIds.split(/[\s,]+/).filter((id) => id !== '') : chunkIds;
+  // A single string longer than any acceptable list is refused before it is split.
+  const tooLong = typeof chunkIds === 'string' && chunkIds.length > CITE_MAX_IDS * (CITED_ID_MAX_CHARS + 1) ? citedIdsProblem([chunkIds]) : undefined;
+  const ids = tooLong !== undefined ? [] : typeof chunkIds === 'string' ? chunkIds.split(/[\s,]+/).filter((id) => id !== '') : chunkIds;
+  const problem = tooLong ?? citedIdsProblem(ids);
+  if (problem !== undefined) {
+    return Promise.resolve(`Nothing was registered: ${problem}`);
+  }
   return run.serialize(async () => describeCitationReport(await run.cite(ids), ids.length));
 }
 

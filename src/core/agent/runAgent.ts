@@ -128,6 +128,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
   // Without a sandbox the model can only route to the rag tools.
   const mode: AgentMode = requestedMode === 'auto' && !options.createSandbox ? 'rag' : requestedMode;
   const state = startQuestion(options.state, options.documentFilter);
+  // Search errors go back to the model, so a filter that cannot run must fail here, before the model is called.
+  if (state.documentFilter) {
+    await options.knowledgeBase.listDocuments({ filter: state.documentFilter, abortSignal });
+  }
   const run = new AgentRun({
     knowledgeBase: options.knowledgeBase,
     state,
@@ -198,8 +202,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
       tools,
       temperature: settings.temperature,
       maxRetries: options.maxRetries ?? limits.MODEL_MAX_RETRIES,
-      // The run's signal: the caller's, plus host failures that end the run (see `AgentRun.fail`).
-      abortSignal: run.abortSignal,
+      abortSignal,
       stopWhen: stepCountIs(Math.max(1, maxRequests - stepOffset)),
       prepareStep: ({ stepNumber }) => {
         run.currentStep = stepOffset + stepNumber;
@@ -225,9 +228,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
       } else if (part.type === 'abort') {
         streamError ??= new CancelledError('The question');
       }
-    }
-    if (run.failure !== undefined) {
-      throw run.failure;
     }
     if (streamError !== undefined) {
       throw streamError;
@@ -259,9 +259,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
       requests: toolNamesPerStep.length,
     };
   } catch (error) {
-    if (run.failure !== undefined && !abortSignal?.aborted) {
-      throw run.failure;
-    }
     throw toModelError(error, options.modelDescription, abortSignal);
   } finally {
     await run.dispose();

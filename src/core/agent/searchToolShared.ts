@@ -1,6 +1,7 @@
-import type { AgentRun } from './agentRun';
+import { SearchFailedError, type AgentRun } from './agentRun';
 import type { SearchSource } from './agentEvents';
 import { renderResultsDeduplicated } from './searchRendering';
+import { searchQueryProblem } from './hostInputLimits';
 
 /** What a search tool answers once the question's search budget is spent. */
 export function searchBudgetSpentNotice(maxUnits: number): string {
@@ -21,12 +22,24 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
     if (trimmed === '') {
       return 'The query is empty. Search with a few keywords.';
     }
+    const problem = searchQueryProblem(trimmed);
+    if (problem !== undefined) {
+      return `No search ran: ${problem}`;
+    }
     if (!run.searchBudget.tryClaim(run.currentStep)) {
       run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, results: [], toolCallId, refused: true });
       return searchBudgetSpentNotice(run.searchBudget.maxUnits);
     }
     const effectiveLimit = limit !== undefined && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : run.searchLimit;
-    const results = await run.search(trimmed, effectiveLimit, source, toolCallId);
+    let results;
+    try {
+      results = await run.search(trimmed, effectiveLimit, source, toolCallId);
+    } catch (error) {
+      if (error instanceof SearchFailedError) {
+        return `${error.message} Nothing was found this time; try other keywords (plain words, no quotes or operators), or answer from what you have.`;
+      }
+      throw error;
+    }
     // Picture bytes would be attached here (once per response) when `run.vision` is on; the store keeps none yet.
     return renderResultsDeduplicated(trimmed, results, run.shownInCurrentResponse());
   });

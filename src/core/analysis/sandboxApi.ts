@@ -1,5 +1,6 @@
 import type { DocumentSummary, SearchResult } from '../model/search';
-import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_PATH_MAX_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { citedIdsProblem, searchQueryProblem } from '../agent/hostInputLimits';
 
 /**
  * What guest code sees of the host: the shapes below are what `search()` and `list_documents()` return inside
@@ -13,6 +14,26 @@ export type SandboxHostMethod = (typeof SANDBOX_HOST_METHODS)[number];
 
 export function isSandboxHostMethod(name: unknown): name is SandboxHostMethod {
   return typeof name === 'string' && (SANDBOX_HOST_METHODS as readonly string[]).includes(name);
+}
+
+/**
+ * What is wrong with a host call's arguments by size alone (constant time per argument), or undefined. Checked in
+ * the worker before a call crosses to the host thread, and again on the host thread before any work.
+ */
+export function hostCallSizeProblem(method: string, args: readonly unknown[]): string | undefined {
+  switch (method) {
+    case 'search':
+      return typeof args[0] === 'string' ? searchQueryProblem(args[0]) : undefined;
+    case 'cite':
+      return citedIdsProblem(args.filter((id): id is string => typeof id === 'string'));
+    case 'readFile':
+    case 'listDir':
+      return typeof args[0] === 'string' && args[0].length > SANDBOX_PATH_MAX_CHARS
+        ? `${method}(path): the path is ${args[0].length} characters long; paths are at most ${SANDBOX_PATH_MAX_CHARS} (they look like /documents/{id}/toc.json).`
+        : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** The globals the guest prelude installs (frozen, read-only). */
@@ -83,7 +104,7 @@ export function toGuestDocument(summary: DocumentSummary): GuestDocument {
  */
 export function sandboxApiDescription(limits: { codeTimeoutSeconds: number; maxOutputChars: number }): string {
   return `Runs JavaScript (ES2023, QuickJS) in an isolated sandbox. There is no require/import, no process, no network, no timers and no real filesystem.
-Top-level \`await\` works. Variables, functions and \`const\`/\`let\` declarations persist between execute_code calls (until a timeout resets the session).
+Top-level \`await\` works. Variables, functions and \`const\`/\`let\` declarations persist between execute_code calls (until code that computes past the time limit is stopped, which resets the session).
 The value of the last expression, if not undefined, is printed after the output (a Promise is awaited first), like a REPL.
 
 Top-level const/let act like var, so re-running a snippet that declares the same names is fine.
@@ -114,8 +135,8 @@ Read-only files (the only ones that exist):
                                          item_range slices items.jsonl lines; chunk_ids are every chunk in the section.
 A missing path rejects with an Error whose message starts with ENOENT (code property 'ENOENT').
 
-Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts, and running code is stopped
-and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
+Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts; one already running finishes and the call
+returns what was printed, variables kept; code still computing is stopped and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
 memory is about ${Math.round(SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024)} MiB (read a large file once and keep slices, not copies).
 
 Example:

@@ -13,11 +13,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CodeExecutionResult, CodeSandbox, SandboxHost } from '../../core/agent/codeSandbox';
-import { isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHostMethod } from '../../core/analysis/sandboxApi';
+import { hostCallSizeProblem, isSandboxHostMethod, toGuestDocument, toGuestSearchHit, type SandboxHostMethod } from '../../core/analysis/sandboxApi';
 import { CancelledError, HaikuError, throwIfAborted } from '../../core/errors';
 import {
   SANDBOX_CODE_TIMEOUT_SECONDS,
   SANDBOX_HOST_CALL_CONCURRENCY,
+  SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS,
   SANDBOX_MAX_OUTPUT_CHARS,
   SANDBOX_MEMORY_LIMIT_BYTES,
   SANDBOX_SEARCH_DEFAULT_LIMIT,
@@ -25,6 +26,7 @@ import {
   SANDBOX_STACK_LIMIT_BYTES,
   SANDBOX_STARTUP_TIMEOUT_MS,
   SANDBOX_WATCHDOG_GRACE_MS,
+  SANDBOX_WORKER_HEAP_MB,
 } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
@@ -38,6 +40,8 @@ export interface CodeSandboxLimits {
   memoryLimitBytes: number;
   /** QuickJS stack limit; keep ≤ 256 KiB (see `SANDBOX_STACK_LIMIT_BYTES`). */
   stackLimitBytes: number;
+  /** Past the deadline, how long a search or read already running may take to finish (seconds). */
+  inFlightCallGraceSeconds: number;
 }
 
 export const DEFAULT_CODE_SANDBOX_LIMITS: Readonly<CodeSandboxLimits> = {
@@ -45,6 +49,7 @@ export const DEFAULT_CODE_SANDBOX_LIMITS: Readonly<CodeSandboxLimits> = {
   maxOutputChars: SANDBOX_MAX_OUTPUT_CHARS,
   memoryLimitBytes: SANDBOX_MEMORY_LIMIT_BYTES,
   stackLimitBytes: SANDBOX_STACK_LIMIT_BYTES,
+  inFlightCallGraceSeconds: SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS,
 };
 
 export interface CreateCodeSandboxOptions {
@@ -122,7 +127,15 @@ class SandboxWorker {
   private readonly worker: Worker;
 
   constructor(script: SandboxWorkerScript, settings: SandboxWorkerSettings) {
-    this.worker = new Worker(script.file, { execArgv: script.execArgv, workerData: settings, stdout: false, stderr: false });
+    this.worker = new Worker(script.file, {
+      execArgv: script.execArgv,
+      workerData: settings,
+      stdout: false,
+      stderr: false,
+      // The guest heap lives in wasm memory capped by the worker itself; this bounds the thread's own V8 heap, so
+      // that a leak on the host side of the bridge ends the worker, not the extension host.
+      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB },
+    });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new HaikuError('sandbox_failed', `The sandbox did not start within ${SANDBOX_STARTUP_TIMEOUT_MS / 1000} s.`));
@@ -148,7 +161,9 @@ class SandboxWorker {
     });
     this.ready.catch(() => undefined);
     this.worker.on('message', (message: WorkerToMainMessage) => this.listener?.onMessage(message));
-    this.worker.on('error', (error) => this.exit(`${error.name}: ${error.message}`));
+    this.worker.on('error', (error: Error & { code?: string }) => this.exit(error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? `out of memory: the worker's heap passed ${SANDBOX_WORKER_HEAP_MB} MiB`
+      : `${error.name}: ${error.message}`));
     this.worker.on('exit', (code) => this.exit(`exit code ${code}`));
   }
 
@@ -228,6 +243,7 @@ class WorkerCodeSandbox implements CodeSandbox {
       memoryLimitBytes: this.limits.memoryLimitBytes,
       stackLimitBytes: this.limits.stackLimitBytes,
       maxOutputChars: this.limits.maxOutputChars,
+      inFlightCallGraceMs: this.limits.inFlightCallGraceSeconds * 1000,
       compiledWasm: this.compiledWasm,
     });
   }
@@ -285,12 +301,21 @@ class WorkerCodeSandbox implements CodeSandbox {
         reject(new CancelledError('The code execution'));
       };
       // The worker reports its own timeouts; this only fires if it stopped answering (stuck outside bytecode).
-      const watchdog = setTimeout(() => finish({
-        stdout: '',
-        stderr: `TimeoutError: the code did not stop within the time limit of ${this.limits.codeTimeoutSeconds} s and the sandbox was restarted.`,
-        success: false,
-        sessionReset: true,
-      }), deadline - started + SANDBOX_WATCHDOG_GRACE_MS);
+      // While host calls of this execution are still running here, the worker waits for them (up to its grace).
+      const lastChance = deadline + this.limits.inFlightCallGraceSeconds * 1000 + SANDBOX_WATCHDOG_GRACE_MS;
+      const onWatchdog = (): void => {
+        if (slots.busy && Date.now() < lastChance) {
+          watchdog = setTimeout(onWatchdog, lastChance - Date.now());
+          return;
+        }
+        finish({
+          stdout: '',
+          stderr: `TimeoutError: the code did not stop within the time limit of ${this.limits.codeTimeoutSeconds} s and the sandbox was restarted.`,
+          success: false,
+          sessionReset: true,
+        });
+      };
+      let watchdog = setTimeout(onWatchdog, deadline - started + SANDBOX_WATCHDOG_GRACE_MS);
       const cleanup = (): void => {
         clearTimeout(watchdog);
         abortSignal?.removeEventListener('abort', onAbort);
@@ -330,6 +355,10 @@ class WorkerCodeSandbox implements CodeSandbox {
       }
       if (!isSandboxHostMethod(method)) {
         throw namedError('TypeError', `Unknown host function ${String(method)}().`);
+      }
+      const sizeProblem = hostCallSizeProblem(method, Array.isArray(args) ? args : []);
+      if (sizeProblem !== undefined) {
+        throw namedError('RangeError', sizeProblem);
       }
       reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, Array.isArray(args) ? args : []) };
     } catch (error) {
@@ -374,6 +403,11 @@ class HostCallSlots {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   constructor(private readonly size: number) {}
+
+  /** Some call holds a slot (is running on the host). */
+  get busy(): boolean {
+    return this.active > 0;
+  }
 
   acquire(): Promise<void> {
     if (this.active < this.size) {

@@ -24,6 +24,16 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   var isArray = Array.isArray;
   var global = globalThis;
   var STACK_LINES = __STACK_LINES__;
+  var MARK = '\u0001';
+
+  // The bridge passes strings as C strings, which end at the first NUL: a string holding a NUL (or starting with
+  // the marker) crosses as the marker plus its JSON text, which has no NUL. The host decodes it the same way.
+  function encode(text) {
+    return text.indexOf('\u0000') < 0 && text.charAt(0) !== MARK ? text : MARK + stringify(text);
+  }
+  function decode(text) {
+    return text.charAt(0) === MARK ? parse(text.slice(1)) : text;
+  }
 
   function describeFunction(fn) {
     return '[Function: ' + (fn.name || 'anonymous') + ']';
@@ -64,7 +74,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     return function () {
       var parts = [];
       for (var index = 0; index < arguments.length; index++) { parts.push(formatValue(arguments[index], true)); }
-      write(stream, parts.join(' ') + '\n');
+      write(stream, encode(parts.join(' ') + '\n'));
     };
   }
 
@@ -72,7 +82,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   // Rejections of file functions carry error.code ('ENOENT', ...), set by the host.
   function call(method, args) {
     var list = [method];
-    for (var index = 0; index < args.length; index++) { list[index + 1] = args[index]; }
+    for (var index = 0; index < args.length; index++) { list[index + 1] = typeof args[index] === 'string' ? encode(args[index]) : args[index]; }
     return reflectApply(callHost, undefined, list);
   }
 
@@ -140,7 +150,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   }
 
   async function readFile(path) {
-    return call('readFile', [requireString(path, 'readFile(path): path')]);
+    return decode(await call('readFile', [requireString(path, 'readFile(path): path')]));
   }
 
   async function readJson(path) {
@@ -207,9 +217,9 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   function describeError(error) {
     if (error !== null && typeof error === 'object' && typeof error.message === 'string') {
       var head = String(error.name || 'Error') + ': ' + error.message;
-      return typeof error.stack === 'string' && error.stack.trim() !== '' ? head + '\n' + trimStack(error.stack) : head;
+      return encode(typeof error.stack === 'string' && error.stack.trim() !== '' ? head + '\n' + trimStack(error.stack) : head);
     }
-    return 'Uncaught ' + formatValue(error, false);
+    return encode('Uncaught ' + formatValue(error, false));
   }
 
   // The evaluation's promise yields {value: lastExpression}; a promise left as the last value is awaited.
@@ -221,7 +231,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
       if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
         value = await value;
       }
-      display = value === undefined ? undefined : formatValue(value, true);
+      display = value === undefined ? undefined : encode(formatValue(value, true));
     } catch (error) {
       done(false, describeError(error));
       return;

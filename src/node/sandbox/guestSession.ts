@@ -7,7 +7,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_STACK_TRACE_LINES } from '../../core/limits';
+import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
@@ -35,6 +35,8 @@ export interface GuestSessionOptions {
   clock?: () => number;
   /** The QuickJS wasm compiled by the main thread (shared compiled code, no compile per worker). */
   compiledWasm?: WebAssembly.Module;
+  /** How long past the deadline host calls in flight may take to finish before the execution ends without them (ms). */
+  inFlightCallGraceMs?: number;
 }
 
 export interface GuestOutcome {
@@ -76,6 +78,10 @@ class Execution {
   readonly done: Promise<GuestOutcome>;
   private resolveDone!: (outcome: GuestOutcome) => void;
   finished = false;
+  /** Host calls started and not yet settled. */
+  inFlight = 0;
+  /** The deadline passed while host calls were in flight: the execution ends when the last one settles. */
+  endsWhenCallsSettle = false;
 
   constructor(readonly deadline: number, readonly codeTimeoutSeconds: number, maxOutputChars: number) {
     this.stdout = new CappedText(maxOutputChars);
@@ -97,15 +103,37 @@ class Execution {
   }
 }
 
-let wasmModule: Promise<QuickJSWASMModule> | undefined;
+const WASM_PAGE_BYTES = 64 * 1024;
+/** Emscripten's default initial memory for this build (its stack and static data live in it). */
+const WASM_INITIAL_BYTES = 16 * 1024 * 1024;
+/** The module declares at most 2 GiB of memory; a larger maximum would not link. */
+const WASM_MAXIMUM_BYTES = 2 * 1024 * 1024 * 1024;
+const wasmModulesByLimit = new Map<number, Promise<QuickJSWASMModule>>();
 
 /**
- * The wasm module is loaded once per thread: from the compiled module the main thread sent, else the variant
- * finds `emscripten-module.wasm` next to itself (the bundle's folder, or node_modules from source).
+ * The wasm memory's maximum for a heap limit. QuickJS's own limit (`setMemoryLimit`) does not hold in this
+ * build: its allocator accounting counts 8 bytes per block under Emscripten (no `malloc_usable_size`), so a guest
+ * could hold gigabytes of strings or ArrayBuffers "under" 64 MiB. Capping the linear memory makes `malloc` fail
+ * instead, which QuickJS reports as a catchable "out of memory".
  */
-function loadModule(compiledWasm: WebAssembly.Module | undefined): Promise<QuickJSWASMModule> {
-  wasmModule ??= newQuickJSWASMModuleFromVariant(compiledWasm ? newVariant(RELEASE_SYNC, { wasmModule: compiledWasm }) : RELEASE_SYNC);
-  return wasmModule;
+function wasmMemoryMaximumBytes(memoryLimitBytes: number): number {
+  return Math.ceil((memoryLimitBytes + SANDBOX_WASM_OVERHEAD_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+}
+
+/**
+ * The wasm module is loaded once per thread and memory limit (one memory per module): from the compiled module
+ * the main thread sent, else the variant finds `emscripten-module.wasm` next to itself (the bundle's folder, or
+ * node_modules from source).
+ */
+function loadModule(compiledWasm: WebAssembly.Module | undefined, memoryLimitBytes: number): Promise<QuickJSWASMModule> {
+  let module = wasmModulesByLimit.get(memoryLimitBytes);
+  if (!module) {
+    const maximumBytes = Math.min(WASM_MAXIMUM_BYTES, Math.max(WASM_INITIAL_BYTES, wasmMemoryMaximumBytes(memoryLimitBytes)));
+    const wasmMemory = new WebAssembly.Memory({ initial: WASM_INITIAL_BYTES / WASM_PAGE_BYTES, maximum: maximumBytes / WASM_PAGE_BYTES });
+    module = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, compiledWasm ? { wasmModule: compiledWasm, wasmMemory } : { wasmMemory }));
+    wasmModulesByLimit.set(memoryLimitBytes, module);
+  }
+  return module;
 }
 
 export class GuestSession {
@@ -116,6 +144,8 @@ export class GuestSession {
   private readonly completeFunction: QuickJSHandle;
 
   private readonly now: () => number;
+  /** A guest string for `text`, fast for long texts (see `createStringFactory`). */
+  private readonly newLargeString: (text: string) => QuickJSHandle;
 
   private constructor(
     private readonly options: GuestSessionOptions,
@@ -123,6 +153,7 @@ export class GuestSession {
     private readonly context: QuickJSContext,
   ) {
     this.now = options.clock ?? Date.now;
+    this.newLargeString = createStringFactory(context);
     const bridge = this.createBridge();
     const prelude = context.unwrapResult(context.evalCode(GUEST_PRELUDE_SOURCE.replace('__STACK_LINES__', String(SANDBOX_STACK_TRACE_LINES)), 'sandbox-api.js'));
     this.preludeApi = context.unwrapResult(context.callFunction(prelude, context.undefined, bridge));
@@ -132,7 +163,7 @@ export class GuestSession {
   }
 
   static async create(options: GuestSessionOptions): Promise<GuestSession> {
-    const module = await loadModule(options.compiledWasm);
+    const module = await loadModule(options.compiledWasm, options.memoryLimitBytes);
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(options.memoryLimitBytes);
     // Above 256 KiB deep guest recursion can overflow the host's own stack instead of raising a guest error.
@@ -166,12 +197,23 @@ export class GuestSession {
       return false;
     });
     // A guest awaiting a slow host call runs no bytecode, so the interrupt handler cannot fire: race the clock.
-    const timer = setTimeout(() => this.finishTimedOut(execution, 'the code was awaiting a result (a search, a read, or a promise that never settles)'), Math.max(0, deadline - this.now()));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const graceMs = this.options.inFlightCallGraceMs ?? SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS * 1000;
+    const timer = setTimeout(() => {
+      if (execution.inFlight === 0) {
+        this.finishTimedOut(execution, 'the code was awaiting a promise that never settles');
+        return;
+      }
+      // "One already running finishes": wait for the calls in flight (bounded), start none, run no more guest code.
+      execution.endsWhenCallsSettle = true;
+      graceTimer = setTimeout(() => this.finishTimedOut(execution, `a search or read was running, which did not finish within ${graceMs / 1000} s more; its result was dropped`), graceMs);
+    }, Math.max(0, deadline - this.now()));
     try {
       this.start(execution, code);
       return await execution.done;
     } finally {
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       this.runtime.removeInterruptHandler();
       this.current = undefined;
     }
@@ -247,7 +289,7 @@ export class GuestSession {
       return;
     }
     const ok = this.context.typeof(okHandle) === 'boolean' && this.context.dump(okHandle) === true;
-    const text = this.context.typeof(textHandle) === 'string' ? this.context.getString(textHandle) : undefined;
+    const text = this.context.typeof(textHandle) === 'string' ? this.readString(textHandle) : undefined;
     if (this.interrupted) {
       this.finishInterrupted(execution);
     } else if (ok) {
@@ -272,8 +314,13 @@ export class GuestSession {
     execution.finish(false, true, `InternalError: interrupted. The code ran past the time limit of ${execution.codeTimeoutSeconds} s and was stopped.`);
   }
 
+  /**
+   * The deadline passed while no bytecode ran (the guest was awaiting): nothing runaway, so the session keeps its
+   * variables; output printed so far is returned.
+   */
   private finishTimedOut(execution: Execution, situation: string): void {
-    execution.finish(false, true, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${situation}.`);
+    execution.finish(false, false, `TimeoutError: the time limit of ${execution.codeTimeoutSeconds} s was reached while ${situation}. ` +
+      'No further search or read started and no further code of this call ran; variables from before are kept. Print partial results earlier, or do less per call.');
   }
 
   /** A host-side throw from the wasm bridge: the module's state is unknown, so the session must go. */
@@ -306,7 +353,7 @@ export class GuestSession {
         described.error.dispose();
         return this.dumpError(handle);
       }
-      const text = this.context.typeof(described.value) === 'string' ? this.context.getString(described.value) : this.dumpError(handle);
+      const text = this.context.typeof(described.value) === 'string' ? this.readString(described.value) : this.dumpError(handle);
       described.value.dispose();
       return text;
     } catch {
@@ -337,6 +384,12 @@ export class GuestSession {
     }
   }
 
+
+  /** A string from the guest, decoded from the prelude's NUL-safe form (see `encode` in the prelude). */
+  private readString(handle: QuickJSHandle): string {
+    return decodeFromGuest(this.context.getString(handle));
+  }
+
   /** The raw host bridge handed to the prelude (never put on the guest's global object). */
   private createBridge(): QuickJSHandle {
     const context = this.context;
@@ -348,7 +401,7 @@ export class GuestSession {
     const write = context.newFunction('write', (streamHandle, textHandle) => {
       const execution = this.current;
       if (execution && context.typeof(textHandle) === 'string') {
-        const text = context.getString(textHandle);
+        const text = this.readString(textHandle);
         (context.getNumber(streamHandle) === 2 ? execution.stderr : execution.stdout).append(text);
       }
     });
@@ -380,7 +433,7 @@ export class GuestSession {
     for (const handle of argumentHandles) {
       const kind = context.typeof(handle);
       if (kind === 'string') {
-        args.push(context.getString(handle));
+        args.push(this.readString(handle));
       } else if (kind === 'number') {
         args.push(context.getNumber(handle));
       } else if (kind === 'undefined') {
@@ -395,15 +448,17 @@ export class GuestSession {
     if (this.now() >= execution.deadline) {
       return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
     }
+    execution.inFlight++;
     this.options.callHost(method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
-        const handle = context.newString(value);
+        const handle = this.newLargeString(encodeForGuest(value));
         resolved.resolve(handle);
         handle.dispose();
       }),
       (error: unknown) => this.settleHostCall(execution, deferred, (rejected) => {
         const name = error instanceof Error && error.name ? error.name : 'Error';
-        const message = error instanceof Error ? error.message : String(error);
+        // Messages are plain text for the guest: a NUL (it would cut the message) becomes a visible escape.
+        const message = (error instanceof Error ? error.message : String(error)).replace(/\u0000/g, '\\u0000');
         const handle = context.newError({ name, message });
         // "ENOENT: ..." style messages also get error.code, as Node's fs errors have.
         const kind = /^(E[A-Z]+):/.exec(message);
@@ -424,11 +479,17 @@ export class GuestSession {
     deferred: ReturnType<QuickJSContext['newPromise']>,
     settle: (deferred: ReturnType<QuickJSContext['newPromise']>) => void,
   ): void {
+    execution.inFlight--;
     // A result arriving after its execution ended (un-awaited call, timeout) is dropped: guest code only runs
-    // inside an execution.
-    if (this.disposed || execution !== this.current || execution.finished) {
+    // inside an execution. Past the deadline no guest code resumes either (the interrupt would stop it and reset
+    // the session); the execution ends once its last call in flight has finished.
+    const pastDeadline = execution.endsWhenCallsSettle || this.now() >= execution.deadline;
+    if (this.disposed || execution !== this.current || execution.finished || pastDeadline) {
       if (!this.disposed) {
         deferred.dispose();
+      }
+      if (pastDeadline && execution.inFlight === 0 && execution === this.current) {
+        this.finishTimedOut(execution, 'a search or read was running; it finished, and its result was not handed to the code');
       }
       return;
     }
@@ -439,4 +500,75 @@ export class GuestSession {
       this.finishFaulted(execution, error);
     }
   }
+}
+
+/**
+ * quickjs-emscripten passes strings as C strings, which end at the first NUL. A string holding a NUL (or starting
+ * with the marker) crosses as the marker plus its JSON text, which holds no NUL; the prelude mirrors these two.
+ */
+const BRIDGE_MARK = '\u0001';
+
+function encodeForGuest(text: string): string {
+  return text.includes('\u0000') || text.startsWith(BRIDGE_MARK) ? BRIDGE_MARK + JSON.stringify(text) : text;
+}
+
+function decodeFromGuest(text: string): string {
+  if (!text.startsWith(BRIDGE_MARK)) {
+    return text;
+  }
+  try {
+    const decoded: unknown = JSON.parse(text.slice(1));
+    return typeof decoded === 'string' ? decoded : text;
+  } catch {
+    // Not the prelude's encoding (guest code cannot reach the raw bridge, but stay total): keep the text as is.
+    return text;
+  }
+}
+
+/** The parts of quickjs-emscripten 0.32's context that `newString` itself uses (not in its typings). */
+interface ContextInternals {
+  memory: { module: { _malloc(bytes: number): number; _free(pointer: number): void; HEAPU8: Uint8Array }; heapValueHandle(pointer: number): QuickJSHandle };
+  ffi: { QTS_NewString(context: unknown, pointer: number): number };
+  ctx: { value: unknown };
+}
+
+/** Texts shorter than this go through `newString` as is; the copy below pays off for file-sized texts. */
+const FAST_STRING_MIN_LENGTH = 1024;
+
+/**
+ * `context.newString` encodes UTF-8 with Emscripten's JavaScript loop, about 50 ns per character: a 2 MB
+ * `items.jsonl` took 100 ms to hand over, more than the guest needs to parse it. This encodes with the native
+ * `TextEncoder` and copies the bytes into wasm memory, then calls the same `QTS_NewString`. Falls back to
+ * `newString` when the internals are not there (another quickjs-emscripten version) or `malloc` fails (so the
+ * guest sees the usual out-of-memory error).
+ */
+function createStringFactory(context: QuickJSContext): (text: string) => QuickJSHandle {
+  const internals = context as unknown as Partial<ContextInternals>;
+  const memory = internals.memory;
+  const newString = internals.ffi?.QTS_NewString;
+  if (!memory || typeof memory.module?._malloc !== 'function' || typeof memory.heapValueHandle !== 'function' || typeof newString !== 'function' || !internals.ctx) {
+    return (text) => context.newString(text);
+  }
+  const encoder = new TextEncoder();
+  const module = memory.module;
+  const contextPointer = internals.ctx;
+  const ffi = internals.ffi!;
+  return (text) => {
+    if (text.length < FAST_STRING_MIN_LENGTH) {
+      return context.newString(text);
+    }
+    const bytes = encoder.encode(text);
+    const pointer = module._malloc(bytes.length + 1);
+    if (pointer === 0) {
+      return context.newString(text);
+    }
+    try {
+      // HEAPU8 is read after malloc: growing the memory replaces the view.
+      module.HEAPU8.set(bytes, pointer);
+      module.HEAPU8[pointer + bytes.length] = 0;
+      return memory.heapValueHandle(ffi.QTS_NewString(contextPointer.value, pointer));
+    } finally {
+      module._free(pointer);
+    }
+  };
 }

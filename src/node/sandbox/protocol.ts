@@ -5,6 +5,8 @@ export interface SandboxWorkerSettings {
   memoryLimitBytes: number;
   stackLimitBytes: number;
   maxOutputChars: number;
+  /** How long past the deadline host calls in flight may take to finish (ms). */
+  inFlightCallGraceMs: number;
   /** QuickJS's wasm compiled once on the main thread; absent when it was not found there. */
   compiledWasm?: WebAssembly.Module;
 }

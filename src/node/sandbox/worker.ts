@@ -4,6 +4,8 @@
  * `SandboxHost`. A crash here cannot take the extension host down; the main thread just replaces the worker.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
+import { SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
@@ -20,11 +22,40 @@ function send(message: WorkerToMainMessage): void {
   port.postMessage(message);
 }
 
+/**
+ * Read-only VFS answers kept in this thread: the files of one question never change (the host builds each once),
+ * so a second read of a file, in this or a later execution, does not cross to the host thread again.
+ */
+const readOnlyCache = new Map<string, string>();
+let readOnlyCacheChars = 0;
+
 function callHost(method: string, args: unknown[]): Promise<string> {
-  return new Promise((resolve, reject) => {
+  // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
+  const sizeProblem = hostCallSizeProblem(method, args);
+  if (sizeProblem !== undefined) {
+    const error = new Error(sizeProblem);
+    error.name = 'RangeError';
+    return Promise.reject(error);
+  }
+  const cacheKey = (method === 'readFile' || method === 'listDir') && typeof args[0] === 'string' ? `${method}\u0000${args[0]}` : undefined;
+  const cached = cacheKey === undefined ? undefined : readOnlyCache.get(cacheKey);
+  if (cached !== undefined) {
+    return Promise.resolve(cached);
+  }
+  const answer = new Promise<string>((resolve, reject) => {
     const callId = nextCallId++;
     pendingCalls.set(callId, { resolve, reject });
     send({ type: 'hostCall', executionId: currentExecutionId, callId, method, args });
+  });
+  if (cacheKey === undefined) {
+    return answer;
+  }
+  return answer.then((value) => {
+    if (readOnlyCacheChars + value.length <= SANDBOX_WORKER_CACHE_CHARS) {
+      readOnlyCache.set(cacheKey, value);
+      readOnlyCacheChars += value.length;
+    }
+    return value;
   });
 }
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
-import { buildCorpusIndex, chunkContaining, type CorpusIndex } from './corpusIndex';
+import { buildCorpusIndex, chunkContaining, failingSearchKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import type { SandboxFactory } from '../../../src/core/agent/agentRun';
 import type { CodeSandbox } from '../../../src/core/agent/codeSandbox';
@@ -72,6 +72,23 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
       ['execution-started', 'execution-finished', 'execution-started', 'execution-finished', 'execution-started', 'execution-finished'],
     );
     assert.ok(events.some((event) => event.type === 'search-finished' && event.source === 'sandbox'));
+  });
+
+  it('a failing search (real LanceDB error) reaches the model from the search tool and from search() in code; the run goes on', async () => {
+    const failingSearch = failingSearchKnowledgeBase(corpus.store);
+    server.push(
+      { toolCalls: [{ name: 'search', arguments: { query: 'cache' } }] },
+      { toolCalls: [code("try { await search('cache'); } catch (error) { console.log('caught: ' + error.message.slice(0, 40)); }\nglobalThis.kept = 1;")] },
+      { toolCalls: [code("await search('cache')")] },
+      { toolCalls: [code('kept')] },
+      { text: 'Searching failed.' },
+    );
+    const { answer } = await askScripted(server, failingSearch, { mode: 'analysis', createSandbox });
+    assert.match(lastToolText(server.requests[1]), /^The search failed: /);
+    assert.match(lastToolText(server.requests[2]), /^caught: \S/);
+    assert.match(lastToolText(server.requests[3]), /^The code failed:\n\w*Error: /);
+    assert.strictEqual(lastToolText(server.requests[4]).trim(), '1', 'the session survived the failed search');
+    assert.strictEqual(answer.answer, 'Searching failed.');
   });
 
   it('cite() inside code registers citations through the run', async () => {

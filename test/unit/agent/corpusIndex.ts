@@ -66,3 +66,10 @@ export class RecordingKnowledgeBase implements KnowledgeBase {
 export function chunkIdsIn(text: string): string[] {
   return [...text.matchAll(/^\[([^\]\s]+)\] \[rank \d+ of \d+\]/gm)].map((match) => match[1]);
 }
+
+/** The store with a search that fails as LanceDB does for a filter it cannot parse (a real LanceDB error); listing still works. */
+export function failingSearchKnowledgeBase(store: LanceStore): KnowledgeBase {
+  return Object.assign(Object.create(store) as KnowledgeBase, {
+    search: (query: string, options?: SearchOptions) => store.search(query, { ...options, filter: 'relative_path = ' }),
+  });
+}

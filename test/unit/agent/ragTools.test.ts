@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import type { ModelMessage } from 'ai';
 import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { askScripted } from './agentHarness';
-import { buildCorpusIndex, chunkContaining, chunkIdsIn, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
+import { buildCorpusIndex, chunkContaining, chunkIdsIn, failingSearchKnowledgeBase, RecordingKnowledgeBase, type CorpusIndex } from './corpusIndex';
 import { EARLIER_EVIDENCE_MARKER } from '../../../src/core/agent/contextManagement';
 import { streamAgent } from '../../../src/core/agent/agentStream';
 import type { AgentEvent } from '../../../src/core/agent/agentEvents';
@@ -333,13 +333,27 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     assert.match(systemPrompt(server.requests[0]), /^The corpus is the Vite documentation; readers are web developers\.\n\nYou are a research assistant/);
   });
 
-  it('a host failure in search (an invalid filter) ends the run with that error instead of an answer', async () => {
-    server.push({ toolCalls: [search('cache')] }, { text: 'should not be reached' });
+  it('an invalid document filter fails the question before the model is called', async () => {
+    server.push({ text: 'should not be reached' });
     await assert.rejects(
       askScripted(server, corpus.store, { documentFilter: 'relative_path = ' }),
       (error: HaikuError) => error.code === 'invalid_filter' && /relative_path = /.test(error.message),
     );
-    assert.strictEqual(server.requests.length, 1, 'no further model request after the failure');
+    assert.strictEqual(server.requests.length, 0, 'the model was never called');
+  });
+
+  it('a search that fails (real LanceDB error) goes back to the model as a tool result; the run goes on', async () => {
+    const failingSearch = failingSearchKnowledgeBase(corpus.store);
+    server.push({ toolCalls: [search('cache'), search('"zebrafinch token"')] }, { toolCalls: [cite([])] }, { text: 'The search failed, so I cannot say.' });
+    const { answer, events } = await askScripted(server, failingSearch);
+    const [first, second] = toolMessages(server.requests[1]);
+    assert.match(first.content, /^The search failed: .*relative_path = .* try other keywords/s);
+    assert.match(second.content, /^The search failed: /);
+    assert.strictEqual(answer.answer, 'The search failed, so I cannot say.');
+    assert.strictEqual(server.requests.length, 3);
+    const finished = events.filter((event) => event.type === 'search-finished') as Array<{ error?: string }>;
+    assert.strictEqual(finished.length, 2);
+    assert.ok(finished.every((event) => typeof event.error === 'string' && event.error.length > 0));
   });
 
   it('nothing the model writes widens the document filter', async () => {

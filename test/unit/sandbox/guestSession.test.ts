@@ -30,20 +30,30 @@ describe('sandbox guest session (in-thread, controlled clock)', () => {
   });
   after(() => session.dispose());
 
-  it('starts no host call once the deadline has passed; the rejection is catchable and the session survives', async () => {
+  it('a call in flight at the deadline finishes; no guest code resumes, no host call starts, variables are kept', async () => {
     assert.ok(realStart > 0);
+    await session.execute('const before = "kept"; console.log("ready")', clock() + 60_000, 60);
+    calls.length = 0;
     const deadline = clock() + 60_000;
     const outcome = await session.execute(`
+      console.log('reading');
       const first = await readFile('/documents/slow');
-      let second;
-      try { second = await readFile('/documents/after'); } catch (error) { second = error.name + ': ' + error.message; }
-      console.log(first);
-      console.log(second);`, deadline, 60);
-    assert.strictEqual(outcome.stdout, 'text of /documents/slow\nTimeoutError: readFile() was not started: the time limit of 60 s for this execute_code call has passed. No further searches or reads start in this call; print what you have.\n');
+      console.log('resumed');
+      await readFile('/documents/after');`, deadline, 60);
+    assert.strictEqual(outcome.stdout, 'reading\n');
+    assert.match(outcome.stderr, /^TimeoutError: the time limit of 60 s was reached while a search or read was running; it finished, .* variables from before are kept/);
+    assert.deepStrictEqual([outcome.success, outcome.needsReset], [false, false]);
     assert.deepStrictEqual(calls.map((call) => call.args[0]), ['/documents/slow'], 'the second read never reached the host');
-    assert.strictEqual(outcome.needsReset, false);
-    const next = await session.execute('first.length', clock() + 60_000, 60);
-    assert.strictEqual(next.stdout, '23\n');
+    const next = await session.execute('[before, typeof first]', clock() + 60_000, 60);
+    assert.strictEqual(next.stdout, '["kept","undefined"]\n');
+  });
+
+  it('starts no host call once the deadline has passed; the rejection is catchable', async () => {
+    const outcome = await session.execute(`
+      let refused;
+      try { await readFile('/documents/late'); } catch (error) { refused = error.name + ': ' + error.message; }
+      console.log(refused);`, clock() - 1, 60);
+    assert.match(outcome.stdout, /^TimeoutError: readFile\(\) was not started: the time limit of 60 s for this execute_code call has passed/);
   });
 
   it('passes only primitives to the host, one argument per chunk id for cite', async () => {

@@ -36,6 +36,44 @@ describe('rewriteTopLevelDeclarations', () => {
     assert.strictEqual(rewriteTopLevelDeclarations('const search = 1; const other = 2; let readFile', new Set(['search', 'readFile'])), 'const search = 1; var   other = 2; let readFile');
   });
 
+  it('parses regular expressions where a hand-written lexer guesses wrong (after a parenthesised condition)', () => {
+    // `/` after `)` is a regex here, not a division: its `{` must not count as a block.
+    assert.strictEqual(rewriteTopLevelDeclarations('if (ok) /{/.test(s);\nconst after = 1;'), 'if (ok) /{/.test(s);\nvar   after = 1;');
+    assert.strictEqual(rewriteTopLevelDeclarations('const re = /[/`{]const x = 1/u; let n = re.source.length / 2 / 1;'), 'var   re = /[/`{]const x = 1/u; var n = re.source.length / 2 / 1;');
+  });
+
+  it('handles template literals with ${} holding braces, strings, nested templates and declarations', () => {
+    const code = 'const t = `a ${ { k: "}" }.k } ${ `in ${ (() => { const q = "`"; return q; })() }` } let z`;\nlet after = t;';
+    assert.strictEqual(rewriteTopLevelDeclarations(code), code.replace('const t', 'var   t').replace('let after', 'var after'));
+  });
+
+  it('skips comments and hashbang lines, and keeps line and column positions', () => {
+    const code = '#!/usr/bin/env node\n// const a = 1\n/* let b = 2\n const c */ const d = 3; /* } */ let e = 4';
+    const rewritten = rewriteTopLevelDeclarations(code);
+    assert.strictEqual(rewritten, '#!/usr/bin/env node\n// const a = 1\n/* let b = 2\n const c */ var   d = 3; /* } */ var e = 4');
+    assert.strictEqual(rewritten.length, code.length);
+  });
+
+  it('reads every name of a destructuring pattern (nested, defaults, rest) against the kept names', () => {
+    assert.strictEqual(rewriteTopLevelDeclarations('const { a: [b, { c = 1 }], ...rest } = x; let [d, , ...e] = y;'), 'var   { a: [b, { c = 1 }], ...rest } = x; var [d, , ...e] = y;');
+    assert.strictEqual(rewriteTopLevelDeclarations('const { other, nested: [search] } = x; const ok = 1;', new Set(['search'])), 'const { other, nested: [search] } = x; var   ok = 1;');
+  });
+
+  it('leaves async functions, classes and their bodies alone and rewrites around them', () => {
+    const code = [
+      'async function load(id) { const toc = await readJson(id); let n = 0; return toc; }',
+      'class Counter { static { let s = 1; } count = 0; inc() { const step = 1; this.count += step; } }',
+      'const counter = new Counter(); let loaded = await load("x");',
+      'for await (const item of stream()) { let seen = item; }',
+    ].join('\n');
+    const expected = code.replace('const counter', 'var   counter').replace('let loaded', 'var loaded');
+    assert.strictEqual(rewriteTopLevelDeclarations(code), expected);
+  });
+
+  it('returns code it cannot parse unchanged (QuickJS reports the syntax error)', () => {
+    assert.strictEqual(rewriteTopLevelDeclarations('const x = ;\nlet y = 2'), 'const x = ;\nlet y = 2');
+  });
+
   it('does not touch let used as a name', () => {
     assert.strictEqual(rewriteTopLevelDeclarations('let = 5; let;'), 'let = 5; let;');
   });
