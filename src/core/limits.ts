@@ -20,6 +20,10 @@ export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
 export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 /** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */
 export const MAX_TABLE_CELL_SPAN = 1000;
+/** Cells (rows × columns, spans expanded) one table may render; larger tables are cut with a warning (12 KB of spanned HTML once became 6 GB). */
+export const MAX_TABLE_CELLS = 50_000;
+/** Items one document may have; the rest are dropped with a warning (bounds a worker's memory on hostile input). */
+export const MAX_DOCUMENT_ITEMS = 200_000;
 
 // --- Chunking ---
 /** Maximum tokens per chunk (gpt-tokenizer, o200k_base encoding). */
@@ -28,6 +32,8 @@ export const CHUNK_MAX_TOKENS = 256;
 export const CHUNKER_VERSION = 1;
 /** A chunk's heading trail may take the token budget down to this many tokens for content, never further. */
 export const CHUNK_MIN_CONTENT_TOKENS = 64;
+/** Chunks one document may have (a 50 MB file of prose gives ~45k); the rest are dropped with a warning. */
+export const MAX_DOCUMENT_CHUNKS = 50_000;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */

@@ -1,3 +1,4 @@
+import { MAX_DOCUMENT_ITEMS } from '../../core/limits';
 import type { DocumentItem, ItemLabel, SourceRange } from '../../core/model/document';
 
 /** How an item is written in the Markdown rendering, beyond what `DocumentItem` records. */
@@ -27,17 +28,45 @@ export interface NewItem {
 /**
  * Collects items in reading order, numbering positions and per-kind `selfRef`s as they arrive,
  * and renders the whole document as Markdown for formats whose source is not Markdown already.
+ * Past `maxItems` items are dropped with one warning, so hostile input cannot grow a document without bound.
  */
 export class DocumentBuilder {
   readonly items: DocumentItem[] = [];
+  /** What the converter had to leave out or cut, for the document's `warnings`. */
+  readonly warnings: string[] = [];
   private readonly hints: RenderHint[] = [];
   private readonly counters = { texts: 0, tables: 0, pictures: 0 };
+  private droppedItems = 0;
 
+  constructor(private readonly maxItems: number = MAX_DOCUMENT_ITEMS) {}
+
+  /** Whether the item limit has been reached: walkers may stop early. */
+  get full(): boolean {
+    return this.items.length >= this.maxItems;
+  }
+
+  /** Records a warning once (repeats of the same message are dropped). */
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) {
+      this.warnings.push(message);
+    }
+  }
+
+  /** The warnings, plus one for items dropped at the limit. */
+  allWarnings(): string[] {
+    if (this.droppedItems === 0) {
+      return [...this.warnings];
+    }
+    return [...this.warnings, `The document has more than ${this.maxItems.toLocaleString('en-US')} items; only the first ${this.maxItems.toLocaleString('en-US')} are indexed (${this.droppedItems.toLocaleString('en-US')} dropped). Split the file to index all of it.`];
+  }
+
+  /** Adds an item; past the limit the item is counted as dropped and returned without being kept. */
   add(item: NewItem, hint: RenderHint = {}): DocumentItem {
+    const kept = !this.full;
     const kind = selfRefKind(item.label);
     const added: DocumentItem = {
       position: this.items.length,
-      selfRef: `#/${kind}/${this.counters[kind]++}`,
+      selfRef: `#/${kind}/${kept ? this.counters[kind]++ : this.counters[kind]}`,
       label: item.label,
       text: item.text,
       headingLevel: item.label === 'section_header' ? clampHeadingLevel(item.headingLevel ?? 1) : 0,
@@ -50,8 +79,12 @@ export class DocumentBuilder {
     if (item.language) {
       added.language = item.language;
     }
-    this.items.push(added);
-    this.hints.push(hint);
+    if (kept) {
+      this.items.push(added);
+      this.hints.push(hint);
+    } else {
+      this.droppedItems++;
+    }
     return added;
   }
 

@@ -72,7 +72,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
   const html = await parseHtml(result.value);
   const builder = new DocumentBuilder();
   walkHtml(html.children, builder, { abortSignal: options.abortSignal });
-  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message))];
+  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message)), ...builder.allWarnings()];
   return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
 }
 

@@ -53,7 +53,7 @@ export async function convertMarkdown(text: string, options: ConvertOptions): Pr
   const converter = new MarkdownWalker(text, options.abortSignal);
   await converter.walkChildren(tree.children, 0);
   const title = converter.frontMatterTitle ?? firstHeadingText(converter.builder) ?? options.fileName;
-  return { format: 'markdown', title, items: converter.builder.items, content: text, warnings: [] };
+  return { format: 'markdown', title, items: converter.builder.items, content: text, warnings: converter.builder.allWarnings() };
 }
 
 class MarkdownWalker {
