@@ -163,7 +163,7 @@ function escapeCell(text: string): string {
 export class LineIndex {
   private readonly lineStarts: number[] = [0];
 
-  constructor(text: string) {
+  constructor(private readonly text: string) {
     for (let index = 0; index < text.length; index++) {
       const code = text.charCodeAt(index);
       if (code === 10) {
@@ -186,6 +186,19 @@ export class LineIndex {
       }
     }
     return { line: low, column: offset - this.lineStarts[low] };
+  }
+
+  /** The offset of a 0-based line and column (the line's end when the column is past it). */
+  offset(line: number, column: number): number {
+    const clamped = Math.min(Math.max(0, line), this.lineStarts.length - 1);
+    return this.lineStarts[clamped] + column;
+  }
+
+  /** A line's text without its line end. */
+  lineText(line: number): string {
+    const start = this.lineStarts[line] ?? this.text.length;
+    const next = this.lineStarts[line + 1] ?? this.text.length + 1;
+    return this.text.slice(start, next - 1).replace(/\r$/, '');
   }
 
   /** The range of `[start, end)` offsets. */

@@ -121,6 +121,28 @@ describe('hostile inputs stay bounded', function () {
     });
   });
 
+  describe('Markdown that was slow to parse', () => {
+    // micromark took 65 s on the brackets and 121 s on the backticks; the conversion time limit is 120 s.
+    const cases: Array<[string, () => string]> = [
+      ['200 KB of nested brackets', () => '['.repeat(100_000) + ']'.repeat(100_000)],
+      ['200 KB of nested image brackets', () => '!['.repeat(70_000) + ']'.repeat(70_000)],
+      ['4.5 MB of backticks', () => '`'.repeat(4_500_000)],
+      ['4.5 MB of growing backtick runs', () => Array.from({ length: 3_000 }, (_, index) => '`'.repeat(index + 1)).join(' ').slice(0, 4_500_000)],
+      ['a list nested 5,000 levels deep', () => Array.from({ length: 5_000 }, (_, index) => `${'  '.repeat(index)}- item ${index}`).join('\n')],
+    ];
+    for (const [name, make] of cases) {
+      it(`converts ${name} well within the time limit`, async () => {
+        const text = make();
+        const started = performance.now();
+        const document = await convertMarkdown(text, { fileName: 'slow.md' });
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`      ${name}: ${seconds.toFixed(2)} s, ${document.items.length} items`);
+        assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
+        assert.ok(document.items.length >= 1);
+      });
+    }
+  });
+
   describe('items and chunks per document', () => {
     it(`keeps the first ${MAX_DOCUMENT_ITEMS.toLocaleString('en-US')} items of a document and warns about the rest`, () => {
       const extra = 1_234;
