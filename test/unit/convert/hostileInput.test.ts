@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import JSZip from 'jszip';
 import { chunkDocumentWithinLimit } from '../../../src/core/chunker';
-import { MAX_DOCUMENT_CHUNKS, MAX_DOCUMENT_ITEMS, MAX_TABLE_CELLS } from '../../../src/core/limits';
+import { ConversionError } from '../../../src/core/errors';
+import { CONVERSION_TIMEOUT_MS, MAX_DOCUMENT_CHUNKS, MAX_DOCUMENT_ITEMS, MAX_FILE_BYTES, MAX_TABLE_CELLS, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../../src/core/limits';
 import { createConversionPool, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import { convertDocx } from '../../../src/node/convert/docx';
 import { convertHtml } from '../../../src/node/convert/html';
@@ -141,6 +142,58 @@ describe('hostile inputs stay bounded', function () {
         assert.ok(document.items.length >= 1);
       });
     }
+  });
+
+  describe('huge files', () => {
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma'];
+    /** `bytes` of prose on one line (sentences of 15 words), or in sections of 120 words under `##` headings. */
+    function writeProse(file: string, bytes: number, sections: boolean): void {
+      const descriptor = fs.openSync(file, 'w');
+      let written = 0;
+      let index = 0;
+      while (written < bytes) {
+        let block = sections ? `## Section ${index}\n\n` : '';
+        for (let word = 0; word < 120; word++) {
+          block += words[(word * 7 + index) % 10] + (word % 15 === 14 ? '. ' : ' ');
+        }
+        block = (sections ? `${block}\n\n` : block).slice(0, bytes - written);
+        fs.writeSync(descriptor, block);
+        written += block.length;
+        index++;
+      }
+      fs.closeSync(descriptor);
+    }
+
+    for (const [name, bytes, sections] of [['a 50 MB Markdown file', 50_000_000, true], ['a 20 MB single-line Markdown file', 20_000_000, false]] as const) {
+      it(`refuses ${name} within 10 s, naming the limit`, async () => {
+        const file = path.join(folder, sections ? 'huge.md' : 'line.md');
+        writeProse(file, bytes, sections);
+        pool ??= createConversionPool({ size: 1 });
+        const started = performance.now();
+        const { result, peakGrowthMiB } = await withPeakRss(() => pool!.prepare(file, { rootPath: folder }).then(() => undefined, (error: unknown) => error));
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`      ${name}: refused in ${seconds.toFixed(2)} s, process RSS +${peakGrowthMiB.toFixed(0)} MiB`);
+        assert.ok(result instanceof ConversionError && result.code === 'file_too_large', String(result));
+        assert.match(result.message, /over the 10\.0 MiB limit for text files \(Markdown, HTML, plain text: a fifth of the 50\.0 MiB file size limit/);
+        assert.ok(seconds < 10, `${seconds.toFixed(1)} s`);
+        assert.ok(peakGrowthMiB < 1024);
+        fs.rmSync(file);
+      });
+    }
+
+    it('indexes a single-line Markdown file just under the text limit well within the time limit and 1 GiB', async () => {
+      const file = path.join(folder, 'line-under-limit.md');
+      writeProse(file, Math.floor(MAX_FILE_BYTES * TEXT_FILE_SHARE_OF_MAX_BYTES), false);
+      pool ??= createConversionPool({ size: 1 });
+      const started = performance.now();
+      const { result: prepared, peakGrowthMiB } = await withPeakRss(() => pool!.prepare(file, { rootPath: folder }));
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`      10 MiB on one line: ${prepared.chunks.length} chunks in ${seconds.toFixed(1)} s, process RSS +${peakGrowthMiB.toFixed(0)} MiB`);
+      assert.ok(prepared.chunks.length > 1_000);
+      assert.ok(seconds < CONVERSION_TIMEOUT_MS / 2_000, `${seconds.toFixed(1)} s`);
+      assert.ok(peakGrowthMiB < 1024, `${peakGrowthMiB.toFixed(0)} MiB`);
+      fs.rmSync(file);
+    });
   });
 
   describe('items and chunks per document', () => {
