@@ -18,6 +18,10 @@ export const CONVERSION_TIMEOUT_MS = 120_000;
 export const CONVERSION_WORKER_MAX_OLD_GENERATION_MB = 2048;
 /** Young generation of one conversion worker (MiB); the size V8 derives from the heap cap made parsing ~40% slower. */
 export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
+/** A conversion worker idle this long exits, giving back its memory (~100–200 MiB); the next file starts a new one (≈0.3 s) (ms). */
+export const CONVERSION_WORKER_IDLE_MS = 10_000;
+/** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
+export const CONVERSION_EXTRA_WORKER_DELAY_MS = 200;
 /** A conversion worker must have loaded the converters within this time (ms). */
 export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 /** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */

@@ -229,6 +229,42 @@ describe('conversion pool', function () {
     await assert.rejects(converter.load(smallFile, { rootPath: folder }), /disposed/);
   });
 
+  describe('sizing', () => {
+    /** A stand-in worker that answers with its thread id as the title; files named wait* take 600 ms. */
+    function threadReportingWorker(): WorkerScript {
+      const file = path.join(folder, 'thread-worker.js');
+      fs.writeFileSync(file, [
+        "const { parentPort, threadId } = require('node:worker_threads');",
+        "parentPort.on('message', ({ job }) => {",
+        "  if (job.filePath.includes('wait')) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); }",
+        "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(threadId) } });",
+        '});',
+        "parentPort.postMessage({ type: 'ready' });",
+      ].join('\n'));
+      return { file, execArgv: [] };
+    }
+
+    it('converts a few quick files on one worker even when the pool may have two', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const titles = await Promise.all(['a.md', 'b.md', 'c.md', 'd.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 1, titles.join(', '));
+    });
+
+    it('starts the second worker when files wait for a busy one', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const titles = await Promise.all(['wait-a.md', 'wait-b.md', 'wait-c.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 2, titles.join(', '));
+    });
+
+    it('ends a worker that stayed idle, and starts a new one for the next file', async () => {
+      const converter = pool({ size: 1, idleMs: 200, workerScript: threadReportingWorker() });
+      const first = (await converter.load('a.md', { rootPath: folder })).title;
+      assert.equal((await converter.load('b.md', { rootPath: folder })).title, first, 'a busy worker is reused');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.notEqual((await converter.load('c.md', { rootPath: folder })).title, first);
+    });
+  });
+
   it('lets the process exit while its workers are idle', () => {
     const script = [
       `const { createConversionPool } = require(${JSON.stringify(path.join(repositoryRoot, 'src/node/convert/conversionPool.ts'))});`,
