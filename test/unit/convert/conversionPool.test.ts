@@ -107,7 +107,7 @@ describe('conversion pool', function () {
     const script = resolveConversionWorker(bundleFolder);
     assert.deepStrictEqual(script, { file: path.join(bundleFolder, 'conversion-worker.js'), execArgv: [] });
     const converter = pool({ size: 1, workerScript: script });
-    for (const relative of ['pdf-docx/docling/code_and_formula.pdf', 'pdf-docx/docling/word_sample.docx']) {
+    for (const relative of ['pdf-docx/docling/code_and_formula.pdf', 'pdf-docx/docling/word_sample.docx', 'vite-docs/docs/guide/cli.md']) {
       const filePath = path.join(corpusRoot, relative);
       assert.deepStrictEqual(await converter.load(filePath, { rootPath: corpusRoot }), await loadDocument({ rootPath: corpusRoot, filePath }));
     }
