@@ -2,7 +2,7 @@
 // (`gpt-tokenizer/encoding/<name>`, mapped by its `exports` "./*" pattern), so only this table is loaded.
 import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { stableHash } from './hash';
-import { CHUNK_MAX_TOKENS, CHUNK_MIN_CONTENT_TOKENS } from './limits';
+import { CHUNK_MAX_TOKENS, CHUNK_MIN_CONTENT_TOKENS, MAX_DOCUMENT_CHUNKS } from './limits';
 import type { Chunk } from './model/chunk';
 import { NOISE_LABELS, type DocumentItem, type ItemLabel, type SourceRange } from './model/document';
 
@@ -45,12 +45,29 @@ type ItemSource = Pick<DocumentItem, 'selfRef' | 'label' | 'text' | 'headingLeve
  * means an unchanged embedding input). `tokenCount` is an upper bound of `searchText`'s tokens: exact per
  * item, plus one token per join.
  */
-export function chunkDocument(document: { id: string; items: readonly ItemSource[] }, options?: { maxTokens?: number }): Chunk[] {
+export function chunkDocument(document: { id: string; items: readonly ItemSource[] }, options?: ChunkOptions): Chunk[] {
+  return chunkDocumentWithinLimit(document, options).chunks;
+}
+
+export interface ChunkOptions {
+  maxTokens?: number;
+  /** Chunks kept at most; defaults to `MAX_DOCUMENT_CHUNKS`. */
+  maxChunks?: number;
+}
+
+/** `chunkDocument` that also says whether chunks past `maxChunks` were dropped (the caller warns about it). */
+export function chunkDocumentWithinLimit(document: { id: string; items: readonly ItemSource[] }, options?: ChunkOptions): { chunks: Chunk[]; truncated: boolean } {
+  const maxChunks = options?.maxChunks ?? MAX_DOCUMENT_CHUNKS;
   const builder = new ChunkBuilder(document.id, options?.maxTokens ?? CHUNK_MAX_TOKENS);
   for (const item of document.items) {
+    // Past the limit, chunking the rest would only be thrown away.
+    if (builder.draftCount > maxChunks) {
+      break;
+    }
     builder.add(item);
   }
-  return builder.finish();
+  const chunks = builder.finish();
+  return chunks.length > maxChunks ? { chunks: chunks.slice(0, maxChunks), truncated: true } : { chunks, truncated: false };
 }
 
 /** Counts tokens the way the chunker does (o200k_base). */
@@ -100,6 +117,10 @@ class ChunkBuilder {
   private budget: number | undefined;
 
   constructor(private readonly documentId: string, private readonly maxTokens: number) {}
+
+  get draftCount(): number {
+    return this.drafts.length;
+  }
 
   add(item: ItemSource): void {
     if (NOISE_LABELS.has(item.label)) {

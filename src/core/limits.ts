@@ -30,6 +30,8 @@ export const VISUALIZE_MAX_PIXELS = 16_000_000;
 // --- Conversion ---
 /** Files larger than this are refused before reading (bytes). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Text files (Markdown, HTML, plain text) may be this fraction of the file size limit: every byte is text to parse, chunk and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine). */
+export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
 /** A file whose first bytes hold a NUL within this window is treated as binary. */
 export const BINARY_SNIFF_BYTES = 8192;
 /** A PDF page whose conversion takes longer than this is abandoned (ms). */
@@ -40,10 +42,18 @@ export const CONVERSION_TIMEOUT_MS = 120_000;
 export const CONVERSION_WORKER_MAX_OLD_GENERATION_MB = 2048;
 /** Young generation of one conversion worker (MiB); the size V8 derives from the heap cap made parsing ~40% slower. */
 export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
+/** A conversion worker idle this long exits, giving back its memory (~100–200 MiB); the next file starts a new one (≈0.3 s) (ms). */
+export const CONVERSION_WORKER_IDLE_MS = 10_000;
+/** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
+export const CONVERSION_EXTRA_WORKER_DELAY_MS = 200;
 /** A conversion worker must have loaded the converters within this time (ms). */
 export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 /** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */
 export const MAX_TABLE_CELL_SPAN = 1000;
+/** Cells (rows × columns, spans expanded) one table may render; larger tables are cut with a warning (12 KB of spanned HTML once became 6 GB). */
+export const MAX_TABLE_CELLS = 50_000;
+/** Items one document may have; the rest are dropped with a warning (bounds a worker's memory on hostile input). */
+export const MAX_DOCUMENT_ITEMS = 200_000;
 
 // --- Chunking ---
 /** Maximum tokens per chunk (gpt-tokenizer, o200k_base encoding). */
@@ -52,6 +62,8 @@ export const CHUNK_MAX_TOKENS = 256;
 export const CHUNKER_VERSION = 1;
 /** A chunk's heading trail may take the token budget down to this many tokens for content, never further. */
 export const CHUNK_MIN_CONTENT_TOKENS = 64;
+/** Chunks one document may have (a 50 MB file of prose gives ~45k); the rest are dropped with a warning. */
+export const MAX_DOCUMENT_CHUNKS = 50_000;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */

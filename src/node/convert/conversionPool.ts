@@ -6,12 +6,14 @@
  *   that worker; the job fails with a typed error naming the file and a fresh worker takes the next job.
  * - Errors thrown inside a worker come back as the same classes and codes (`conversionProtocol.ts`).
  * - Workers start on the first job and only keep the process alive while they convert (idle ones are `unref`ed).
+ *   A further worker starts only when a job has waited `CONVERSION_EXTRA_WORKER_DELAY_MS` for ready, busy ones
+ *   (a few small files never pay for a second V8 isolate), and a worker idle for `idleMs` exits.
  */
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
-import { CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
+import { CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
 
@@ -24,6 +26,8 @@ export interface ConversionPoolOptions {
   maxOldGenerationMb?: number;
   /** Overrides where the worker script is found (see `resolveConversionWorker`). */
   workerScript?: WorkerScript;
+  /** A worker without a job for this long exits; defaults to `CONVERSION_WORKER_IDLE_MS`. */
+  idleMs?: number;
 }
 
 export interface ConversionLoadOptions {
@@ -53,6 +57,7 @@ export function createConversionPool(options: ConversionPoolOptions = {}): Conve
     size: Math.max(1, Math.floor(options.size ?? INDEX_CONCURRENCY)),
     timeoutMs: options.timeoutMs ?? CONVERSION_TIMEOUT_MS,
     maxOldGenerationMb: options.maxOldGenerationMb ?? CONVERSION_WORKER_MAX_OLD_GENERATION_MB,
+    idleMs: options.idleMs ?? CONVERSION_WORKER_IDLE_MS,
     // Resolved now so a missing build fails at creation, not once per file.
     workerScript: options.workerScript ?? resolveConversionWorker(),
   });
@@ -61,6 +66,7 @@ export function createConversionPool(options: ConversionPoolOptions = {}): Conve
 interface PoolSettings {
   size: number;
   timeoutMs: number;
+  idleMs: number;
   maxOldGenerationMb: number;
   workerScript: WorkerScript;
 }
@@ -81,9 +87,11 @@ class ConversionWorker {
   private converterLoaded = false;
   private job: PendingJob | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly worker: Worker;
 
-  constructor(private readonly settings: PoolSettings, private readonly onFree: (worker: ConversionWorker) => void, private readonly onGone: (worker: ConversionWorker) => void) {
+  /** `onChange` runs when the worker becomes ready or free, `onGone` when it has exited or been stopped. */
+  constructor(private readonly settings: PoolSettings, private readonly onChange: (worker: ConversionWorker) => void, private readonly onGone: (worker: ConversionWorker) => void) {
     this.worker = new Worker(settings.workerScript.file, {
       execArgv: settings.workerScript.execArgv,
       resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb, maxYoungGenerationSizeMb: Math.min(CONVERSION_WORKER_YOUNG_GENERATION_MB, settings.maxOldGenerationMb) },
@@ -103,7 +111,13 @@ class ConversionWorker {
     return !this.exited;
   }
 
+  /** Whether the converters are loaded (a job's time limit runs). */
+  get ready(): boolean {
+    return this.converterLoaded;
+  }
+
   run(job: PendingJob): void {
+    clearTimeout(this.idleTimer);
     this.job = job;
     this.worker.ref();
     const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes } };
@@ -139,6 +153,7 @@ class ConversionWorker {
     if (message.type === 'ready') {
       this.converterLoaded = true;
       this.armTimer();
+      this.onChange(this);
       return;
     }
     const job = this.job;
@@ -151,7 +166,15 @@ class ConversionWorker {
     } else {
       job.reject(deserializeError(message.error, job.filePath));
     }
-    this.onFree(this);
+    this.onChange(this);
+    if (!this.busy && !this.exited) {
+      this.idleTimer = setTimeout(() => {
+        if (!this.busy) {
+          this.terminate();
+        }
+      }, this.settings.idleMs);
+      this.idleTimer.unref();
+    }
   }
 
   private takeJob(): PendingJob | undefined {
@@ -168,6 +191,7 @@ class ConversionWorker {
   }
 
   private terminate(): void {
+    clearTimeout(this.idleTimer);
     if (!this.exited) {
       this.exited = true;
       void this.worker.terminate().catch(() => undefined);
@@ -180,6 +204,7 @@ class ConversionWorker {
       return;
     }
     this.exited = true;
+    clearTimeout(this.idleTimer);
     const job = this.takeJob();
     this.onGone(this);
     job?.reject(new ConversionError('corrupt_file', job.filePath, reason));
@@ -200,6 +225,8 @@ class WorkerConversionPool implements ConversionPool {
   private readonly runningJobs = new Map<PendingJob, ConversionWorker>();
   private nextJobId = 1;
   private disposed = false;
+  /** Set while a further worker waits for `CONVERSION_EXTRA_WORKER_DELAY_MS` before starting. */
+  private extraWorkerTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly settings: PoolSettings) {}
 
@@ -245,6 +272,7 @@ class WorkerConversionPool implements ConversionPool {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    clearTimeout(this.extraWorkerTimer);
     for (const job of this.queue.splice(0)) {
       job.cleanup();
       job.reject(new CancelledError(`Converting ${job.filePath}`));
@@ -261,14 +289,18 @@ class WorkerConversionPool implements ConversionPool {
     return this.runningJobs.get(job);
   }
 
-  /** Gives queued jobs to idle workers, starting workers up to the pool size. */
+  /**
+   * Gives queued jobs to idle workers. The first worker starts at once; a further one (up to the pool size) only
+   * when a job is still waiting `CONVERSION_EXTRA_WORKER_DELAY_MS` after every worker became ready and busy.
+   */
   private dispatch(): void {
     while (!this.disposed && this.queue.length > 0) {
       let worker = [...this.workers].find((candidate) => candidate.alive && !candidate.busy);
-      if (!worker && this.workers.size < this.settings.size) {
+      if (!worker && this.workers.size === 0) {
         worker = this.spawn();
       }
       if (!worker) {
+        this.scheduleExtraWorker();
         return;
       }
       const job = this.queue.shift()!;
@@ -280,6 +312,21 @@ class WorkerConversionPool implements ConversionPool {
       };
       worker.run(job);
     }
+  }
+
+  private scheduleExtraWorker(): void {
+    const starting = [...this.workers].some((worker) => !worker.ready);
+    if (this.extraWorkerTimer !== undefined || starting || this.workers.size >= this.settings.size) {
+      return;
+    }
+    this.extraWorkerTimer = setTimeout(() => {
+      this.extraWorkerTimer = undefined;
+      if (!this.disposed && this.queue.length > 0 && this.workers.size < this.settings.size && ![...this.workers].some((worker) => worker.alive && !worker.busy)) {
+        this.spawn();
+        this.dispatch();
+      }
+    }, CONVERSION_EXTRA_WORKER_DELAY_MS);
+    this.extraWorkerTimer.unref();
   }
 
   private spawn(): ConversionWorker {

@@ -4,7 +4,8 @@
  * cancellation from outside by terminating the thread, so nothing here needs to be interruptible.
  */
 import { parentPort } from 'node:worker_threads';
-import { chunkDocument } from '../../core/chunker';
+import { chunkDocumentWithinLimit } from '../../core/chunker';
+import { MAX_DOCUMENT_CHUNKS } from '../../core/limits';
 import { loadDocument } from './convertFile';
 import { serializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
 
@@ -23,7 +24,13 @@ port.on('message', (message: PoolToWorkerMessage) => {
   }
   const { jobId, filePath, rootPath, maxBytes } = message.job;
   loadDocument({ rootPath, filePath, maxBytes }).then(
-    (document) => send({ type: 'converted', jobId, document, chunks: chunkDocument({ id: document.id, items: document.items }) }),
+    (document) => {
+      const { chunks, truncated } = chunkDocumentWithinLimit({ id: document.id, items: document.items });
+      if (truncated) {
+        document.warnings.push(`The document gives more than ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} chunks; only the first ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} are indexed. Split the file to index all of it.`);
+      }
+      send({ type: 'converted', jobId, document, chunks });
+    },
     (error: unknown) => send({ type: 'failed', jobId, error: serializeError(error) }),
   );
 });

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { ConvertedDocument, HaikuDocument } from '../../core/model/document';
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES } from '../../core/limits';
+import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../core/limits';
 import { convertDocx } from './docx';
 import { convertHtml } from './html';
 import { convertMarkdown } from './markdown';
@@ -48,6 +48,12 @@ export async function convertFile(filePath: string, options: ConvertFileOptions 
   return convertBytes(filePath, bytes, options);
 }
 
+/** The size limit of a text format (Markdown, HTML, plain text); undefined for PDF and DOCX, whose bytes are mostly not text. */
+function textFileLimit(filePath: string, maxBytes: number): number | undefined {
+  const kind = converterFor(filePath);
+  return kind === 'pdf' || kind === 'docx' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
+}
+
 async function readFileChecked(filePath: string, options: ConvertFileOptions): Promise<Uint8Array> {
   throwIfAborted(options.abortSignal);
   const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
@@ -65,6 +71,10 @@ async function readFileChecked(filePath: string, options: ConvertFileOptions): P
   }
   if (stats.size > maxBytes) {
     throw new ConversionError('file_too_large', filePath, `is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit. Split the file or raise the size limit.`);
+  }
+  const textLimit = textFileLimit(filePath, maxBytes);
+  if (textLimit !== undefined && stats.size > textLimit) {
+    throw new ConversionError('file_too_large', filePath, `is ${formatBytes(stats.size)}, over the ${formatBytes(textLimit)} limit for text files (Markdown, HTML, plain text: a fifth of the ${formatBytes(maxBytes)} file size limit, since all of their bytes are text to convert). Split the file or raise the size limit.`);
   }
   try {
     const bytes = await fs.readFile(filePath, { signal: options.abortSignal });

@@ -1,3 +1,4 @@
+import { MAX_DOCUMENT_ITEMS } from '../../core/limits';
 import type { DocumentItem, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 
 /** How an item is written in the Markdown rendering, beyond what `DocumentItem` records. */
@@ -29,17 +30,45 @@ export interface NewItem {
 /**
  * Collects items in reading order, numbering positions and per-kind `selfRef`s as they arrive,
  * and renders the whole document as Markdown for formats whose source is not Markdown already.
+ * Past `maxItems` items are dropped with one warning, so hostile input cannot grow a document without bound.
  */
 export class DocumentBuilder {
   readonly items: DocumentItem[] = [];
+  /** What the converter had to leave out or cut, for the document's `warnings`. */
+  readonly warnings: string[] = [];
   private readonly hints: RenderHint[] = [];
   private readonly counters = { texts: 0, tables: 0, pictures: 0 };
+  private droppedItems = 0;
 
+  constructor(private readonly maxItems: number = MAX_DOCUMENT_ITEMS) {}
+
+  /** Whether the item limit has been reached: walkers may stop early. */
+  get full(): boolean {
+    return this.items.length >= this.maxItems;
+  }
+
+  /** Records a warning once (repeats of the same message are dropped). */
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) {
+      this.warnings.push(message);
+    }
+  }
+
+  /** The warnings, plus one for items dropped at the limit. */
+  allWarnings(): string[] {
+    if (this.droppedItems === 0) {
+      return [...this.warnings];
+    }
+    return [...this.warnings, `The document has more than ${this.maxItems.toLocaleString('en-US')} items; only the first ${this.maxItems.toLocaleString('en-US')} are indexed (${this.droppedItems.toLocaleString('en-US')} dropped). Split the file to index all of it.`];
+  }
+
+  /** Adds an item; past the limit the item is counted as dropped and returned without being kept. */
   add(item: NewItem, hint: RenderHint = {}): DocumentItem {
+    const kept = !this.full;
     const kind = selfRefKind(item.label);
     const added: DocumentItem = {
       position: this.items.length,
-      selfRef: `#/${kind}/${this.counters[kind]++}`,
+      selfRef: `#/${kind}/${kept ? this.counters[kind]++ : this.counters[kind]}`,
       label: item.label,
       text: item.text,
       headingLevel: item.label === 'section_header' ? clampHeadingLevel(item.headingLevel ?? 1) : 0,
@@ -58,8 +87,12 @@ export class DocumentBuilder {
     if (item.picture) {
       added.picture = item.picture;
     }
-    this.items.push(added);
-    this.hints.push(hint);
+    if (kept) {
+      this.items.push(added);
+      this.hints.push(hint);
+    } else {
+      this.droppedItems++;
+    }
     return added;
   }
 
@@ -138,7 +171,7 @@ function escapeCell(text: string): string {
 export class LineIndex {
   private readonly lineStarts: number[] = [0];
 
-  constructor(text: string) {
+  constructor(private readonly text: string) {
     for (let index = 0; index < text.length; index++) {
       const code = text.charCodeAt(index);
       if (code === 10) {
@@ -161,6 +194,19 @@ export class LineIndex {
       }
     }
     return { line: low, column: offset - this.lineStarts[low] };
+  }
+
+  /** The offset of a 0-based line and column (the line's end when the column is past it). */
+  offset(line: number, column: number): number {
+    const clamped = Math.min(Math.max(0, line), this.lineStarts.length - 1);
+    return this.lineStarts[clamped] + column;
+  }
+
+  /** A line's text without its line end. */
+  lineText(line: number): string {
+    const start = this.lineStarts[line] ?? this.text.length;
+    const next = this.lineStarts[line + 1] ?? this.text.length + 1;
+    return this.text.slice(start, next - 1).replace(/\r$/, '');
   }
 
   /** The range of `[start, end)` offsets. */

@@ -74,7 +74,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
   const html = await parseHtml(result.value);
   const builder = new DocumentBuilder();
   walkHtml(html.children, builder, { abortSignal: options.abortSignal, pictures: pictures.bySource });
-  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message)), ...pictures.collector.warnings()];
+  const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message)), ...builder.allWarnings(), ...pictures.collector.warnings()];
   return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
 }
 

@@ -1,7 +1,7 @@
 import type { ChildNode, Document, Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import type { ConvertedDocument, ItemLabel, PictureData } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
-import { MAX_TABLE_CELL_SPAN } from '../../core/limits';
+import { MAX_TABLE_CELL_SPAN, MAX_TABLE_CELLS } from '../../core/limits';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 
 export interface ConvertOptions {
@@ -57,7 +57,7 @@ export async function convertHtml(text: string, options: ConvertOptions): Promis
   const builder = new DocumentBuilder();
   walkHtml(document.children, builder, { lineIndex: new LineIndex(text), abortSignal: options.abortSignal });
   const title = frontMatterTitle(document.children) ?? titleElementText(document.children) ?? firstHeadingText(builder) ?? options.fileName;
-  return { format: 'html', title, items: builder.items, content: builder.toMarkdown(), warnings: [] };
+  return { format: 'html', title, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
 }
 
 /** The Go site's page fragments open with `<!--{ "Title": ... }-->`: a JSON comment holding the page title. */
@@ -294,7 +294,10 @@ class HtmlWalker {
       }
     };
     collectRows(table.children);
-    const grid = spanGrid(rowElements);
+    const { grid, truncated } = spanGrid(rowElements);
+    if (truncated) {
+      this.builder.warn(`A table's cells, with their column and row spans expanded, exceed ${MAX_TABLE_CELLS.toLocaleString('en-US')} cells; only its first rows and columns within that limit are indexed.`);
+    }
     const markdown = markdownTable(grid);
     if (markdown && grid.some((row) => row.some((cell) => cell.trim()))) {
       this.builder.add({ label: 'table', text: markdown, treeDepth: depth, sourceRange: this.rangeOf([table]) });
@@ -337,35 +340,59 @@ class HtmlWalker {
 
 /**
  * Lays out table rows on a grid, repeating the text of a cell in every position its `colspan`/`rowspan` covers
- * (as Docling's Markdown export does), so each Markdown row has its full width.
+ * (as Docling's Markdown export does), so each Markdown row has its full width. The rendered grid (rows × widest
+ * row) is kept within `MAX_TABLE_CELLS`: spans stop filling at the limit and rows past it are dropped.
  */
-function spanGrid(rows: readonly Element[]): string[][] {
+function spanGrid(rows: readonly Element[], maxCells: number = MAX_TABLE_CELLS): { grid: string[][]; truncated: boolean } {
   const grid: string[][] = [];
-  rows.forEach((row, rowIndex) => {
+  let width = 0;
+  let truncated = false;
+  /** Rows (from the first) that fit the limit at the current width; rows after them are not filled. */
+  const rowLimit = (): number => Math.floor(maxCells / Math.max(1, width));
+  for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
+    if (rowIndex >= rowLimit()) {
+      truncated = true;
+      break;
+    }
     grid[rowIndex] ??= [];
     let column = 0;
-    for (const cell of row.children) {
+    for (const cell of rows[rowIndex].children) {
       if (!isElement(cell) || (cell.name !== 'td' && cell.name !== 'th')) {
         continue;
       }
       while (grid[rowIndex][column] !== undefined) {
         column++;
       }
+      if (column >= maxCells) {
+        truncated = true;
+        break;
+      }
       const text = normalizeInline(collectText(cell.children)).replace(/\s*\n\s*/g, ' ');
       const columnSpan = clampSpan(cell.attribs.colspan, 1);
       const rowSpanAttribute = cell.attribs.rowspan === '0' ? rows.length - rowIndex : clampSpan(cell.attribs.rowspan, 1);
-      const rowSpan = Math.min(rowSpanAttribute, rows.length - rowIndex);
-      for (let rowOffset = 0; rowOffset < rowSpan; rowOffset++) {
-        grid[rowIndex + rowOffset] ??= [];
-        for (let columnOffset = 0; columnOffset < columnSpan; columnOffset++) {
-          grid[rowIndex + rowOffset][column + columnOffset] = text;
+      // The widest row decides every row's width: a span may widen the table only while the rows so far still fit.
+      const fittingWidth = Math.floor(maxCells / (rowIndex + 1));
+      const columnEnd = Math.min(column + columnSpan, Math.max(fittingWidth, width));
+      if (columnEnd < column + columnSpan) {
+        truncated = true;
+      }
+      width = Math.max(width, columnEnd);
+      const rowEnd = Math.min(rowIndex + rowSpanAttribute, rows.length, rowLimit());
+      for (let spanned = rowIndex; spanned < rowEnd; spanned++) {
+        const target = (grid[spanned] ??= []);
+        for (let spannedColumn = column; spannedColumn < columnEnd; spannedColumn++) {
+          target[spannedColumn] = text;
         }
       }
-      column += columnSpan;
+      column = columnEnd;
     }
-  });
-  // Holes (rows shorter than others, skipped positions) become empty cells.
-  return grid.map((row) => Array.from({ length: row.length }, (_, index) => row[index] ?? ''));
+  }
+  // Rows filled by spans beyond the limit are cut; holes (short rows, skipped positions) become empty cells.
+  const kept = grid.slice(0, Math.min(grid.length, rowLimit()));
+  if (kept.length < grid.length) {
+    truncated = true;
+  }
+  return { grid: kept.map((row) => Array.from({ length: Math.min(row.length, width) }, (_, index) => row[index] ?? '')), truncated };
 }
 
 function clampSpan(value: string | undefined, fallback: number): number {

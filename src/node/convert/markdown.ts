@@ -1,42 +1,252 @@
-import type { List, ListItem, Nodes, RootContent, Table } from 'mdast';
+import MarkdownIt from 'markdown-it';
 import type { ConvertedDocument, SourceRange } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 import { firstHeadingText, jsonCommentTitle, parseHtml, walkHtml, type ConvertOptions } from './html';
 
-type MarkdownModules = {
-  fromMarkdown: typeof import('mdast-util-from-markdown', { with: { 'resolution-mode': 'import' } }).fromMarkdown;
-  gfm: typeof import('micromark-extension-gfm', { with: { 'resolution-mode': 'import' } }).gfm;
-  gfmFromMarkdown: typeof import('mdast-util-gfm', { with: { 'resolution-mode': 'import' } }).gfmFromMarkdown;
-  frontmatter: typeof import('micromark-extension-frontmatter', { with: { 'resolution-mode': 'import' } }).frontmatter;
-  frontmatterFromMarkdown: typeof import('mdast-util-frontmatter', { with: { 'resolution-mode': 'import' } }).frontmatterFromMarkdown;
-};
-
-let markdownModules: Promise<MarkdownModules> | undefined;
-
-/** The unified/micromark packages are ESM-only; the bundles are CommonJS, so they are loaded with `import()`. */
-function loadMarkdownModules(): Promise<MarkdownModules> {
-  markdownModules ??= (async () => {
-    const [fromMarkdownModule, gfmModule, gfmMdastModule, frontmatterModule, frontmatterMdastModule] = await Promise.all([
-      import('mdast-util-from-markdown'),
-      import('micromark-extension-gfm'),
-      import('mdast-util-gfm'),
-      import('micromark-extension-frontmatter'),
-      import('mdast-util-frontmatter'),
-    ]);
-    return {
-      fromMarkdown: fromMarkdownModule.fromMarkdown,
-      gfm: gfmModule.gfm,
-      gfmFromMarkdown: gfmMdastModule.gfmFromMarkdown,
-      frontmatter: frontmatterModule.frontmatter,
-      frontmatterFromMarkdown: frontmatterMdastModule.frontmatterFromMarkdown,
-    };
-  })();
-  return markdownModules;
-}
+type Markdown = InstanceType<typeof MarkdownIt>;
+type Token = MarkdownIt.Token;
+type BlockState = MarkdownIt.StateBlock;
+type InlineState = MarkdownIt.StateInline;
+type BlockRule = (state: BlockState, startLine: number, endLine: number, silent: boolean) => boolean;
+type InlineRule = (state: InlineState, silent: boolean) => boolean;
 
 /** `## Title {#anchor}` (VitePress, the Go site): the attribute block is markup, not title text. */
 const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
+
+/** Start and end offsets (in markdown-it's normalised source) recorded on tokens by the wrapped rules. */
+interface TokenSpan {
+  start: number;
+  end: number;
+}
+
+const spans = new WeakMap<Token, TokenSpan>();
+
+let parser: Markdown | undefined;
+
+/**
+ * markdown-it (CommonMark + GFM tables and strikethrough), with raw HTML on and links never rewritten.
+ * Every block rule is wrapped to record where its tokens start (the first non-blank character of their line, inside
+ * their containers) and end, since markdown-it's `map` only gives lines; images record their inline offsets.
+ * GFM footnotes are recognised just enough to keep them out of the text (definitions become footnote items).
+ */
+function markdownParser(): Markdown {
+  if (parser) {
+    return parser;
+  }
+  const created = new MarkdownIt('default', { html: true, linkify: false, typographer: false });
+  // Links and images are never rendered, so their targets need no validation or normalisation (which would turn
+  // a `javascript:` link back into text and cost time).
+  created.validateLink = () => true;
+  created.normalizeLink = (url) => url;
+  created.normalizeLinkText = (text) => text;
+  created.block.ruler.before('reference', 'footnote_definition', footnoteDefinition, { alt: ['paragraph', 'reference'] });
+  created.inline.ruler.before('link', 'footnote_reference', footnoteReference);
+  for (const name of blockRuleNames(created)) {
+    const rule = blockRule(created, name);
+    created.block.ruler.at(name, (state, startLine, endLine, silent) => {
+      const before = state.tokens.length;
+      const matched = rule(state, startLine, endLine, silent);
+      if (matched && !silent) {
+        recordBlockSpans(state, before);
+      }
+      return matched;
+    }, { alt: blockRuleAlternatives(created, name) });
+  }
+  const backticks = inlineRule(created, 'backticks');
+  created.inline.ruler.at('backticks', (state, silent) => {
+    const start = state.pos;
+    const before = state.tokens.length;
+    const matched = backticks(state, silent);
+    const token = state.tokens[state.tokens.length - 1];
+    if (matched && !silent && state.tokens.length > before && token.type === 'code_inline') {
+      token.content = codeSpanText(state.src.slice(start + token.markup.length, state.pos - token.markup.length));
+    }
+    return matched;
+  });
+  const image = inlineRule(created, 'image');
+  created.inline.ruler.at('image', (state, silent) => {
+    const start = state.pos;
+    const matched = image(state, silent);
+    if (matched && !silent) {
+      spans.set(state.tokens[state.tokens.length - 1], { start, end: state.pos });
+    }
+    return matched;
+  });
+  parser = created;
+  return created;
+}
+
+interface RuleEntry<T> {
+  name: string;
+  fn: T;
+  alt: string[];
+}
+
+function blockRules(markdown: Markdown): Array<RuleEntry<BlockRule>> {
+  return (markdown.block.ruler as unknown as { __rules__: Array<RuleEntry<BlockRule>> }).__rules__;
+}
+
+function blockRuleNames(markdown: Markdown): string[] {
+  return blockRules(markdown).map((entry) => entry.name);
+}
+
+function blockRule(markdown: Markdown, name: string): BlockRule {
+  return blockRules(markdown).find((entry) => entry.name === name)!.fn;
+}
+
+function blockRuleAlternatives(markdown: Markdown, name: string): string[] {
+  return blockRules(markdown).find((entry) => entry.name === name)!.alt;
+}
+
+function inlineRule(markdown: Markdown, name: string): InlineRule {
+  const rules = (markdown.inline.ruler as unknown as { __rules__: Array<RuleEntry<InlineRule>> }).__rules__;
+  return rules.find((entry) => entry.name === name)!.fn;
+}
+
+/**
+ * A code span's text as CommonMark defines it, except that line endings stay line endings (mdast kept them, and
+ * chunk texts should not change with the parser): one space or line ending is stripped from each side when both
+ * sides have one and the span is not all spaces.
+ */
+function codeSpanText(raw: string): string {
+  return raw.length > 2 && /^[ \n]/.test(raw) && /[ \n]$/.test(raw) && /[^ \n]/.test(raw) ? raw.slice(1, -1) : raw;
+}
+
+/** Gives the tokens a rule just added their start (first non-blank character of the first line) and end offsets. */
+function recordBlockSpans(state: BlockState, from: number): void {
+  for (let index = from; index < state.tokens.length; index++) {
+    const token = state.tokens[index];
+    if (!token.map || spans.has(token) || token.nesting === -1) {
+      continue;
+    }
+    const [firstLine, endLine] = token.map;
+    // Indented code starts where its container's content starts, before the indentation (as mdast counted).
+    const start = token.type === 'code_block' ? indentStart(state, firstLine) : state.bMarks[firstLine] + state.tShift[firstLine];
+    let lastLine = Math.max(firstLine, endLine - 1);
+    while (lastLine > firstLine && state.isEmpty(lastLine)) {
+      lastLine--;
+    }
+    let end = state.eMarks[lastLine];
+    while (end > start && isBlank(state.src.charCodeAt(end - 1))) {
+      end--;
+    }
+    spans.set(token, { start, end });
+  }
+}
+
+/** The offset on `line` where the current container's content column (`blkIndent`) is reached. */
+function indentStart(state: BlockState, line: number): number {
+  let offset = state.bMarks[line];
+  let column = 0;
+  const end = state.bMarks[line] + state.tShift[line];
+  while (offset < end && column < state.blkIndent) {
+    column = state.src.charCodeAt(offset) === 0x09 ? column + 4 - (column % 4) : column + 1;
+    offset++;
+  }
+  return offset;
+}
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** `[^label]: text` up to the next blank line: a footnote token whose content is the text. */
+function footnoteDefinition(state: BlockState, startLine: number, endLine: number, silent: boolean): boolean {
+  const start = state.bMarks[startLine] + state.tShift[startLine];
+  if (state.sCount[startLine] - state.blkIndent >= 4 || state.src.charCodeAt(start) !== 0x5b || state.src.charCodeAt(start + 1) !== 0x5e) {
+    return false;
+  }
+  const lineEnd = state.eMarks[startLine];
+  const match = /^\[\^([^\]\s]+)\]:/.exec(state.src.slice(start, Math.min(lineEnd, start + 1000)));
+  if (!match) {
+    return false;
+  }
+  if (silent) {
+    return true;
+  }
+  let nextLine = startLine + 1;
+  while (nextLine < endLine && !state.isEmpty(nextLine) && state.sCount[nextLine] >= state.blkIndent) {
+    nextLine++;
+  }
+  const token = state.push('footnote_definition', '', 0);
+  token.map = [startLine, nextLine];
+  token.meta = { label: match[1] };
+  token.content = state.getLines(startLine, nextLine, state.blkIndent, false).slice(match[0].length).trim();
+  state.line = nextLine;
+  return true;
+}
+
+/** `[^label]` in text: a footnote reference, left out of the text as mdast did. */
+function footnoteReference(state: InlineState, silent: boolean): boolean {
+  if (state.src.charCodeAt(state.pos) !== 0x5b || state.src.charCodeAt(state.pos + 1) !== 0x5e) {
+    return false;
+  }
+  const match = /^\[\^[^\]\s]+\]/.exec(state.src.slice(state.pos, Math.min(state.posMax, state.pos + 1000)));
+  if (!match) {
+    return false;
+  }
+  if (!silent) {
+    state.push('footnote_reference', '', 0);
+  }
+  state.pos += match[0].length;
+  return true;
+}
+
+/** A block token with the tokens between it and its closing token as children; `inline` holds its text. */
+interface BlockNode {
+  token: Token;
+  children: BlockNode[];
+  inline?: Token;
+}
+
+function blockTree(tokens: readonly Token[]): BlockNode[] {
+  const root: BlockNode[] = [];
+  const stack: BlockNode[] = [];
+  for (const token of tokens) {
+    const parent = stack[stack.length - 1];
+    if (token.nesting === -1) {
+      stack.pop();
+      continue;
+    }
+    if (token.type === 'inline') {
+      if (parent) {
+        parent.inline = token;
+      }
+      continue;
+    }
+    const node: BlockNode = { token, children: [] };
+    (parent ? parent.children : root).push(node);
+    if (token.nesting === 1) {
+      stack.push(node);
+    }
+  }
+  return root;
+}
+
+interface FrontMatter {
+  /** The source with the front matter's lines blanked, so line numbers stay. */
+  body: string;
+  value: string;
+}
+
+/** YAML (`---`) or TOML (`+++`) front matter on the first line, closed by the same fence. */
+function splitFrontMatter(text: string): FrontMatter | undefined {
+  const opening = /^(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)/.exec(text);
+  if (!opening) {
+    return undefined;
+  }
+  const fence = opening[1];
+  const closing = new RegExp(`(?:\\r\\n|\\r|\\n)${fence === '+++' ? '\\+\\+\\+' : '---'}[ \\t]*(?=\\r\\n|\\r|\\n|$)`, 'g');
+  closing.lastIndex = opening[0].length - 1;
+  const match = closing.exec(text);
+  if (!match) {
+    return undefined;
+  }
+  const end = match.index + match[0].length;
+  const matter = text.slice(0, end);
+  return { body: matter.replace(/[^\r\n]/g, '') + text.slice(end), value: text.slice(opening[0].length, match.index) };
+}
 
 /**
  * Converts CommonMark + GFM (tables, footnotes, task lists) with YAML/TOML front matter.
@@ -44,127 +254,143 @@ const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
  */
 export async function convertMarkdown(text: string, options: ConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
-  const modules = await loadMarkdownModules();
-  const tree = modules.fromMarkdown(text, {
-    extensions: [modules.gfm(), modules.frontmatter(['yaml', 'toml'])],
-    mdastExtensions: [modules.gfmFromMarkdown(), modules.frontmatterFromMarkdown(['yaml', 'toml'])],
-  });
+  const frontMatter = splitFrontMatter(text);
+  const markdown = markdownParser();
+  const parsed = frontMatter?.body ?? text;
+  const tokens = markdown.parse(parsed, {});
   throwIfAborted(options.abortSignal);
-  const converter = new MarkdownWalker(text, options.abortSignal);
-  await converter.walkChildren(tree.children, 0);
-  const title = converter.frontMatterTitle ?? firstHeadingText(converter.builder) ?? options.fileName;
-  return { format: 'markdown', title, items: converter.builder.items, content: text, warnings: [] };
+  const walker = new MarkdownWalker(text, parsed, options.abortSignal);
+  if (frontMatter) {
+    walker.frontMatterTitle = titleFromFrontMatter(frontMatter.value);
+  }
+  await walker.walkChildren(blockTree(tokens), 0);
+  const title = walker.frontMatterTitle ?? firstHeadingText(walker.builder) ?? options.fileName;
+  return { format: 'markdown', title, items: walker.builder.items, content: text, warnings: walker.builder.allWarnings() };
 }
 
 class MarkdownWalker {
   readonly builder = new DocumentBuilder();
   frontMatterTitle: string | undefined;
+  /** Lines of the original text: offsets into markdown-it's normalised source map to the same line and column. */
   private readonly lineIndex: LineIndex;
+  private readonly normalizedLines: LineIndex;
 
+  /** `parsed` is `source` with its front matter blanked (same lines); markdown-it's offsets count in it. */
   constructor(
-    source: string,
+    private readonly source: string,
+    parsed: string,
     private readonly abortSignal: AbortSignal | undefined,
   ) {
     this.lineIndex = new LineIndex(source);
+    // markdown-it turns CRLF and CR into LF; its offsets count one character per line end.
+    this.normalizedLines = parsed === source && !/\r/.test(source) ? this.lineIndex : new LineIndex(parsed.replace(/\r\n?/g, '\n'));
   }
 
-  async walkChildren(nodes: readonly RootContent[], depth: number): Promise<void> {
+  async walkChildren(nodes: readonly BlockNode[], depth: number): Promise<void> {
     for (const node of nodes) {
       await this.walkNode(node, depth);
     }
   }
 
-  private async walkNode(node: RootContent, depth: number): Promise<void> {
+  private async walkNode(node: BlockNode, depth: number): Promise<void> {
     throwIfAborted(this.abortSignal);
-    const type: string = node.type;
-    if (type === 'yaml' || type === 'toml') {
-      this.frontMatterTitle ??= titleFromFrontMatter((node as unknown as { value: string }).value);
+    if (this.builder.full) {
       return;
     }
-    switch (node.type) {
-      case 'heading': {
-        const text = this.plainText(node).replace(HEADING_ANCHOR, '').trim();
+    const token = node.token;
+    switch (token.type) {
+      case 'heading_open': {
+        const text = this.plainText(node.inline).replace(HEADING_ANCHOR, '').trim();
         if (text) {
-          this.builder.add({ label: 'section_header', text, headingLevel: node.depth, treeDepth: depth, sourceRange: this.rangeOf(node) });
+          this.builder.add({ label: 'section_header', text, headingLevel: Number(token.tag.slice(1)), treeDepth: depth, sourceRange: this.rangeOf(token) });
         }
         return;
       }
-      case 'paragraph':
+      case 'paragraph_open':
         this.addParagraph(node, depth);
         return;
-      case 'list':
-        await this.walkList(node, depth + 1);
+      case 'bullet_list_open':
+      case 'ordered_list_open':
+        for (const item of node.children) {
+          await this.walkListItem(item, depth + 1, token.type === 'ordered_list_open');
+        }
         return;
-      case 'code':
-        this.builder.add({ label: 'code', text: node.value, treeDepth: depth, language: node.lang ?? undefined, sourceRange: this.rangeOf(node) });
+      case 'fence':
+      case 'code_block': {
+        const language = token.type === 'fence' ? token.info.trim().split(/\s+/)[0] : '';
+        this.builder.add({ label: 'code', text: token.content.replace(/\n$/, ''), treeDepth: depth, language: language || undefined, sourceRange: this.rangeOf(token) });
         return;
-      case 'table':
+      }
+      case 'table_open':
         this.addTable(node, depth);
         return;
-      case 'html':
-        await this.addHtml(node.value, node, depth);
+      case 'html_block':
+        await this.addHtml(token, depth);
         return;
-      case 'blockquote':
+      case 'blockquote_open':
         await this.walkChildren(node.children, depth);
         return;
-      case 'footnoteDefinition': {
-        const text = this.plainText(node);
+      case 'footnote_definition': {
+        const text = this.plainText(this.parseInline(token.content));
         if (text) {
-          this.builder.add({ label: 'footnote', text: `[^${node.label ?? node.identifier}]: ${text}`, treeDepth: depth, sourceRange: this.rangeOf(node) });
+          this.builder.add({ label: 'footnote', text: `[^${(token.meta as { label: string }).label}]: ${text}`, treeDepth: depth, sourceRange: this.rangeOf(token) });
         }
         return;
       }
       default:
-        // thematicBreak, definition: no content of their own.
+        // hr: no content of its own.
         return;
     }
   }
 
-  private addParagraph(node: Extract<RootContent, { type: 'paragraph' }>, depth: number): void {
-    const meaningful = node.children.filter((child) => !(child.type === 'text' && !child.value.trim()) && child.type !== 'break');
+  private addParagraph(node: BlockNode, depth: number): void {
+    const children = node.inline?.children ?? [];
+    const meaningful = children.filter((child) => !(child.type === 'text' && !child.content.trim()) && child.type !== 'softbreak' && child.type !== 'hardbreak');
     if (meaningful.length > 0 && meaningful.every((child) => child.type === 'image')) {
       // A paragraph holding only images is the Markdown way to place a figure.
       for (const image of meaningful) {
-        this.builder.add({ label: 'picture', text: image.type === 'image' ? (image.alt ?? image.title ?? '') : '', treeDepth: depth, sourceRange: this.rangeOf(image) });
+        this.builder.add({ label: 'picture', text: inlineText(image.children ?? []) || String(image.attrGet('title') ?? ''), treeDepth: depth, sourceRange: this.inlineRange(node, image) });
       }
       return;
     }
-    const text = this.plainText(node);
+    const text = this.plainText(node.inline);
     if (text) {
-      this.builder.add({ label: 'paragraph', text, treeDepth: depth, sourceRange: this.rangeOf(node) });
-    }
-  }
-
-  private async walkList(list: List, depth: number): Promise<void> {
-    for (const item of list.children) {
-      await this.walkListItem(item, depth, list.ordered ?? false);
+      this.builder.add({ label: 'paragraph', text, treeDepth: depth, sourceRange: this.rangeOf(node.token) });
     }
   }
 
   /** The item's first paragraph is its text; further blocks (nested lists, code, more paragraphs) follow as items. */
-  private async walkListItem(item: ListItem, depth: number, ordered: boolean): Promise<void> {
+  private async walkListItem(item: BlockNode, depth: number, ordered: boolean): Promise<void> {
     const [first, ...rest] = item.children;
-    const checkbox = item.checked === true ? '[x] ' : item.checked === false ? '[ ] ' : '';
-    if (first?.type === 'paragraph') {
-      const text = this.plainText(first);
-      this.builder.add({ label: 'list_item', text: checkbox + text, treeDepth: depth, sourceRange: this.rangeOf(item, first) }, { ordered });
+    if (first?.token.type === 'paragraph_open') {
+      let text = this.plainText(first.inline);
+      const task = /^\[([ xX])\][ \t]+(?=\S)/.exec(text);
+      if (task) {
+        text = (task[1] === ' ' ? '[ ] ' : '[x] ') + text.slice(task[0].length);
+      }
+      this.builder.add({ label: 'list_item', text, treeDepth: depth, sourceRange: this.rangeOf(item.token, first.token) }, { ordered });
       await this.walkChildren(rest, depth);
     } else {
       await this.walkChildren(item.children, depth);
     }
   }
 
-  private addTable(table: Table, depth: number): void {
-    const rows = table.children.map((row) => row.children.map((cell) => this.plainText(cell)));
+  private addTable(table: BlockNode, depth: number): void {
+    const rows: string[][] = [];
+    for (const section of table.children) {
+      for (const row of section.children) {
+        rows.push(row.children.map((cell) => this.plainText(cell.inline)));
+      }
+    }
     const text = markdownTable(rows);
     if (text) {
-      this.builder.add({ label: 'table', text, treeDepth: depth, sourceRange: this.rangeOf(table) });
+      this.builder.add({ label: 'table', text, treeDepth: depth, sourceRange: this.rangeOf(table.token) });
     }
   }
 
   /** Raw HTML blocks go through the HTML walker, so the Go docs' `<table>`s become table items. */
-  private async addHtml(html: string, node: Nodes, depth: number): Promise<void> {
-    const offset = node.position?.start.offset;
+  private async addHtml(token: Token, depth: number): Promise<void> {
+    const html = token.content.replace(/\n$/, '');
     if (this.builder.items.length === 0) {
       // The Go site's Markdown opens with the same JSON comment as its HTML fragments.
       this.frontMatterTitle ??= jsonCommentTitle(html);
@@ -172,42 +398,101 @@ class MarkdownWalker {
     if (!html.trim() || /^<!--[\s\S]*-->\s*$/.test(html.trim())) {
       return;
     }
-    const parsed = await parseHtml(html);
+    const span = spans.get(token);
+    let offset: number | undefined;
+    let parsedText = html;
+    if (span) {
+      const from = this.normalizedLines.position(span.start);
+      offset = this.lineIndex.offset(from.line, from.column);
+      const to = this.normalizedLines.position(span.end);
+      const original = this.source.slice(offset, this.lineIndex.offset(to.line, to.column));
+      // Parse the original text (CRLF kept) when it is the block as markdown-it saw it, so offsets match the source.
+      if (original === html || original.replace(/\r\n?/g, '\n') === html) {
+        parsedText = original;
+      } else {
+        offset = undefined;
+      }
+    }
+    const parsed = await parseHtml(parsedText);
     walkHtml(parsed.children, this.builder, { lineIndex: offset === undefined ? undefined : this.lineIndex, baseOffset: offset, baseDepth: depth, abortSignal: this.abortSignal });
   }
 
-  private plainText(node: Nodes): string {
-    return plainText(node).replace(/[ \t]+\n/g, '\n').trim();
+  private parseInline(text: string): Token {
+    const tokens = markdownParser().parseInline(text, {});
+    return tokens[0];
   }
 
-  /** mdast positions are 1-based with an exclusive end column; VS Code ranges are 0-based. */
-  private rangeOf(start: Nodes, end: Nodes = start): SourceRange | undefined {
-    const from = start.position?.start;
-    const to = end.position?.end;
+  private plainText(inline: Token | undefined): string {
+    return inlineText(inline?.children ?? []).replace(/[ \t]+\n/g, '\n').trim();
+  }
+
+  /** From the start of `start` to the end of `end` (0-based lines and UTF-16 columns, as VS Code counts them). */
+  private rangeOf(start: Token, end: Token = start): SourceRange | undefined {
+    const from = spans.get(start);
+    const to = spans.get(end);
     if (!from || !to) {
       return undefined;
     }
-    return { startLine: from.line - 1, startColumn: from.column - 1, endLine: to.line - 1, endColumn: to.column - 1 };
+    return this.normalizedLines.range(from.start, to.end);
+  }
+
+  /** An image's range: its inline offsets mapped through the paragraph's lines (indentation stripped by markdown-it). */
+  private inlineRange(paragraph: BlockNode, image: Token): SourceRange | undefined {
+    const inline = paragraph.inline;
+    const span = spans.get(image);
+    const block = spans.get(paragraph.token);
+    if (!inline || !span || !block || !inline.map) {
+      return this.rangeOf(paragraph.token);
+    }
+    const contentLines = inline.content.split('\n');
+    const locate = (offset: number): number | undefined => {
+      let lineOffset = 0;
+      for (let line = 0; line < contentLines.length; line++) {
+        const length = contentLines[line].length;
+        if (offset <= lineOffset + length) {
+          const sourceLine = inline.map![0] + line;
+          const lineStart = this.normalizedLines.offset(sourceLine, 0);
+          const lineText = this.normalizedSlice(sourceLine);
+          const shift = Math.max(0, lineText.indexOf(contentLines[line]));
+          return lineStart + shift + (offset - lineOffset);
+        }
+        lineOffset += length + 1;
+      }
+      return undefined;
+    };
+    const start = locate(span.start);
+    const end = locate(span.end);
+    return start === undefined || end === undefined ? this.rangeOf(paragraph.token) : this.normalizedLines.range(start, end);
+  }
+
+  private normalizedSlice(line: number): string {
+    return this.normalizedLines.lineText(line);
   }
 }
 
-/** Text without markup: hard breaks as newlines, images as their alt text, raw HTML dropped. */
-function plainText(node: Nodes): string {
-  switch (node.type) {
-    case 'break':
-      return '\n';
-    case 'html':
-    case 'footnoteReference':
-      return '';
-    case 'image':
-    case 'imageReference':
-      return node.alt ?? '';
-    default:
-      if ('value' in node) {
-        return node.value;
-      }
-      return 'children' in node ? node.children.map((child) => plainText(child)).join('') : '';
+/** Text without markup: hard and soft breaks as newlines, images as their alt text, raw HTML dropped. */
+function inlineText(tokens: readonly Token[]): string {
+  let text = '';
+  for (const token of tokens) {
+    switch (token.type) {
+      case 'text':
+      case 'text_special':
+      case 'code_inline':
+        text += token.content;
+        break;
+      case 'softbreak':
+      case 'hardbreak':
+        text += '\n';
+        break;
+      case 'image':
+        text += inlineText(token.children ?? []);
+        break;
+      default:
+        // html_inline, footnote references, link and emphasis markers: no text of their own.
+        break;
+    }
   }
+  return text;
 }
 
 /** `title:` at the top level of YAML (or TOML `title =`) front matter; quotes removed. */

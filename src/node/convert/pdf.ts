@@ -184,7 +184,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
     items: builder.items,
     content,
     pageCount: document.numPages,
-    warnings,
+    warnings: [...warnings, ...builder.allWarnings()],
   };
 }
 

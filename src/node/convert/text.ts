@@ -67,7 +67,7 @@ export function convertText(text: string, options: TextConvertOptions): Converte
   }
   flushParagraph(lines.length - 1);
   const firstHeader = builder.first('section_header');
-  return { format: 'text', title: firstHeader?.text ?? options.fileName, items: builder.items, content: text, warnings: [] };
+  return { format: 'text', title: firstHeader?.text ?? options.fileName, items: builder.items, content: text, warnings: builder.allWarnings() };
 }
 
 /** A title at `index`: text over an adornment at least as long, optionally with a matching overline above. */

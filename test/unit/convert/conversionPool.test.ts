@@ -8,19 +8,27 @@ import * as esbuild from 'esbuild';
 import { CancelledError, ConversionError, type HaikuErrorCode } from '../../../src/core/errors';
 import type { HaikuDocument } from '../../../src/core/model/document';
 import { createConversionPool, resolveConversionWorker, type ConversionPool } from '../../../src/node/convert/conversionPool';
+import type { WorkerScript } from '../../../src/node/workerResolution';
 import { loadDocument } from '../../../src/node/convert/convertFile';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
 
 /**
- * A deeply nested list: micromark's time grows about cubically with the depth (here 400 levels: 2.2 s, 800: 27 s),
- * in one synchronous stretch. 600 levels stays far above the tests' time limits even on a fast machine.
+ * The real conversion worker behind a filter: a job for a file named `slow-*` runs a synchronous loop forever and
+ * one for `hog-*` allocates until the heap limit ends the thread, as a pathological file would (the Markdown parser
+ * is now linear, so no small file is reliably slow or big enough). Everything else is converted for real.
  */
-function pathologicalMarkdown(depth = 600): string {
-  const lines: string[] = [];
-  for (let level = 0; level < depth; level++) {
-    lines.push(`${'  '.repeat(level)}- item ${level}`);
-  }
-  return `${lines.join('\n')}\n`;
+function filteredWorkerSource(realWorker: string): string {
+  return [
+    "const { parentPort } = require('node:worker_threads');",
+    'const listen = parentPort.on.bind(parentPort);',
+    'parentPort.on = (event, listener) => listen(event, event !== "message" ? listener : (message) => {',
+    '  const text = JSON.stringify(message);',
+    '  if (/slow-/.test(text)) { for (;;) {} }',
+    '  if (/hog-/.test(text)) { const hog = []; for (;;) { hog.push(new Array(1e5).fill(hog.length)); } }',
+    '  listener(message);',
+    '});',
+    `require(${JSON.stringify(realWorker)});`,
+  ].join('\n');
 }
 
 function expectConversionError(code: HaikuErrorCode, filePath: string, pattern?: RegExp) {
@@ -48,18 +56,23 @@ describe('conversion pool', function () {
   let folder: string;
   let slowFile: string;
   let smallFile: string;
+  let filteredWorker: WorkerScript;
   const pools: ConversionPool[] = [];
 
+  /** A pool on the filtered real worker unless the test names its own worker script. */
   function pool(options: Parameters<typeof createConversionPool>[0]): ConversionPool {
-    const created = createConversionPool(options);
+    const created = createConversionPool({ workerScript: filteredWorker, ...options });
     pools.push(created);
     return created;
   }
 
   before(() => {
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-conversion-pool-'));
-    slowFile = path.join(folder, 'nested.md');
-    fs.writeFileSync(slowFile, pathologicalMarkdown());
+    slowFile = path.join(folder, 'slow-nested.md');
+    fs.writeFileSync(slowFile, '# Slow\n');
+    const realWorker = resolveConversionWorker(path.join(repositoryRoot, 'src/node/convert'));
+    filteredWorker = { file: path.join(folder, 'filtered-worker.js'), execArgv: realWorker.execArgv };
+    fs.writeFileSync(filteredWorker.file, filteredWorkerSource(realWorker.file));
     smallFile = path.join(folder, 'small.md');
     fs.writeFileSync(smallFile, '# Small\n\nA short paragraph.\n');
   });
@@ -94,7 +107,7 @@ describe('conversion pool', function () {
     const script = resolveConversionWorker(bundleFolder);
     assert.deepStrictEqual(script, { file: path.join(bundleFolder, 'conversion-worker.js'), execArgv: [] });
     const converter = pool({ size: 1, workerScript: script });
-    for (const relative of ['pdf-docx/docling/code_and_formula.pdf', 'pdf-docx/docling/word_sample.docx']) {
+    for (const relative of ['pdf-docx/docling/code_and_formula.pdf', 'pdf-docx/docling/word_sample.docx', 'vite-docs/docs/guide/cli.md']) {
       const filePath = path.join(corpusRoot, relative);
       assert.deepStrictEqual(await converter.load(filePath, { rootPath: corpusRoot }), await loadDocument({ rootPath: corpusRoot, filePath }));
     }
@@ -146,11 +159,10 @@ describe('conversion pool', function () {
 
   it('reports a worker that runs out of memory as a clear error naming the file, then keeps working', async () => {
     // 96 MiB: room for a worker that compiles its TypeScript through tsx (32 MiB ran out on small.md when
-    // both cores were busy), far below what the 8 MB file needs.
+    // both cores were busy), far below what the hog allocates.
     const converter = pool({ size: 1, maxOldGenerationMb: 96 });
-    const bigFile = path.join(folder, 'big.md');
-    const paragraph = `${'word '.repeat(40)}\n\n`;
-    fs.writeFileSync(bigFile, `# Section\n\n${paragraph.repeat(20)}`.repeat(2_000));
+    const bigFile = path.join(folder, 'hog-big.md');
+    fs.writeFileSync(bigFile, '# Big\n');
     assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
     await assert.rejects(converter.load(bigFile, { rootPath: folder }), expectConversionError('corrupt_file', bigFile, /more than the 96 MiB of memory/));
     assert.equal((await converter.load(smallFile, { rootPath: folder })).title, 'Small');
@@ -215,6 +227,42 @@ describe('conversion pool', function () {
     assert.ok((await running).error instanceof CancelledError);
     assert.ok((await queued).error instanceof CancelledError);
     await assert.rejects(converter.load(smallFile, { rootPath: folder }), /disposed/);
+  });
+
+  describe('sizing', () => {
+    /** A stand-in worker that answers with its thread id as the title; files named wait* take 600 ms. */
+    function threadReportingWorker(): WorkerScript {
+      const file = path.join(folder, 'thread-worker.js');
+      fs.writeFileSync(file, [
+        "const { parentPort, threadId } = require('node:worker_threads');",
+        "parentPort.on('message', ({ job }) => {",
+        "  if (job.filePath.includes('wait')) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); }",
+        "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(threadId) } });",
+        '});',
+        "parentPort.postMessage({ type: 'ready' });",
+      ].join('\n'));
+      return { file, execArgv: [] };
+    }
+
+    it('converts a few quick files on one worker even when the pool may have two', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const titles = await Promise.all(['a.md', 'b.md', 'c.md', 'd.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 1, titles.join(', '));
+    });
+
+    it('starts the second worker when files wait for a busy one', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const titles = await Promise.all(['wait-a.md', 'wait-b.md', 'wait-c.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 2, titles.join(', '));
+    });
+
+    it('ends a worker that stayed idle, and starts a new one for the next file', async () => {
+      const converter = pool({ size: 1, idleMs: 200, workerScript: threadReportingWorker() });
+      const first = (await converter.load('a.md', { rootPath: folder })).title;
+      assert.equal((await converter.load('b.md', { rootPath: folder })).title, first, 'a busy worker is reused');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.notEqual((await converter.load('c.md', { rootPath: folder })).title, first);
+    });
   });
 
   it('lets the process exit while its workers are idle', () => {

@@ -10,12 +10,15 @@ import { documentIdForPath } from '../../../src/core/hash';
 import { BINARY_SNIFF_BYTES } from '../../../src/core/limits';
 import { corpusRoot } from '../../support/paths';
 
-function expectConversionError(code: HaikuErrorCode, filePath: string) {
+function expectConversionError(code: HaikuErrorCode, filePath: string, pattern?: RegExp) {
   return (error: unknown) => {
     assert.ok(error instanceof ConversionError, `expected a ConversionError, got ${String(error)}`);
     assert.equal(error.code, code, error.message);
     assert.equal(error.path, filePath);
     assert.ok(error.message.includes(filePath), error.message);
+    if (pattern) {
+      assert.match(error.message, pattern);
+    }
     return true;
   };
 }
@@ -104,7 +107,9 @@ describe('convertFile', function () {
         fs.chmodSync(filePath, 0o644);
       }
     }
-    assert.equal((await convertFile(filePath, { maxBytes: 10_000 })).title, 'Big');
+    // Text formats may use a fifth of the limit: 5 KB of Markdown needs a limit over 25 KB.
+    await assert.rejects(convertFile(filePath, { maxBytes: 10_000 }), expectConversionError('file_too_large', filePath, /over the 2\.0 KiB limit for text files/));
+    assert.equal((await convertFile(filePath, { maxBytes: 30_000 })).title, 'Big');
   });
 
   it('refuses a missing file, a folder and an unreadable file with unreadable_file', async () => {

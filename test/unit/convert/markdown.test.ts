@@ -238,6 +238,39 @@ describe('convertMarkdown', function () {
     assert.deepEqual(document.items[2].sourceRange, { startLine: 4, startColumn: 2, endLine: 4, endColumn: 19 });
   });
 
+  it('gives the items and ranges micromark gave for front matter, CRLF, code spans, footnotes, tasks, tables, HTML, images and setext headings', async () => {
+    const source = [
+      '---', 'title: "Front matter title"', 'tags: [a]', '---', '',
+      '# Heading {#anchor}', '', 'A `code', 'span` and a note[^1] <b>bold</b> &amp; more.', '',
+      '> quoted *text*', '', '- [ ] open task', '- [x] done task', '', '1. first', '', '   second paragraph', '',
+      '| A | B |', '|---|---|', '| 1 | 2 \\| 3 |', '', '    indented code', '', '[^1]: The footnote text.', '',
+      '<div>', '<p>html block</p>', '</div>', '', '![Alt *text*](a.png) ![Second](b.png)', '',
+      'Setext heading', '---', '', '~~~js title', 'let x;', '~~~', '',
+    ].join('\r\n');
+    const document = await convertMarkdown(source, { fileName: 'x.md' });
+    assert.equal(document.title, 'Front matter title');
+    const range = (startLine: number, startColumn: number, endLine: number, endColumn: number) => ({ startLine, startColumn, endLine, endColumn });
+    assert.deepEqual(document.items.map((item) => [item.label, item.text, item.sourceRange]), [
+      ['section_header', 'Heading', range(5, 0, 5, 19)],
+      // A code span keeps its line end (mdast did; CommonMark would make it a space).
+      ['paragraph', 'A code\nspan and a note bold & more.', range(7, 0, 8, 44)],
+      ['paragraph', 'quoted text', range(10, 2, 10, 15)],
+      ['list_item', '[ ] open task', range(12, 0, 12, 15)],
+      ['list_item', '[x] done task', range(13, 0, 13, 15)],
+      ['list_item', 'first', range(15, 0, 15, 8)],
+      ['paragraph', 'second paragraph', range(17, 3, 17, 19)],
+      ['table', '| A | B |\n| - | - |\n| 1 | 2 \\| 3 |', range(19, 0, 21, 14)],
+      ['code', 'indented code', range(23, 0, 23, 17)],
+      ['footnote', '[^1]: The footnote text.', range(25, 0, 25, 24)],
+      ['paragraph', 'html block', range(28, 0, 28, 17)],
+      ['picture', 'Alt text', range(31, 0, 31, 20)],
+      ['picture', 'Second', range(31, 21, 31, 37)],
+      ['section_header', 'Setext heading', range(33, 0, 34, 3)],
+      ['code', 'let x;', range(36, 0, 38, 3)],
+    ]);
+    assert.equal(document.items[14].language, 'js');
+  });
+
   it('stops when the abort signal has fired', async () => {
     const controller = new AbortController();
     controller.abort();
