@@ -20,6 +20,7 @@ import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
 import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchTool } from './tools/searchTool';
+import { registerHaikuMcpServer } from './mcpServerProvider';
 
 /** Settings, API keys and paths every part reads. */
 interface ExtensionSettings {
@@ -62,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
     indexService, navigator, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
     registerEndpointModelProvider(modelProvider),
+    registerHaikuMcpServer(context, settings.getConfig),
     ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),
     registerDocumentRenderings(indexService, knowledgeBase),
     ...registerCommands({

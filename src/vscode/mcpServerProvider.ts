@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
-import { mcpServerLaunch } from '../node/mcp/serverLaunch';
+import { mcpServerLaunch } from '../core/mcp/serverLaunch';
 
 /** The provider id; package.json declares it under `contributes.mcpServerDefinitionProviders`. */
 export const MCP_SERVER_PROVIDER_ID = 'haiku.mcpServers';

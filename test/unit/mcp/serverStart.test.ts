@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
 import type { CommandIo } from '../../../src/node/cli/command';
 import { runCli } from '../../../src/node/cli/main';
-import { mcpServerLaunch } from '../../../src/node/mcp/serverLaunch';
+import { mcpServerLaunch } from '../../../src/core/mcp/serverLaunch';
 import { openExistingIndex } from '../../../src/node/mcp/openIndex';
 import { temporaryFolder } from '../../support/indexFixtures';
 import { buildCorpusIndex, type CorpusIndex } from '../agent/corpusIndex';

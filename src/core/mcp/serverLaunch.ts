@@ -1,4 +1,4 @@
-import type { HaikuConfig } from '../../core/config';
+import type { HaikuConfig } from '../config';
 
 /** How to start `haiku mcp` over stdio for a configuration: what an MCP host (VS Code) spawns. */
 export interface McpServerLaunch {
