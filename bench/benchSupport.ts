@@ -137,7 +137,12 @@ export async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promi
  * Times two implementations on the same inputs, alternating per input so that load from other processes on
  * a shared machine hits both alike. Returns each one's milliseconds.
  */
-export async function timePaired<T>(inputs: readonly T[], ours: (input: T) => Promise<unknown>, reference: (input: T) => Promise<unknown>, warmup = 3): Promise<{ ours: number[]; reference: number[] }> {
+export async function timePaired<T>(
+  inputs: readonly T[],
+  ours: (input: T) => Promise<unknown>,
+  reference: (input: T) => Promise<unknown>,
+  warmup = 3,
+): Promise<{ ours: number[]; reference: number[] }> {
   for (const input of inputs.slice(0, warmup)) {
     await ours(input);
     await reference(input);

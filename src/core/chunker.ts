@@ -330,7 +330,7 @@ interface MeasuredUnit {
 }
 
 /** Sentence ends: terminal punctuation (plus closing quotes/brackets) before whitespace and a capital, digit or opening mark; or CJK full stops. */
-const SENTENCE_END = /[.!?…]+["'”’)\]]*(?=\s+["'“‘(\[]?[\p{Lu}\p{N}])|[。！？]+/gu;
+const SENTENCE_END = /[.!?…]+["'”’)\]]*(?=\s+["'“‘([]?[\p{Lu}\p{N}])|[。！？]+/gu;
 
 /** The units of `text` at one level (sentences, lines or words), trimmed and counted. */
 function measureUnits(text: string, level: Exclude<SplitLevel, 'character'>): MeasuredUnit[] {

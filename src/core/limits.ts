@@ -30,7 +30,10 @@ export const VISUALIZE_MAX_PIXELS = 16_000_000;
 // --- Conversion ---
 /** Files larger than this are refused before reading (bytes). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
-/** Text files (Markdown, HTML, plain text) may be this fraction of the file size limit: every byte is text to parse, chunk and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine). */
+/**
+ * Text files (Markdown, HTML, plain text) may be this fraction of the file size limit: every byte is text to parse, chunk
+ * and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine).
+ */
 export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
 /** A file whose first bytes hold a NUL within this window is treated as binary. */
 export const BINARY_SNIFF_BYTES = 8192;

@@ -164,7 +164,10 @@ function createModelProvider(settings: ExtensionSettings): EndpointModelProvider
 }
 
 /** `@haiku`, with its heavy parts (agent, sandbox, configured model) loaded on the first question. */
-function createParticipant(context: vscode.ExtensionContext, parts: { settings: ExtensionSettings; indexService: IndexService; runsStore: RunsStore; navigator: DocumentNavigator; output: vscode.LogOutputChannel; recorder: TestRecorder | undefined }): HaikuParticipant {
+function createParticipant(
+  context: vscode.ExtensionContext,
+  parts: { settings: ExtensionSettings; indexService: IndexService; runsStore: RunsStore; navigator: DocumentNavigator; output: vscode.LogOutputChannel; recorder: TestRecorder | undefined },
+): HaikuParticipant {
   const { settings, output } = parts;
   return new HaikuParticipant(context.extensionUri, {
     indexService: parts.indexService,

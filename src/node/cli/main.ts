@@ -19,7 +19,9 @@ import { analyzeCommand } from './commands/analyze';
 import { mcpCommand } from './commands/mcp';
 
 /** Every command, in the order `haiku help` lists them. */
-const commands: readonly CliCommand[] = [demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, mcpCommand];
+const commands: readonly CliCommand[] = [
+  demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, mcpCommand,
+];
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 export const INTERRUPTED_EXIT_CODE = 130;

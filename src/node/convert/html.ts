@@ -236,7 +236,15 @@ class HtmlWalker {
     return element.children.some((child) => isElement(child) && (LIST_TAGS.has(child.name) || child.name === 'table' || child.name === 'pre' || (this.isBlock(child) && this.hasStructure(child))));
   }
 
-  private addTextItem(label: ItemLabel, content: readonly ChildNode[], rangeNodes: readonly ChildNode[], depth: number, headingLevel = 0, hint: { ordered?: boolean } = {}, rangeEndOverride?: number): void {
+  private addTextItem(
+    label: ItemLabel,
+    content: readonly ChildNode[],
+    rangeNodes: readonly ChildNode[],
+    depth: number,
+    headingLevel = 0,
+    hint: { ordered?: boolean } = {},
+    rangeEndOverride?: number,
+  ): void {
     let text = normalizeInline(collectText(content));
     if (label === 'footnote') {
       text = text.replace(/\s*\u2191$/, '');

@@ -256,7 +256,11 @@ export class HaikuParticipant implements vscode.Disposable {
   }
 
   /** Loads the agent and the model, runs the agent while streaming its text with anchors, then adds references. */
-  private async answer(turn: RequestContext, knowledgeBase: ExtensionKnowledgeBase, conversation: { previousState: ConversationState | undefined; attachmentFilter: string | undefined; history: ModelMessage[] }): Promise<vscode.ChatResult> {
+  private async answer(
+    turn: RequestContext,
+    knowledgeBase: ExtensionKnowledgeBase,
+    conversation: { previousState: ConversationState | undefined; attachmentFilter: string | undefined; history: ModelMessage[] },
+  ): Promise<vscode.ChatResult> {
     const { runsStore, relativePathOf, getConfig } = this.dependencies;
     const { request, route, stream, metadata } = turn;
     const config = getConfig();

@@ -84,7 +84,7 @@ export class RunsPanel implements vscode.Disposable {
       case 'selectRun':
         this.selectedRunId = message.runId;
         break;
-      case 'openChunk':
+      case 'openChunk': {
         // Only chunks the run shows may be opened: the webview names ids, the host decides.
         const shown = this.store.shownChunk(message.runId, message.chunkId);
         if (shown) {
@@ -93,6 +93,7 @@ export class RunsPanel implements vscode.Disposable {
           this.log(`Runs panel: run ${message.runId} does not show chunk ${message.chunkId}; not opened.`);
         }
         break;
+      }
       case 'rendered':
         this.renderEmitter.fire({ runId: message.runId, ...message.counts });
         break;

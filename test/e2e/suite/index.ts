@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import * as util from 'node:util';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- mocha's CommonJS export is a class
 import Mocha = require('mocha');
 
 // The workbench forwards console output without applying printf formats; format before mocha prints.

@@ -16,6 +16,7 @@ type Converter = (filePath: string) => Promise<ConvertedDocument>;
 function loadConverter(): Converter | undefined {
   try {
     // Required lazily: the converters are written in parallel and may be incomplete.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- core tests load the node layer only here
     return (require('../../../src/node/convert/convertFile') as { convertFile: Converter }).convertFile;
   } catch {
     return undefined;

@@ -211,7 +211,8 @@ describe('chunkDocument', () => {
   });
 
   it('unions source ranges (earliest start, latest end, first page)', () => {
-    assert.deepStrictEqual(unionSourceRanges([{ startLine: 4, startColumn: 2, endLine: 5, endColumn: 1 }, undefined, { startLine: 4, startColumn: 0, endLine: 5, endColumn: 7 }]), { startLine: 4, startColumn: 0, endLine: 5, endColumn: 7 });
+    const ranges = [{ startLine: 4, startColumn: 2, endLine: 5, endColumn: 1 }, undefined, { startLine: 4, startColumn: 0, endLine: 5, endColumn: 7 }];
+    assert.deepStrictEqual(unionSourceRanges(ranges), { startLine: 4, startColumn: 0, endLine: 5, endColumn: 7 });
     assert.deepStrictEqual(unionSourceRanges([{ page: 3 }, { page: 2 }]), { page: 2 });
     assert.strictEqual(unionSourceRanges([undefined]), undefined);
   });

@@ -12,6 +12,7 @@ const BUDGET = 5000;
 
 function loadConverter(): ((filePath: string) => Promise<ConvertedDocument>) | undefined {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- core tests load the node layer only here
     return (require('../../../src/node/convert/convertFile') as { convertFile: (filePath: string) => Promise<ConvertedDocument> }).convertFile;
   } catch {
     return undefined;
