@@ -19,7 +19,9 @@ const nodeCommon = {
   target: 'node20',
   sourcemap: !production,
   minify: production,
-  external: selfContained ? ['vscode'] : ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+  // @napi-rs/canvas (page rendering for `haiku visualize`) is a per-platform native binary the extension never
+  // needs (its PDF viewer renders in the webview), so no bundle carries it; the CLI loads it from node_modules.
+  external: selfContained ? ['vscode', '@napi-rs/canvas'] : ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
   ...(selfContained ? { loader: { '.node': 'copy' }, alias: { 'apache-arrow': require.resolve('apache-arrow') } } : {}),
   // ESM-only dependencies read import.meta.url; give them the bundle's own URL.
   define: { 'import.meta.url': '__importMetaUrl' },

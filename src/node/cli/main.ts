@@ -17,10 +17,12 @@ import { askCommand } from './commands/ask';
 import { chatCommand } from './commands/chat';
 import { analyzeCommand } from './commands/analyze';
 import { mcpCommand } from './commands/mcp';
+import { visualizeCommand } from './commands/visualize';
 
 /** Every command, in the order `haiku help` lists them. */
 const commands: readonly CliCommand[] = [
-  demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, mcpCommand,
+  demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
+  mcpCommand,
 ];
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */

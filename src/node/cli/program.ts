@@ -124,7 +124,8 @@ function flagValues(command: Command): CommandContext['flags'] {
   const values = command.opts<Record<string, unknown>>();
   const flags: CommandContext['flags'] = {};
   for (const option of command.options) {
-    const name = (option.long ?? option.short ?? '').replace(/^-+/, '');
+    // A negated flag (`--no-expand`) is named by what it negates and holds false when given.
+    const name = option.negate ? option.attributeName().replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`) : (option.long ?? option.short ?? '').replace(/^-+/, '');
     flags[name] = values[option.attributeName()] as CommandContext['flags'][string];
   }
   return flags;

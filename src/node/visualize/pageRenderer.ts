@@ -1,6 +1,6 @@
 import { createIsomorphicCanvasFactory, getResolvedPDFJS } from 'unpdf';
 import type { PageBox } from '../../core/model/document';
-import { ConversionError, throwIfAborted } from '../../core/errors';
+import { ConversionError, errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
 import { VISUALIZE_DEFAULT_SCALE, VISUALIZE_MAX_PIXELS } from '../../core/limits';
 
 /**
@@ -63,7 +63,7 @@ export async function renderHighlightedPage(pdfBytes: Uint8Array, options: Highl
   throwIfAborted(options.abortSignal, 'Rendering the page');
   const fileName = options.fileName ?? 'the PDF';
   const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: object): { promise: Promise<any>; destroy(): Promise<void> } };
-  const CanvasFactory = await createIsomorphicCanvasFactory(() => import('@napi-rs/canvas'));
+  const CanvasFactory = await createIsomorphicCanvasFactory(loadCanvas);
   const task = pdfjs.getDocument({ data: new Uint8Array(pdfBytes), verbosity: 0, isEvalSupported: false, CanvasFactory });
   try {
     let document;
@@ -105,6 +105,15 @@ export async function renderHighlightedPage(pdfBytes: Uint8Array, options: Highl
     return { png, width: canvas.width, height: canvas.height, strong, faint };
   } finally {
     await task.destroy().catch(() => undefined);
+  }
+}
+
+/** @napi-rs/canvas, or an error saying how to get it (bundles leave the native binary out; see esbuild.mjs). */
+async function loadCanvas(): Promise<typeof import('@napi-rs/canvas')> {
+  try {
+    return await import('@napi-rs/canvas');
+  } catch (error) {
+    throw new HaikuError('invalid_settings', `Rendering PDF pages needs the @napi-rs/canvas package, which could not be loaded (${errorMessage(error)}). Install it next to Haiku: \`npm install @napi-rs/canvas\`.`, { cause: error });
   }
 }
 
