@@ -8,7 +8,8 @@ import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDE
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
-import { scanRoots, type IndexedRoot, type ScannedFile } from './scanner';
+import type { IndexedRoot } from '../store/rootsRegistry';
+import { scanRoots, type ScannedFile } from './scanner';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
 
