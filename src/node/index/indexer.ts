@@ -1,9 +1,10 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
+import { isPathInside } from '../../core/pathContainment';
 import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
@@ -70,7 +71,13 @@ export interface IndexPathsOptions {
  * modification time moved), changed files replace their own rows, vanished files are removed, and a file
  * that fails to convert is reported while its previously indexed version stays.
  */
-export async function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+export function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+  // One writer at a time from reading the stored states to the final optimize: what the run compared
+  // against stays true until it has written (another process waits, see `LanceStore.withWriterLease`).
+  return options.store.withWriterLease(() => indexPathsHoldingLease(options), { abortSignal: options.abortSignal });
+}
+
+async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<IndexSummary> {
   const started = performance.now();
   const { store, embedder, abortSignal } = options;
   const summary = emptySummary();
@@ -98,6 +105,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   }
 
   const stored = await store.documentStates();
+  // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them).
+  const damaged = await store.documentsMissingRows();
   const previouslyStored = new Set(stored.keys());
   const filesTotal = scan.files.length;
   let filesDone = 0;
@@ -116,7 +125,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     }
     pathById.set(id, file.absolutePath);
     const state = stored.get(id);
-    const verdict = state ? await compareWithStored(file, state) : 'changed';
+    const verdict = state && !damaged.has(id) ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
       toConvert.push(file);
     } else {
@@ -225,8 +234,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     for (const skipped of scan.skipped) {
       present.add(documentIdForPath(skipped.path));
     }
-    const roots = rootUris(scan.roots);
-    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, roots));
+    const gone = [...(await store.documentStates()).values()].filter((state) => !present.has(state.id) && underRoots(state, scan.roots));
     if (gone.length > 0) {
       report({ filesDone, filesTotal, phase: 'removing' });
       await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(options.optimize ?? true) });
@@ -260,7 +268,11 @@ function emptySummary(): IndexSummary {
 }
 
 /** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
-export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+export function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+  return options.store.withWriterLease(() => rebuildHoldingLease(options), { abortSignal: options.abortSignal });
+}
+
+async function rebuildHoldingLease(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
   const roots = options.store.roots;
   await options.store.reset();
   const combined: IndexSummary & { roots: IndexedRoot[] } = { ...emptySummary(), roots };
@@ -315,14 +327,16 @@ async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSigna
   }
 }
 
-/** Whether a stored document's file lies under one of the roots; string prefixes, as this runs per stored document. */
-function underRoots(state: DocumentState, roots: ReadonlyArray<{ uri: string; folderPrefix: string }>): boolean {
-  return roots.some((root) => state.uri === root.uri || state.uri.startsWith(root.folderPrefix));
+/** Whether a stored document's file lies under one of the roots (documents without a file path never do). */
+function underRoots(state: DocumentState, roots: readonly IndexedRoot[]): boolean {
+  const file = filePath(state.uri);
+  return file !== undefined && roots.some((root) => isPathInside(file, root.path));
 }
 
-function rootUris(roots: readonly IndexedRoot[]): Array<{ uri: string; folderPrefix: string }> {
-  return roots.map((root) => {
-    const uri = pathToFileURL(root.path).href;
-    return { uri, folderPrefix: uri.endsWith('/') ? uri : `${uri}/` };
-  });
+function filePath(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
 }

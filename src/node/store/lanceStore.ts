@@ -244,6 +244,11 @@ export class LanceStore implements KnowledgeBase {
     return this.vectors.vectorCandidates(vector, limit, allowedDocumentIds);
   }
 
+  /** Documents whose current rows went missing; `index` re-converts them (see `StoreReader.documentsMissingRows`). */
+  documentsMissingRows(): Promise<Set<string>> {
+    return this.reader.documentsMissingRows();
+  }
+
   stats(): Promise<StoreStats> {
     return this.reader.stats();
   }

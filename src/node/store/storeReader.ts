@@ -5,7 +5,7 @@ import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
 import { fullTextQueryTerms } from './fullTextQuery';
-import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, sqlIn, sqlString, type DocumentState, type StoredChunkFields } from './schema';
+import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, sqlIn, sqlString, type DocumentState, type StoredChunkFields } from './schema';
 import type { StoreTables } from './storeTables';
 
 /** A full-text or vector candidate with the chunk row (full text) or only its id (vector cache). */
@@ -182,6 +182,39 @@ export class StoreReader {
       }
       fetch = fetch * 2 + (rows.length - live.length);
     }
+  }
+
+  /**
+   * Documents whose current generation lost rows it should have (chunk rows, or item rows), e.g. deleted by
+   * a concurrent writer of an older version: `index` re-converts them even when their files are unchanged.
+   * Documents written before the counts were recorded count as damaged when they have content but no rows.
+   */
+  async documentsMissingRows(): Promise<Set<string>> {
+    const states = await this.documentStates();
+    const liveDocuments = async (table: StoreTables['chunks']): Promise<Set<string>> => {
+      const rows = await plainRows<{ document_id: string; generation: string }>(table.query().select(['document_id', 'generation']));
+      return new Set(rows.filter((row) => states.get(String(row.document_id))?.generation === String(row.generation)).map((row) => String(row.document_id)));
+    };
+    const [withChunks, withItems] = await Promise.all([liveDocuments(this.tables.chunks), liveDocuments(this.tables.items)]);
+    const damaged = new Set<string>();
+    const withoutCounts: string[] = [];
+    for (const state of states.values()) {
+      const counts = parseJson<{ chunkCount?: number; itemCount?: number }>(state.metadata, {});
+      if (counts.chunkCount === undefined || counts.itemCount === undefined) {
+        if (!withChunks.has(state.id) && !withItems.has(state.id)) {
+          withoutCounts.push(state.id);
+        }
+      } else if ((counts.chunkCount > 0 && !withChunks.has(state.id)) || (counts.itemCount > 0 && !withItems.has(state.id))) {
+        damaged.add(state.id);
+      }
+    }
+    if (withoutCounts.length > 0) {
+      const rows = await plainRows<{ id: string }>(this.tables.documents.query().where(`${sqlIn('id', withoutCounts)} AND content != ''`).select(['id']));
+      for (const row of rows) {
+        damaged.add(String(row.id));
+      }
+    }
+    return damaged;
   }
 
   async stats(): Promise<StoreStats> {

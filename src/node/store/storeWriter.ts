@@ -88,7 +88,7 @@ export class StoreWriter {
         for (const item of document.items) {
           itemRows.push(itemRow(document.id, item, generation));
         }
-        documentRows.push(documentRow(document, generation, entry.file, states.get(document.id)?.created_at ?? now, now));
+        documentRows.push(documentRow(document, chunks.length, generation, entry.file, states.get(document.id)?.created_at ?? now, now));
       }
       const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
       try {
