@@ -23,7 +23,7 @@ import { RootsRegistry, type IndexedRoot } from './rootsRegistry';
 import type { DocumentState, StoredChunkFields } from './schema';
 import { StoreMaintenance } from './storeMaintenance';
 import { StoreReader, type ChunkCandidate, type StoreStats } from './storeReader';
-import { StoreTables } from './storeTables';
+import { hasUriScheme, StoreTables } from './storeTables';
 import { StoreWriter, type DocumentWrite, type StoreTestHooks, type WriteOptions } from './storeWriter';
 import { VectorSearch } from './vectorSearch';
 import { WriteQueue } from './writeQueue';
@@ -71,10 +71,6 @@ export async function openStore(options: OpenStoreOptions): Promise<LanceStore> 
 /** A folder path becomes absolute; URIs (`s3://…`, `file://…`) pass unchanged. */
 export function resolveDatabaseUri(uri: string, cwd = process.cwd()): string {
   return hasUriScheme(uri) ? uri : path.resolve(cwd, uri);
-}
-
-export function hasUriScheme(uri: string): boolean {
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
 }
 
 export class LanceStore implements KnowledgeBase {
@@ -296,6 +292,7 @@ export class LanceStore implements KnowledgeBase {
       this.maintenance.forgetPending();
       await this.tables.dropDataTables();
       this.invalidateCaches();
+      await this.testHooks.afterTablesDropped?.();
       await this.tables.createTables(rootsJson, await this.probeDimensions());
     });
   }

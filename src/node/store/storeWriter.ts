@@ -25,9 +25,11 @@ export interface WriteOptions {
   scheduleOptimize?: boolean;
 }
 
-/** Failure injection for tests: called between writing a batch's new rows and switching its documents rows. */
+/** Failure injection for tests (kill points). */
 export interface StoreTestHooks {
   beforeDocumentSwitch?: () => void | Promise<void>;
+  /** Called by `reset()` after the data tables are dropped, before they are recreated. */
+  afterTablesDropped?: () => void | Promise<void>;
 }
 
 /** A one-document replacement switches by `update` (SQL literals) up to this content size; above it by merge-insert. */
