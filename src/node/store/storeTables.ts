@@ -1,10 +1,16 @@
 import './lanceEnvironment';
+import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { HaikuError } from '../../core/errors';
 import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
 import { plainRows, plainSettings } from './arrowRows';
 import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TABLE, itemsSchema, settingsSchema, SETTINGS_TABLE, type SettingsRow } from './schema';
+
+/** True for URIs such as `s3://…` and `file://…`; false for folder paths. */
+export function hasUriScheme(uri: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
+}
 
 /** The four tables' names, in the order they are opened and dropped. */
 export const STORE_TABLES = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTINGS_TABLE];
@@ -190,6 +196,11 @@ export class StoreTables {
       changed ||= (await table.version()) !== before;
     }
     return changed;
+  }
+
+  /** A table's `.lance` folder on the local disk; undefined for object storage. */
+  localTableFolder(name: string): string | undefined {
+    return hasUriScheme(this.uri) ? undefined : path.join(this.uri, `${name}.lance`);
   }
 
   /** Current LanceDB version of each data table. */

@@ -79,10 +79,10 @@ export class FileWriterLease implements WriterLease {
       }
       const current = this.readOwner();
       if (current && this.isStale(current.owner, current.heartbeatMs)) {
-        this.breakStale(current.owner);
+        this.breakStale(current.owner?.token);
         continue;
       }
-      const holder = current ? `pid ${current.owner.pid}${current.owner.host === owner.host ? '' : ` on ${current.owner.host}`}` : 'unknown process';
+      const holder = current?.owner ? `pid ${current.owner.pid}${current.owner.host === owner.host ? '' : ` on ${current.owner.host}`}` : 'unknown process';
       if (Date.now() - started >= waitMs) {
         throw new HaikuError('index_busy', `Another Haiku writer (${holder}) has been writing the index at ${path.dirname(this.lockPath)} for over ${Math.round(waitMs / 1000)} s. Try again when it has finished; if no Haiku process is running, delete ${this.lockPath}.`);
       }
@@ -106,35 +106,45 @@ export class FileWriterLease implements WriterLease {
     }
     try {
       fs.writeSync(descriptor, JSON.stringify(owner));
-    } finally {
+    } catch (error) {
+      // A full disk: an empty lock would make everyone wait for nobody.
       fs.closeSync(descriptor);
+      fs.rmSync(this.lockPath, { force: true });
+      throw error;
     }
+    fs.closeSync(descriptor);
     return true;
   }
 
-  /** The lock's owner and heartbeat; undefined when the file vanished or is being written (treated as busy). */
-  private readOwner(): { owner: LockOwner; heartbeatMs: number } | undefined {
+  /** The lock's owner (undefined while unreadable: just created, or damaged) and heartbeat; undefined when there is no lock. */
+  private readOwner(): { owner: LockOwner | undefined; heartbeatMs: number } | undefined {
+    let heartbeatMs: number;
     try {
-      const heartbeatMs = fs.statSync(this.lockPath).mtimeMs;
-      const owner = JSON.parse(fs.readFileSync(this.lockPath, 'utf8')) as LockOwner;
-      return typeof owner.pid === 'number' && typeof owner.token === 'string' ? { owner, heartbeatMs } : { owner: { ...owner, pid: -1, token: '' }, heartbeatMs };
+      heartbeatMs = fs.statSync(this.lockPath).mtimeMs;
     } catch {
       return undefined;
     }
+    try {
+      const owner = JSON.parse(fs.readFileSync(this.lockPath, 'utf8')) as LockOwner;
+      return { owner: typeof owner.pid === 'number' && typeof owner.token === 'string' ? owner : undefined, heartbeatMs };
+    } catch {
+      return { owner: undefined, heartbeatMs };
+    }
   }
 
-  private isStale(owner: LockOwner, heartbeatMs: number): boolean {
+  /** An unreadable lock is stale only by its heartbeat's age. */
+  private isStale(owner: LockOwner | undefined, heartbeatMs: number): boolean {
     if (Date.now() - heartbeatMs > WRITER_LOCK_STALE_MS) {
       return true;
     }
-    return owner.host === os.hostname() && owner.pid > 0 && !processAlive(owner.pid);
+    return owner !== undefined && owner.host === os.hostname() && owner.pid > 0 && !processAlive(owner.pid);
   }
 
   /**
    * Removes a stale lock. Breakers serialise on a `.break` folder (mkdir is atomic) and re-check that the lock
    * is still the stale one they judged, so two breakers never remove a fresh lock made in between.
    */
-  private breakStale(stale: LockOwner): void {
+  private breakStale(staleToken: string | undefined): void {
     const breakPath = `${this.lockPath}.break`;
     try {
       fs.mkdirSync(breakPath);
@@ -151,7 +161,7 @@ export class FileWriterLease implements WriterLease {
     }
     try {
       const current = this.readOwner();
-      if (current && current.owner.token === stale.token && this.isStale(current.owner, current.heartbeatMs)) {
+      if (current && current.owner?.token === staleToken && this.isStale(current.owner, current.heartbeatMs)) {
         fs.rmSync(this.lockPath, { force: true });
       }
     } finally {
@@ -177,7 +187,7 @@ export class FileWriterLease implements WriterLease {
         }
         released = true;
         clearInterval(heartbeat);
-        if (this.readOwner()?.owner.token === owner.token) {
+        if (this.readOwner()?.owner?.token === owner.token) {
           fs.rmSync(this.lockPath, { force: true });
         }
       },

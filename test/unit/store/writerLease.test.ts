@@ -80,6 +80,14 @@ describe('Writer lease', function () {
     await (await lease.acquire({ waitMs: 2_000 })).release();
     writeLock(lease.lockPath, { pid: process.pid, host: 'elsewhere.example' });
     await assert.rejects(lease.acquire({ waitMs: 300 }), (error: unknown) => isHaikuError(error, 'index_busy') && /on elsewhere\.example/.test(error.message));
+    fs.rmSync(lease.lockPath);
+
+    // An unreadable (e.g. empty) lock is judged by its heartbeat alone.
+    fs.writeFileSync(lease.lockPath, '');
+    await assert.rejects(lease.acquire({ waitMs: 300 }), (error: unknown) => isHaikuError(error, 'index_busy') && /unknown process/.test(error.message));
+    const old = new Date(Date.now() - 10 * 60_000);
+    fs.utimesSync(lease.lockPath, old, old);
+    await (await lease.acquire({ waitMs: 2_000 })).release();
   });
 
   it('an index run recovers a stale lock left by a killed writer', async () => {
