@@ -114,7 +114,7 @@ export class LanceStore implements KnowledgeBase {
 
   /** @internal Opens or creates the tables and checks the stored settings. */
   async initialize(): Promise<void> {
-    await this.tables.initialize(() => this.probeDimensions());
+    await this.tables.initialize(() => this.probeDimensions(), (work) => this.queue.holdLease(work));
   }
 
   /** The embedder's dimension, asking the server once when the settings did not give it (needed for the vector column). */

@@ -55,13 +55,23 @@ export class StoreTables {
   }
 
   /** Opens or creates the tables and checks the stored settings; `dimensions` is asked only when creating. */
-  async initialize(dimensions: () => Promise<number | undefined>): Promise<void> {
-    const names = new Set(await this.connection.tableNames());
-    const present = STORE_TABLES.filter((name) => names.has(name));
-    if (present.length === 0) {
-      await this.createTables('[]', await dimensions());
-      return;
+  async initialize(dimensions: () => Promise<number | undefined>, underLease: (work: () => Promise<void>) => Promise<void>): Promise<void> {
+    let names = new Set(await this.connection.tableNames());
+    if (!STORE_TABLES.some((name) => names.has(name))) {
+      // Created under the writer lease: two processes opening a new index at once make it once.
+      let created = false;
+      await underLease(async () => {
+        names = new Set(await this.connection.tableNames());
+        if (!STORE_TABLES.some((name) => names.has(name))) {
+          await this.createTables('[]', await dimensions());
+          created = true;
+        }
+      });
+      if (created) {
+        return;
+      }
     }
+    const present = STORE_TABLES.filter((name) => names.has(name));
     await this.openExistingTables(names);
     // The settings row is read even from an incomplete index: its roots are what `rebuild` re-indexes.
     await this.reloadSettings();
