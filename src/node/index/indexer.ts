@@ -106,7 +106,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
 
   const stored = await store.documentStates();
   // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them).
-  const damaged = await store.documentsMissingRows();
+  const damaged = await store.documentsMissingRows(scan.files.map((file) => documentIdForPath(file.relativePath)));
   const previouslyStored = new Set(stored.keys());
   const filesTotal = scan.files.length;
   let filesDone = 0;

@@ -241,8 +241,8 @@ export class LanceStore implements KnowledgeBase {
   }
 
   /** Documents whose current rows went missing; `index` re-converts them (see `StoreReader.documentsMissingRows`). */
-  documentsMissingRows(): Promise<Set<string>> {
-    return this.reader.documentsMissingRows();
+  documentsMissingRows(documentIds?: readonly string[]): Promise<Set<string>> {
+    return this.reader.documentsMissingRows(documentIds);
   }
 
   stats(): Promise<StoreStats> {

@@ -8,6 +8,9 @@ import { fullTextQueryTerms } from './fullTextQuery';
 import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, sqlIn, sqlString, type DocumentState, type StoredChunkFields } from './schema';
 import type { StoreTables } from './storeTables';
 
+/** Up to this many documents, `documentsMissingRows` queries their rows by id instead of scanning the tables. */
+const MISSING_ROWS_LOOKUP_MAX_IDS = 500;
+
 /** A full-text or vector candidate with the chunk row (full text) or only its id (vector cache). */
 export interface ChunkCandidate {
   chunkId: string;
@@ -189,10 +192,17 @@ export class StoreReader {
    * a concurrent writer of an older version: `index` re-converts them even when their files are unchanged.
    * Documents written before the counts were recorded count as damaged when they have content but no rows.
    */
-  async documentsMissingRows(): Promise<Set<string>> {
-    const states = await this.documentStates();
+  async documentsMissingRows(documentIds?: readonly string[]): Promise<Set<string>> {
+    const allStates = await this.documentStates();
+    const states = documentIds ? new Map(documentIds.flatMap((id) => (allStates.has(id) ? [[id, allStates.get(id)!] as const] : []))) : allStates;
+    if (states.size === 0) {
+      return new Set();
+    }
+    // A few documents (the watcher's one-file run) are looked up by id; many are cheaper as one scan.
+    const where = states.size <= MISSING_ROWS_LOOKUP_MAX_IDS ? sqlIn('document_id', states.keys()) : undefined;
     const liveDocuments = async (table: StoreTables['chunks']): Promise<Set<string>> => {
-      const rows = await plainRows<{ document_id: string; generation: string }>(table.query().select(['document_id', 'generation']));
+      const query = table.query().select(['document_id', 'generation']);
+      const rows = await plainRows<{ document_id: string; generation: string }>(where ? query.where(where) : query);
       return new Set(rows.filter((row) => states.get(String(row.document_id))?.generation === String(row.generation)).map((row) => String(row.document_id)));
     };
     const [withChunks, withItems] = await Promise.all([liveDocuments(this.tables.chunks), liveDocuments(this.tables.items)]);
