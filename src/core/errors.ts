@@ -21,7 +21,8 @@ export type HaikuErrorCode =
   | 'sandbox_failed'
   | 'invalid_settings'
   | 'cancelled'
-  | 'not_found';
+  | 'not_found'
+  | 'index_busy';
 
 export class HaikuError extends Error {
   readonly code: HaikuErrorCode;

@@ -87,6 +87,18 @@ export const INDEX_WRITE_BATCH_DOCUMENTS = 256;
 export const INDEX_WRITE_BATCH_CHUNKS = 4096;
 /** Table versions younger than this survive `optimize()` (readers in other processes may still use them) (ms). */
 export const INDEX_VERSION_RETENTION_MS = 5 * 60_000;
+/** A second writer waits this long for the writer lock of a local index before failing (ms). */
+export const WRITER_LOCK_WAIT_MS = 10 * 60_000;
+/** The writer lock's owner refreshes its heartbeat this often (ms). */
+export const WRITER_LOCK_HEARTBEAT_MS = 2_000;
+/** A writer lock whose heartbeat is older than this is stale and taken over, whatever its owner pid (ms). */
+export const WRITER_LOCK_STALE_MS = 30_000;
+/** A waiting writer checks the lock this often (ms). */
+export const WRITER_LOCK_POLL_MS = 100;
+/** Attempts of a write step that LanceDB rejected with a retryable commit conflict. */
+export const COMMIT_CONFLICT_ATTEMPTS = 5;
+/** Without an exclusive writer lease (object storage), rows of generations younger than this are never swept: another writer may be about to switch to them (ms). */
+export const UNLEASED_SWEEP_MIN_AGE_MS = 60 * 60_000;
 
 // --- Embeddings ---
 /** Texts sent per embeddings request. */

@@ -9,3 +9,15 @@ export interface Embedder {
    */
   embed(texts: readonly string[], options: { kind: 'query' | 'document'; abortSignal?: AbortSignal }): Promise<Float32Array[]>;
 }
+
+/**
+ * The embedder's vector dimension; when the settings did not give one, asks the server once.
+ * The store needs it before it can create the vector column.
+ */
+export async function embedderDimensions(embedder: Embedder, options: { abortSignal?: AbortSignal } = {}): Promise<number> {
+  if (embedder.dimensions > 0) {
+    return embedder.dimensions;
+  }
+  const [vector] = await embedder.embed(['dimension probe'], { kind: 'document', abortSignal: options.abortSignal });
+  return vector.length;
+}

@@ -64,14 +64,5 @@ export function instructionPrefixes(model: string): { queryPrefix?: string; docu
   return {};
 }
 
-/**
- * The embedder's vector dimension; when the settings did not give one, asks the server once.
- * The store needs it before it can create the vector column.
- */
-export async function embedderDimensions(embedder: Embedder, options: { abortSignal?: AbortSignal } = {}): Promise<number> {
-  if (embedder.dimensions > 0) {
-    return embedder.dimensions;
-  }
-  const [vector] = await embedder.embed(['dimension probe'], { kind: 'document', abortSignal: options.abortSignal });
-  return vector.length;
-}
+// Moved to core so the store can probe without importing the embeddings layer; kept importable from here.
+export { embedderDimensions } from '../../core/embeddings/embedder';

@@ -3,12 +3,14 @@ import * as fs from 'node:fs';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
+import { isPathInside } from '../../core/pathContainment';
 import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { documentsGoneAfterScan } from './removedDocuments';
-import { scanRoots, type IndexedRoot, type LinkOutside, type ScannedFile } from './scanner';
+import type { IndexedRoot } from '../store/rootsRegistry';
+import { scanRoots, type LinkOutside, type ScannedFile } from './scanner';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
 
@@ -73,7 +75,13 @@ export interface IndexPathsOptions {
  * modification time moved), changed files replace their own rows, vanished files are removed, and a file
  * that fails to convert is reported while its previously indexed version stays.
  */
-export async function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+export function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+  // One writer at a time from reading the stored states to the final optimize: what the run compared
+  // against stays true until it has written (another process waits, see `LanceStore.withWriterLease`).
+  return options.store.withWriterLease(() => indexPathsHoldingLease(options), { abortSignal: options.abortSignal });
+}
+
+async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<IndexSummary> {
   const started = performance.now();
   const { store, embedder, abortSignal } = options;
   const summary = emptySummary();
@@ -106,6 +114,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
   summary.linksOutside.push(...scan.linksOutside);
 
   const stored = await store.documentStates();
+  // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them).
+  const damaged = await store.documentsMissingRows(scan.files.map((file) => documentIdForPath(file.relativePath)));
   const previouslyStored = new Set(stored.keys());
   const filesTotal = scan.files.length;
   let filesDone = 0;
@@ -124,7 +134,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexSumma
     }
     pathById.set(id, file.absolutePath);
     const state = stored.get(id);
-    const verdict = state ? await compareWithStored(file, state) : 'changed';
+    const verdict = state && !damaged.has(id) ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
       toConvert.push(file);
     } else {
@@ -264,7 +274,11 @@ function emptySummary(): IndexSummary {
 }
 
 /** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
-export async function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+export function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
+  return options.store.withWriterLease(() => rebuildHoldingLease(options), { abortSignal: options.abortSignal });
+}
+
+async function rebuildHoldingLease(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
   const roots = options.store.roots;
   await options.store.reset();
   const combined: IndexSummary & { roots: IndexedRoot[] } = { ...emptySummary(), roots };

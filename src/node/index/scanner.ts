@@ -5,13 +5,9 @@ import ignore, { type Ignore } from 'ignore';
 import { throwIfAborted } from '../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES } from '../../core/limits';
 import { isPathInside } from '../../core/pathContainment';
+import type { IndexedRoot } from '../store/rootsRegistry';
 
 /** A root as indexed: the path given, and the folder its files' relative paths (and so document ids) hang from. */
-export interface IndexedRoot {
-  path: string;
-  baseFolder: string;
-}
-
 export interface ScannedFile {
   absolutePath: string;
   /** The folder `relativePath` is relative to (passed to the converter as `rootPath`). */

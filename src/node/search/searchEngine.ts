@@ -6,8 +6,9 @@ import type { SearchOptions, SearchResult } from '../../core/model/search';
 import type { Reranker } from '../../core/search/reranker';
 import { reciprocalRankFusion } from '../../core/search/rankFusion';
 import { expandSearchResults } from '../../core/search/contextExpansion';
-import type { ChunkCandidate, LanceStore } from '../store/lanceStore';
 import { chunkRecord, type StoredChunkFields } from '../store/schema';
+import type { ChunkCandidate } from '../store/storeReader';
+import type { CandidateSource } from './candidateSource';
 
 /** `hybrid` needs an embedder and falls back to `fullText` without one. */
 export type SearchMode = 'hybrid' | 'fullText' | 'vector';
@@ -20,7 +21,8 @@ export interface EngineSearchOptions extends SearchOptions {
 }
 
 export interface SearchEngineOptions {
-  store: LanceStore;
+  /** The index the candidates come from. */
+  source: CandidateSource;
   embedder?: Embedder;
   reranker?: Reranker;
   settings?: Partial<HaikuConfig['search']>;
@@ -31,7 +33,7 @@ export interface SearchEngineOptions {
  * (LanceDB's native hybrid ranks from 0), then optional reranking and section-aware expansion.
  */
 export class SearchEngine {
-  private readonly store: LanceStore;
+  private readonly store: CandidateSource;
   private readonly embedder: Embedder | undefined;
   private readonly reranker: Reranker | undefined;
   private readonly settings: HaikuConfig['search'];
@@ -39,7 +41,7 @@ export class SearchEngine {
   private readonly queryVectors = new Map<string, Float32Array>();
 
   constructor(options: SearchEngineOptions) {
-    this.store = options.store;
+    this.store = options.source;
     this.embedder = options.embedder;
     this.reranker = options.reranker;
     this.settings = {

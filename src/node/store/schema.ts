@@ -156,8 +156,9 @@ export interface SettingsRow {
   updated_at: string;
 }
 
-export function documentRow(document: HaikuDocument, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string): DocumentRow {
-  const metadata: Record<string, unknown> = { format: document.format };
+/** `chunkCount` goes into the metadata beside the item count: `index` repairs a document whose rows went missing. */
+export function documentRow(document: HaikuDocument, chunkCount: number, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string): DocumentRow {
+  const metadata: Record<string, unknown> = { format: document.format, chunkCount, itemCount: document.items.length };
   if (document.pageCount !== undefined) {
     metadata.pageCount = document.pageCount;
   }

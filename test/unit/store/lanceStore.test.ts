@@ -214,3 +214,28 @@ describe('LanceStore under a killed writer', function () {
     }
   });
 });
+
+describe('LanceStore: quoted queries', function () {
+  this.timeout(60_000);
+
+  it('searches a fully double-quoted query as its words (the FTS index has no positions for phrases)', async () => {
+    const folder = temporaryFolder('haiku-quoted-');
+    const store = await openStore({ uri: folder.path });
+    try {
+      await store.writeDocuments([
+        await markdownWrite('finch.md', '# Finches\n\nThe zebrafinch token is sung at dawn.\n'),
+        await markdownWrite('other.md', '# Other\n\nA token of something else entirely.\n'),
+      ]);
+      for (const query of ['"zebrafinch"', '"zebrafinch token"', '""zebrafinch""', 'the "zebrafinch token']) {
+        const results = await store.search(query);
+        assert.ok(results.length > 0, `results for ${query}`);
+        assert.ok(results[0].uri.endsWith('finch.md'), `first result for ${query}`);
+      }
+      assert.deepEqual(await store.search('"'), []);
+      assert.deepEqual(await store.search('" "'), []);
+    } finally {
+      await store.close();
+      folder.cleanup();
+    }
+  });
+});

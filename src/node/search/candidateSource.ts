@@ -1,0 +1,19 @@
+import type { StoredItem } from '../../core/model/search';
+import type { DocumentState, StoredChunkFields } from '../store/schema';
+import type { ChunkCandidate } from '../store/storeReader';
+
+/** What the search engine needs from an index: candidates, rows by id, item windows, document states. */
+export interface CandidateSource {
+  /** Throws the typed "rebuild needed" error when the index cannot be read. */
+  assertUsable(): void;
+  /** True when chunks carry vectors of the configured embedder. */
+  readonly hasVectors: boolean;
+  readonly vectorDimensions: number | undefined;
+  documentStates(): Promise<Map<string, DocumentState>>;
+  /** Ids of the documents a SQL condition over document columns selects (a bad condition is a typed error). */
+  documentIdsMatching(filter: string): Promise<Set<string>>;
+  fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options?: { withRows?: boolean }): Promise<ChunkCandidate[]>;
+  vectorCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]>;
+  chunkRowsByIds(chunkIds: readonly string[]): Promise<Map<string, StoredChunkFields>>;
+  itemsInWindows(windows: ReadonlyMap<string, readonly [number, number]>): Promise<Map<string, StoredItem[]>>;
+}

@@ -1,0 +1,247 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HaikuError, throwIfAborted } from '../../core/errors';
+import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
+import { parseDocumentFilter } from '../../core/search/documentFilter';
+import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
+import { fullTextQueryTerms } from './fullTextQuery';
+import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, sqlIn, sqlString, type DocumentState, type StoredChunkFields } from './schema';
+import type { StoreTables } from './storeTables';
+
+/** Up to this many documents, `documentsMissingRows` queries their rows by id instead of scanning the tables. */
+const MISSING_ROWS_LOOKUP_MAX_IDS = 500;
+
+/** A full-text or vector candidate with the chunk row (full text) or only its id (vector cache). */
+export interface ChunkCandidate {
+  chunkId: string;
+  score: number;
+  row?: StoredChunkFields;
+}
+
+export interface StoreStats {
+  documents: number;
+  chunks: number;
+}
+
+export interface StoreReaderOptions {
+  /** Rows of this process's vector cache, consulted before LanceDB. */
+  residentRow: (chunkId: string) => StoredChunkFields | undefined;
+  /** Brings the FTS index up to date with this process's writes before a full-text query. */
+  beforeFullTextQuery: () => Promise<void>;
+}
+
+/**
+ * Reads documents and chunks. Only rows of a document's current generation count; the document states
+ * (everything but the content) are cached until this process writes or `invalidate()` is called.
+ */
+export class StoreReader {
+  private readonly tables: StoreTables;
+  private readonly options: StoreReaderOptions;
+  private documentsCache: Map<string, DocumentState> | undefined;
+
+  constructor(tables: StoreTables, options: StoreReaderOptions) {
+    this.tables = tables;
+    this.options = options;
+  }
+
+  invalidate(): void {
+    this.documentsCache = undefined;
+  }
+
+  /** Every stored document's state (no content), cached until this store writes. */
+  async documentStates(): Promise<Map<string, DocumentState>> {
+    if (!this.documentsCache) {
+      const rows = await plainRows<DocumentState>(this.tables.documents.query().select(DOCUMENT_SUMMARY_COLUMNS));
+      const cache = new Map<string, DocumentState>();
+      for (const row of rows) {
+        cache.set(row.id, plainDocumentState(row));
+      }
+      this.documentsCache = cache;
+    }
+    return this.documentsCache;
+  }
+
+  async listDocuments(options: { filter?: string; abortSignal?: AbortSignal } = {}): Promise<DocumentSummary[]> {
+    throwIfAborted(options.abortSignal, 'Listing documents');
+    const states = await this.documentStates();
+    const allowed = options.filter ? await this.documentIdsMatching(options.filter) : undefined;
+    return [...states.values()]
+      .filter((state) => !allowed || allowed.has(state.id))
+      .sort((left, right) => left.relative_path.localeCompare(right.relative_path))
+      .map(documentSummary);
+  }
+
+  async getDocument(documentId: string, options: { filter?: string } = {}): Promise<DocumentSummary | undefined> {
+    const state = (await this.documentStates()).get(documentId);
+    if (!state) {
+      return undefined;
+    }
+    if (options.filter && !(await this.documentIdsMatching(options.filter)).has(documentId)) {
+      return undefined;
+    }
+    return documentSummary(state);
+  }
+
+  /** A document by id, by its root-relative path, or by a `file://` URI or absolute path. */
+  async findDocument(reference: string): Promise<DocumentSummary | undefined> {
+    const states = await this.documentStates();
+    const direct = states.get(reference);
+    if (direct) {
+      return documentSummary(direct);
+    }
+    const normalized = reference.replace(/\\/g, '/').replace(/^\.\//, '');
+    for (const state of states.values()) {
+      if (state.relative_path === normalized || state.uri === reference || uriPath(state.uri) === path.resolve(reference)) {
+        return documentSummary(state);
+      }
+    }
+    return undefined;
+  }
+
+  async getDocumentContent(documentId: string): Promise<string | undefined> {
+    const rows = await plainRows<{ content: string }>(this.tables.documents.query().where(`id = ${sqlString(documentId)}`).select(['content']));
+    return rows.length > 0 ? String(rows[0].content) : undefined;
+  }
+
+  async getChunks(chunkIds: string[], options: { filter?: string } = {}): Promise<ChunkRecord[]> {
+    const rows = await this.chunkRowsByIds(chunkIds);
+    const allowed = options.filter ? await this.documentIdsMatching(options.filter) : undefined;
+    const states = await this.documentStates();
+    const records: ChunkRecord[] = [];
+    for (const chunkId of chunkIds) {
+      const row = rows.get(chunkId);
+      const state = row && states.get(row.document_id);
+      if (row && state && (!allowed || allowed.has(row.document_id))) {
+        records.push(chunkRecord(row, state));
+      }
+    }
+    return records;
+  }
+
+  /** Live chunk rows by id (rows of superseded generations are left out). */
+  async chunkRowsByIds(chunkIds: readonly string[]): Promise<Map<string, StoredChunkFields>> {
+    const result = new Map<string, StoredChunkFields>();
+    const ids: string[] = [];
+    for (const id of new Set(chunkIds)) {
+      const resident = this.options.residentRow(id);
+      if (resident) {
+        result.set(id, resident);
+      } else {
+        ids.push(id);
+      }
+    }
+    if (ids.length === 0) {
+      return result;
+    }
+    const states = await this.documentStates();
+    const rows = await plainRows<StoredChunkFields>(this.tables.chunks.query().where(sqlIn('id', ids)).select(CHUNK_RESULT_COLUMNS));
+    for (const row of rows) {
+      if (states.get(row.document_id)?.generation === row.generation) {
+        result.set(row.id, plainChunkFields(row));
+      }
+    }
+    return result;
+  }
+
+  /** Ids of the documents a SQL WHERE clause over document columns selects; a bad clause is a typed error. */
+  async documentIdsMatching(filter: string): Promise<Set<string>> {
+    const condition = parseDocumentFilter(filter);
+    let rows: Array<{ id: string }>;
+    try {
+      rows = await plainRows<{ id: string }>(this.tables.documents.query().where(condition).select(['id']));
+    } catch (error) {
+      throw new HaikuError('invalid_filter', `The filter \`${filter}\` is not a valid SQL condition over document columns (id, uri, relative_path, title, format, metadata, created_at, updated_at): ${lanceReason(error)}`, { cause: error });
+    }
+    const states = await this.documentStates();
+    return new Set(rows.map((row) => String(row.id)).filter((id) => states.has(id)));
+  }
+
+  /**
+   * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given.
+   * `withRows: false` returns ids and scores only (hybrid search fetches rows for the fused top results alone).
+   */
+  async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options: { withRows?: boolean } = {}): Promise<ChunkCandidate[]> {
+    const withRows = options.withRows ?? true;
+    const terms = fullTextQueryTerms(query);
+    if (terms.length === 0) {
+      return [];
+    }
+    await this.options.beforeFullTextQuery();
+    const states = await this.documentStates();
+    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    let fetch = limit;
+    // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
+    // fetch more when that left us short, so `limit` is honoured.
+    for (let attempt = 0; ; attempt++) {
+      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] });
+      if (where) {
+        builder = builder.where(where);
+      }
+      const columns = withRows ? [...CHUNK_RESULT_COLUMNS, '_score'] : ['id', 'document_id', 'generation', '_score'];
+      const rows = await plainRows<StoredChunkFields & { _score: number }>(builder.select(columns).limit(fetch));
+      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      if (live.length >= limit || rows.length < fetch || attempt >= 4) {
+        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: Number(row._score), row: withRows ? plainChunkFields(row) : undefined }));
+      }
+      fetch = fetch * 2 + (rows.length - live.length);
+    }
+  }
+
+  /**
+   * Documents whose current generation lost rows it should have (chunk rows, or item rows), e.g. deleted by
+   * a concurrent writer of an older version: `index` re-converts them even when their files are unchanged.
+   * Documents written before the counts were recorded count as damaged when they have content but no rows.
+   */
+  async documentsMissingRows(documentIds?: readonly string[]): Promise<Set<string>> {
+    const allStates = await this.documentStates();
+    const states = documentIds ? new Map(documentIds.flatMap((id) => (allStates.has(id) ? [[id, allStates.get(id)!] as const] : []))) : allStates;
+    if (states.size === 0) {
+      return new Set();
+    }
+    // A few documents (the watcher's one-file run) are looked up by id; many are cheaper as one scan.
+    const where = states.size <= MISSING_ROWS_LOOKUP_MAX_IDS ? sqlIn('document_id', states.keys()) : undefined;
+    const liveDocuments = async (table: StoreTables['chunks']): Promise<Set<string>> => {
+      const query = table.query().select(['document_id', 'generation']);
+      const rows = await plainRows<{ document_id: string; generation: string }>(where ? query.where(where) : query);
+      return new Set(rows.filter((row) => states.get(String(row.document_id))?.generation === String(row.generation)).map((row) => String(row.document_id)));
+    };
+    const [withChunks, withItems] = await Promise.all([liveDocuments(this.tables.chunks), liveDocuments(this.tables.items)]);
+    const damaged = new Set<string>();
+    const withoutCounts: string[] = [];
+    for (const state of states.values()) {
+      const counts = parseJson<{ chunkCount?: number; itemCount?: number }>(state.metadata, {});
+      if (counts.chunkCount === undefined || counts.itemCount === undefined) {
+        if (!withChunks.has(state.id) && !withItems.has(state.id)) {
+          withoutCounts.push(state.id);
+        }
+      } else if ((counts.chunkCount > 0 && !withChunks.has(state.id)) || (counts.itemCount > 0 && !withItems.has(state.id))) {
+        damaged.add(state.id);
+      }
+    }
+    if (withoutCounts.length > 0) {
+      const rows = await plainRows<{ id: string }>(this.tables.documents.query().where(`${sqlIn('id', withoutCounts)} AND content != ''`).select(['id']));
+      for (const row of rows) {
+        damaged.add(String(row.id));
+      }
+    }
+    return damaged;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const states = await this.documentStates();
+    const generations = [...new Set([...states.values()].map((state) => state.generation))];
+    const chunks = generations.length === 0 ? 0 : await this.tables.chunks.countRows(sqlIn('generation', generations));
+    return { documents: states.size, chunks };
+  }
+}
+
+function uriPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) {
+    return undefined;
+  }
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}

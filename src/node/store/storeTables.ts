@@ -1,0 +1,224 @@
+import './lanceEnvironment';
+import * as path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { HaikuError } from '../../core/errors';
+import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
+import { plainRows, plainSettings } from './arrowRows';
+import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TABLE, itemsSchema, settingsSchema, SETTINGS_TABLE, type SettingsRow } from './schema';
+
+/** True for URIs such as `s3://…` and `file://…`; false for folder paths. */
+export function hasUriScheme(uri: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
+}
+
+/** The four tables' names, in the order they are opened and dropped. */
+export const STORE_TABLES = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTINGS_TABLE];
+
+/** LanceDB's name for the index on `search_text`. */
+export const FULL_TEXT_INDEX_NAME = 'search_text_idx';
+
+/** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
+export function fullTextIndexConfig(): lancedb.Index {
+  return lancedb.Index.fts({
+    withPosition: false,
+    baseTokenizer: 'simple',
+    language: 'English',
+    stem: true,
+    removeStopWords: true,
+    asciiFolding: true,
+    lowercase: true,
+  });
+}
+
+/**
+ * The connection, the four tables and the settings row, with the checks that decide whether this version of
+ * Haiku can read (layout, chunker) and write (embedder) the index.
+ */
+export class StoreTables {
+  readonly uri: string;
+  readonly connection: lancedb.Connection;
+  readonly embedder: Embedder | undefined;
+  documents!: lancedb.Table;
+  chunks!: lancedb.Table;
+  items!: lancedb.Table;
+  settingsTable!: lancedb.Table;
+  settings: SettingsRow | undefined;
+  rebuildReason: string | undefined;
+  writeBlockedReason: string | undefined;
+  closed = false;
+
+  constructor(connection: lancedb.Connection, uri: string, embedder: Embedder | undefined) {
+    this.connection = connection;
+    this.uri = uri;
+    this.embedder = embedder;
+  }
+
+  /** Opens or creates the tables and checks the stored settings; `dimensions` is asked only when creating. */
+  async initialize(dimensions: () => Promise<number | undefined>, underLease: (work: () => Promise<void>) => Promise<void>): Promise<void> {
+    let names = new Set(await this.connection.tableNames());
+    if (!STORE_TABLES.some((name) => names.has(name))) {
+      // Created under the writer lease: two processes opening a new index at once make it once.
+      let created = false;
+      await underLease(async () => {
+        names = new Set(await this.connection.tableNames());
+        if (!STORE_TABLES.some((name) => names.has(name))) {
+          await this.createTables('[]', await dimensions());
+          created = true;
+        }
+      });
+      if (created) {
+        return;
+      }
+    }
+    const present = STORE_TABLES.filter((name) => names.has(name));
+    await this.openExistingTables(names);
+    // The settings row is read even from an incomplete index: its roots are what `rebuild` re-indexes.
+    await this.reloadSettings();
+    if (present.length < STORE_TABLES.length) {
+      // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
+      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${STORE_TABLES.filter((name) => !names.has(name)).join(', ')}).`;
+    }
+  }
+
+  /** Re-reads the settings row (another writer may have changed the roots) and checks it. */
+  async reloadSettings(): Promise<void> {
+    if (!this.settingsTable) {
+      return;
+    }
+    const rows = await plainRows<SettingsRow>(this.settingsTable.query());
+    if (rows.length === 0) {
+      this.rebuildReason = `The index at ${this.uri} has no settings row.`;
+      return;
+    }
+    this.settings = plainSettings(rows[0]);
+    this.rebuildReason = undefined;
+    this.writeBlockedReason = undefined;
+    this.checkSettings(this.settings);
+  }
+
+  private checkSettings(settings: SettingsRow): void {
+    if (settings.schema_version !== SCHEMA_VERSION) {
+      this.rebuildReason = `The index at ${this.uri} uses table layout v${settings.schema_version}; this version of Haiku needs v${SCHEMA_VERSION}.`;
+    } else if (settings.chunker_version !== CHUNKER_VERSION) {
+      this.rebuildReason = `The index at ${this.uri} was chunked by chunker v${settings.chunker_version}; this version of Haiku chunks with v${CHUNKER_VERSION}.`;
+    } else if (this.embedder && (settings.embedder_id !== this.embedder.id || (this.embedder.dimensions > 0 && settings.embedder_dimensions !== this.embedder.dimensions))) {
+      const stored = settings.embedder_id ? `embedder ${settings.embedder_id} (${settings.embedder_dimensions} dimensions)` : 'no embedder (full text only)';
+      this.rebuildReason = `The index at ${this.uri} was built with ${stored}; the configured embedder is ${this.embedder.id} (${this.embedder.dimensions} dimensions).`;
+    } else if (!this.embedder && settings.embedder_id) {
+      // Full-text search still works; writing would leave chunks without vectors.
+      this.writeBlockedReason = `The index at ${this.uri} was built with embedder ${settings.embedder_id}, which is not configured now. Configure it again, or run \`haiku rebuild\` to re-index for full text only.`;
+    }
+  }
+
+  /** Throws the typed "rebuild needed" error when the stored layout does not match this version. */
+  assertUsable(): void {
+    if (this.rebuildReason) {
+      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Run \`haiku rebuild\` (VS Code: "Haiku: Rebuild Index") to re-index everything.`);
+    }
+  }
+
+  /** Throws the typed error that explains why this store cannot take writes (layout, embedder, closed). */
+  assertWritable(): void {
+    this.assertUsable();
+    if (this.writeBlockedReason) {
+      throw new HaikuError('rebuild_needed', this.writeBlockedReason);
+    }
+    if (this.closed) {
+      throw new HaikuError('invalid_settings', 'The index was closed; open it again before writing.');
+    }
+  }
+
+  private async openExistingTables(names: Set<string>): Promise<void> {
+    const open = async (name: string) => (names.has(name) ? this.connection.openTable(name) : undefined);
+    this.documents = (await open(DOCUMENTS_TABLE)) as lancedb.Table;
+    this.chunks = (await open(CHUNKS_TABLE)) as lancedb.Table;
+    this.items = (await open(ITEMS_TABLE)) as lancedb.Table;
+    this.settingsTable = (await open(SETTINGS_TABLE)) as lancedb.Table;
+  }
+
+  /**
+   * Creates the tables empty (replacing any). The settings table goes first, with the roots, so a process
+   * killed anywhere after it has started still knows what to re-index.
+   */
+  async createTables(rootsJson: string, dimensions: number | undefined): Promise<void> {
+    const overwrite = { mode: 'overwrite' as const };
+    const now = new Date().toISOString();
+    const settings: SettingsRow = {
+      id: 'settings',
+      schema_version: SCHEMA_VERSION,
+      chunker_version: CHUNKER_VERSION,
+      embedder_id: this.embedder?.id ?? null,
+      embedder_dimensions: dimensions ?? null,
+      roots: rootsJson,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.writeSettingsRow(settings);
+    this.documents = await this.connection.createEmptyTable(DOCUMENTS_TABLE, documentsSchema(), overwrite);
+    this.chunks = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), overwrite);
+    this.items = await this.connection.createEmptyTable(ITEMS_TABLE, itemsSchema(), overwrite);
+    // Indexes on the empty tables: rows added later are searchable at once (flat search over the
+    // unindexed part) and `optimize()` folds them in.
+    await this.chunks.createIndex('search_text', { config: fullTextIndexConfig() });
+    await this.chunks.createIndex('document_id', { config: lancedb.Index.btree() });
+    await this.chunks.createIndex('id', { config: lancedb.Index.btree() });
+    await this.items.createIndex('document_id', { config: lancedb.Index.btree() });
+    await this.documents.createIndex('id', { config: lancedb.Index.btree() });
+    this.rebuildReason = undefined;
+    this.writeBlockedReason = undefined;
+  }
+
+  /** Replaces the settings row in one commit when the table exists (a kill never leaves it missing), else creates it. */
+  private async writeSettingsRow(settings: SettingsRow): Promise<void> {
+    const row = [{ ...settings }] as unknown as Array<Record<string, unknown>>;
+    if (this.settingsTable) {
+      try {
+        await this.settingsTable.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(row);
+        this.settings = settings;
+        return;
+      } catch {
+        // A settings table of another layout: replaced whole below.
+      }
+    }
+    this.settingsTable = await this.connection.createTable(SETTINGS_TABLE, row, { mode: 'overwrite', schema: settingsSchema() });
+    this.settings = settings;
+  }
+
+  /** Drops the data tables; the settings row (with the roots) is replaced, never dropped, by `createTables`. */
+  async dropDataTables(): Promise<void> {
+    for (const name of await this.connection.tableNames()) {
+      if (name !== SETTINGS_TABLE && STORE_TABLES.includes(name)) {
+        await this.connection.dropTable(name);
+      }
+    }
+  }
+
+  /** Moves every table handle to the latest version on disk; true when another process changed one. */
+  async checkoutLatest(): Promise<boolean> {
+    let changed = false;
+    for (const table of [this.documents, this.chunks, this.items, this.settingsTable]) {
+      if (!table) {
+        continue;
+      }
+      const before = await table.version();
+      await table.checkoutLatest();
+      changed ||= (await table.version()) !== before;
+    }
+    return changed;
+  }
+
+  /** A table's `.lance` folder on the local disk; undefined for object storage. */
+  localTableFolder(name: string): string | undefined {
+    return hasUriScheme(this.uri) ? undefined : path.join(this.uri, `${name}.lance`);
+  }
+
+  /** Current LanceDB version of each data table. */
+  async versions(): Promise<Record<string, number>> {
+    return {
+      documents: await this.documents.version(),
+      chunks: await this.chunks.version(),
+      document_items: await this.items.version(),
+    };
+  }
+}

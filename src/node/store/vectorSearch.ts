@@ -1,0 +1,133 @@
+import { CHUNK_RESULT_COLUMNS, sqlIn, type DocumentState, type StoredChunkFields } from './schema';
+import { plainChunkFields, plainRows } from './arrowRows';
+import { ResidentRows } from './residentRows';
+import type { ChunkCandidate } from './storeReader';
+import type { StoreTables } from './storeTables';
+import { VectorCache } from './vectorCache';
+
+type VectorCacheState = { kind: 'unloaded' } | { kind: 'loaded'; cache: VectorCache } | { kind: 'too_large' };
+
+export interface VectorSearchOptions {
+  /** Above this many bytes of vectors, vector search scans in LanceDB instead of the resident cache. */
+  vectorCacheMaxBytes: number;
+  /** Above this many bytes of chunk rows, vector results are fetched from LanceDB per query. */
+  residentRowsMaxBytes: number;
+}
+
+/**
+ * Nearest-chunk search: an exact dot-product scan over a resident copy of the vectors (`VectorCache`) while
+ * it fits its budget, LanceDB's brute-force scan above it; the result fields of every chunk stay resident
+ * beside the vectors while they fit theirs. Both follow this process's writes.
+ */
+export class VectorSearch {
+  private readonly tables: StoreTables;
+  private readonly documentStates: () => Promise<Map<string, DocumentState>>;
+  private readonly options: VectorSearchOptions;
+  private state: VectorCacheState = { kind: 'unloaded' };
+  /** Loaded with the vector cache when the rows fit `residentRowsMaxBytes`. */
+  private residentRows: ResidentRows | undefined;
+
+  constructor(tables: StoreTables, documentStates: () => Promise<Map<string, DocumentState>>, options: VectorSearchOptions) {
+    this.tables = tables;
+    this.documentStates = documentStates;
+    this.options = options;
+  }
+
+  invalidate(): void {
+    this.state = { kind: 'unloaded' };
+    this.residentRows = undefined;
+  }
+
+  residentRow(chunkId: string): StoredChunkFields | undefined {
+    return this.residentRows?.get(chunkId);
+  }
+
+  /** Follows a write of this process: the document's vectors and result fields replace its old ones. */
+  setDocument(documentId: string, chunkIds: readonly string[], vectors: readonly Float32Array[], rows: readonly StoredChunkFields[]): void {
+    if (this.state.kind === 'loaded') {
+      this.state.cache.setDocument(documentId, chunkIds, vectors);
+    }
+    if (this.residentRows && !this.residentRows.setDocument(documentId, rows)) {
+      this.residentRows = undefined;
+    }
+  }
+
+  removeDocument(documentId: string): void {
+    if (this.state.kind === 'loaded') {
+      this.state.cache.removeDocument(documentId);
+    }
+    this.residentRows?.removeDocument(documentId);
+  }
+
+  /** Nearest chunks by dot product (vectors are unit length), best first. */
+  async vectorCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
+    const cache = await this.vectorCache();
+    if (cache) {
+      return cache.search(vector, limit, allowedDocumentIds);
+    }
+    const states = await this.documentStates();
+    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    let fetch = limit;
+    for (let attempt = 0; ; attempt++) {
+      let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot');
+      if (where) {
+        builder = builder.where(where);
+      }
+      const rows = await plainRows<{ id: string; document_id: string; generation: string; _distance: number }>(builder.select(['id', 'document_id', 'generation', '_distance']).limit(fetch));
+      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      if (live.length >= limit || rows.length < fetch || attempt >= 4) {
+        // Lance's dot distance is 1 − a·b.
+        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance) }));
+      }
+      fetch = fetch * 2 + (rows.length - live.length);
+    }
+  }
+
+  /** The resident vector cache, loaded on first use; undefined without vectors or above its budget. */
+  private async vectorCache(): Promise<VectorCache | undefined> {
+    const dimensions = this.tables.settings?.embedder_dimensions;
+    if (!dimensions || this.state.kind === 'too_large') {
+      return undefined;
+    }
+    if (this.state.kind === 'loaded') {
+      return this.state.cache;
+    }
+    const rowCount = await this.tables.chunks.countRows();
+    if (rowCount * dimensions * 4 > this.options.vectorCacheMaxBytes) {
+      this.state = { kind: 'too_large' };
+      return undefined;
+    }
+    const states = await this.documentStates();
+    // Result fields come along only when they can plausibly fit the budget (rows of at least ~1 KiB).
+    const withRows = rowCount <= this.options.residentRowsMaxBytes / 1024;
+    const table = await this.tables.chunks.query().select(withRows ? [...CHUNK_RESULT_COLUMNS, 'vector'] : ['id', 'document_id', 'generation', 'vector']).toArrow();
+    const byDocument = new Map<string, { ids: string[]; rows: StoredChunkFields[]; vectors: Float32Array[] }>();
+    const column = (name: string) => table.getChild(name)!;
+    const columns = Object.fromEntries((withRows ? CHUNK_RESULT_COLUMNS : ['id', 'document_id', 'generation']).map((name) => [name, column(name)]));
+    const vectors = column('vector');
+    for (let row = 0; row < table.numRows; row++) {
+      const documentId = String(columns.document_id.get(row));
+      if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
+        continue;
+      }
+      const entry = byDocument.get(documentId) ?? { ids: [], rows: [], vectors: [] };
+      entry.ids.push(String(columns.id.get(row)));
+      if (withRows) {
+        entry.rows.push(plainChunkFields(Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields));
+      }
+      entry.vectors.push((vectors.get(row) as { toArray(): Float32Array }).toArray());
+      byDocument.set(documentId, entry);
+    }
+    const cache = new VectorCache(dimensions, rowCount);
+    let resident: ResidentRows | undefined = withRows ? new ResidentRows(this.options.residentRowsMaxBytes) : undefined;
+    for (const [documentId, entry] of byDocument) {
+      cache.setDocument(documentId, entry.ids, entry.vectors);
+      if (resident && !resident.setDocument(documentId, entry.rows)) {
+        resident = undefined;
+      }
+    }
+    this.state = { kind: 'loaded', cache };
+    this.residentRows = resident;
+    return cache;
+  }
+}

@@ -1,0 +1,95 @@
+import { errorMessage } from '../../core/errors';
+import { COMMIT_CONFLICT_ATTEMPTS } from '../../core/limits';
+import type { HeldLease, LeaseWaitOptions, WriterLease } from './writerLease';
+
+export interface WriteQueueOptions {
+  lease: WriterLease;
+  /** Called right after the lease is taken, and before retrying a conflicted step: re-reads what other writers changed. */
+  revalidate: (options: { force: boolean }) => Promise<void>;
+  /** Where the "waiting for another writer" message goes. */
+  onWait?: (message: string) => void;
+}
+
+/**
+ * Runs write work one step at a time, so `optimize` never races a write in this process, and under the
+ * writer lease, so no other process writes meanwhile. A step LanceDB rejects with a retryable commit
+ * conflict (another writer without a lease, e.g. on object storage) runs again after re-validation.
+ */
+export class WriteQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly options: WriteQueueOptions;
+  private holders = 0;
+  private held: Promise<HeldLease> | undefined;
+
+  constructor(options: WriteQueueOptions) {
+    this.options = options;
+  }
+
+  get exclusive(): boolean {
+    return this.options.lease.exclusive;
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const step = () => this.holdLease(() => this.retryOnConflict(work));
+    const next = this.tail.then(step, step);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Holds the lease across `work` (an index run: scan, compare, write, remove, optimize), so what it read
+   * stays true until it has written. Nested holds and the steps inside share the one lease.
+   */
+  async holdLease<T>(work: () => Promise<T>, options: LeaseWaitOptions = {}): Promise<T> {
+    this.holders++;
+    try {
+      if (!this.held) {
+        this.held = this.acquire(options);
+      }
+      await this.held;
+      return await work();
+    } finally {
+      this.holders--;
+      if (this.holders === 0 && this.held) {
+        const held = this.held;
+        this.held = undefined;
+        await (await held.catch(() => undefined))?.release();
+      }
+    }
+  }
+
+  private async acquire(options: LeaseWaitOptions): Promise<HeldLease> {
+    const held = await this.options.lease.acquire({ onWait: this.options.onWait, ...options });
+    try {
+      await this.options.revalidate({ force: false });
+    } catch (error) {
+      await held.release();
+      throw error;
+    }
+    return held;
+  }
+
+  private async retryOnConflict<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (attempt >= COMMIT_CONFLICT_ATTEMPTS || !isCommitConflict(error)) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (1 + Math.random())));
+        await this.options.revalidate({ force: true });
+      }
+    }
+  }
+
+  /** Settles when every queued step has. */
+  async drain(): Promise<void> {
+    await this.tail;
+  }
+}
+
+/** LanceDB 0.31.0: "Retryable commit conflict for version N: This CreateIndex transaction was preempted by …". */
+export function isCommitConflict(error: unknown): boolean {
+  return /retryable commit conflict|commit conflict/i.test(errorMessage(error));
+}
