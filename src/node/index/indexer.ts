@@ -3,7 +3,6 @@ import * as fs from 'node:fs';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { isPathInside } from '../../core/pathContainment';
 import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';

@@ -47,5 +47,7 @@ export class ResidentRows {
 
 /** Rough memory of one row: UTF-16 strings plus object overhead. */
 function rowBytes(row: StoredChunkFields): number {
-  return 2 * (row.id.length + row.document_id.length + row.generation.length + row.content.length + row.doc_item_refs.length + row.labels.length + row.headings.length + row.page_numbers.length + (row.source_range?.length ?? 0)) + 160;
+  const characters = row.id.length + row.document_id.length + row.generation.length + row.content.length + row.doc_item_refs.length
+    + row.labels.length + row.headings.length + row.page_numbers.length + (row.source_range?.length ?? 0);
+  return 2 * characters + 160;
 }
