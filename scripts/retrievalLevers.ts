@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { reciprocalRankFusion } from '../src/core/search/rankFusion';
 import { openStore } from '../src/node/store/lanceStore';
-import { evaluateRuns } from './retrievalMetrics';
+import { evaluateRuns, ndcgAtK } from './retrievalMetrics';
 import { documentFrequencies, normaliseQuestion, queryTerms, relevanceModelTerms, tokenize, QUESTION_WORDS } from './retrievalLeverText';
 import { indexScifact, loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder } from './scifactCorpus';
 
@@ -43,6 +43,7 @@ const VIEWS = {
   body: { stem: true, removeStopWords: true },
   text_title2: { stem: true, removeStopWords: true },
   text_title3: { stem: true, removeStopWords: true },
+  text_title2_unstemmed: { stem: false, removeStopWords: true },
 } as const;
 type View = keyof typeof VIEWS;
 
@@ -89,6 +90,28 @@ async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, w
 
 function documentsOf(hits: readonly Hit[]): string[] {
   return [...new Set(hits.map((hit) => hit.document))];
+}
+
+/**
+ * Two-sided paired randomisation test of a mean per-query difference (signs flipped at random, 10,000
+ * rounds, seeded so reruns agree): how often chance alone gives a mean at least this far from zero.
+ */
+function pairedRandomisationP(differences: readonly number[]): number {
+  const observed = Math.abs(differences.reduce((sum, difference) => sum + difference, 0));
+  let state = 0x9e3779b9;
+  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rounds = 10_000;
+  let extreme = 0;
+  for (let round = 0; round < rounds; round++) {
+    let sum = 0;
+    for (const difference of differences) {
+      sum += random() < 0.5 ? difference : -difference;
+    }
+    if (Math.abs(sum) >= observed - 1e-12) {
+      extreme++;
+    }
+  }
+  return (extreme + 1) / (rounds + 1);
 }
 
 async function main(): Promise<void> {
@@ -147,6 +170,7 @@ async function main(): Promise<void> {
           // A heading copy: the trail repeated before the content (searchText has it once).
           text_title2: `${title}\n${row.searchText}`,
           text_title3: `${title}\n${title}\n${row.searchText}`,
+          text_title2_unstemmed: `${title}\n${row.searchText}`,
         };
       }),
     );
@@ -235,6 +259,15 @@ async function main(): Promise<void> {
     for (const originalWeight of [0.3, 0.7]) {
       add('2 feedback', `RM3 weighted (λ ${originalWeight}), k 10, 10 terms`, async (query) => expanded(query, await search(query), 10, 10, 'weighted', 'text', originalWeight));
     }
+    // The grid above favours few documents and many terms, and every λ under 1 costs nDCG: probe lighter feedback.
+    for (const originalWeight of [0.8, 0.9]) {
+      add('2 feedback', `RM3 weighted (λ ${originalWeight}), k 3, 20 terms`, async (query) => expanded(query, await search(query), 3, 20, 'weighted', 'text', originalWeight));
+    }
+    add('2 feedback', 'RRF(original, expansion terms × 0.3), k 3, 20 terms', async (query) => {
+      const firstPass = await search(query);
+      const chosen = feedbackTerms(firstPass, 3, 20);
+      return fuse([{ hits: firstPass, weight: 1 }, { hits: await search(chosen.map((entry) => entry.term).join(' ')), weight: 0.3 }]);
+    });
 
     // 3. Question-style query normalisation.
     add('3 normalise', 'question words and punctuation stripped from questions', async (query) => documentsOf(await search(normaliseQuestion(query))));
@@ -249,13 +282,20 @@ async function main(): Promise<void> {
       fuse([{ hits: await search(query), weight: 1 }, { hits: await search(query, 'text_unstemmed'), weight: 1 }, { hits: await search(query, 'text_stop_words'), weight: 1 }]),
     );
 
+    // 5. Combinations of the levers that did not lose on their own: the heading copy with a second view / light feedback.
+    add('5 combined', 'heading copy ×2 + RRF(stemmed, unstemmed)', async (query) => fuse([{ hits: await search(query, 'text_title2'), weight: 1 }, { hits: await search(query, 'text_title2_unstemmed'), weight: 1 }]));
+    add('5 combined', 'heading copy ×2 + RRF(stemmed, unstemmed × 0.5)', async (query) => fuse([{ hits: await search(query, 'text_title2'), weight: 1 }, { hits: await search(query, 'text_title2_unstemmed'), weight: 0.5 }]));
+    add('5 combined', 'heading copy ×2 + question words stripped from every query', async (query) => documentsOf(await search(normaliseQuestion(`${query}?`), 'text_title2')));
+    add('5 combined', 'heading copy ×2 + RM3 weighted (λ 0.9), k 3, 20 terms', async (query) => expanded(query, await search(query, 'text_title2'), 3, 20, 'weighted', 'text_title2', 0.9));
+
     const only = values.only ? new RegExp(values.only) : undefined;
     const queryIds = [...qrels.keys()];
     const questionLike = queryIds.filter((id) => normaliseQuestion(queries.get(id)!) !== queries.get(id)).length;
     log(`queries reading as questions (lever 3 changes them): ${questionLike} of ${queryIds.length} (question words: ${QUESTION_WORDS.size})`);
     log('');
-    log('| lever | configuration | nDCG@10 | Recall@100 | ms/query |');
-    log('|---|---|---|---|---|');
+    log('| lever | configuration | nDCG@10 | Recall@100 | queries better / worse (nDCG@10) | p (paired, vs baseline) | ms/query |');
+    log('|---|---|---|---|---|---|---|');
+    let baselineNdcg: number[] | undefined;
     const results: Array<Record<string, unknown>> = [];
     for (const lever of levers) {
       if (only && !only.test(`${lever.lever} ${lever.name}`) && lever.lever !== 'baseline') {
@@ -265,8 +305,14 @@ async function main(): Promise<void> {
       const ranked = await mapConcurrently(queryIds, Number(values.concurrency), (id) => lever.run(queries.get(id)!));
       const elapsed = performance.now() - started;
       const metrics = evaluateRuns(new Map(queryIds.map((id, index) => [id, ranked[index]])), qrels);
-      results.push({ lever: lever.lever, name: lever.name, ndcgAt10: metrics.ndcgAt10, recallAt100: metrics.recallAt100 });
-      log(`| ${lever.lever} | ${lever.name} | ${metrics.ndcgAt10.toFixed(4)} | ${metrics.recallAt100.toFixed(4)} | ${(elapsed / queryIds.length).toFixed(1)} |`);
+      const perQuery = queryIds.map((id, index) => ndcgAtK([...new Set(ranked[index])], qrels.get(id)!, 10));
+      baselineNdcg ??= perQuery;
+      const differences = perQuery.map((value, index) => value - baselineNdcg![index]);
+      const better = differences.filter((difference) => difference > 1e-12).length;
+      const worse = differences.filter((difference) => difference < -1e-12).length;
+      const p = lever.lever === 'baseline' ? '' : pairedRandomisationP(differences).toFixed(3);
+      results.push({ lever: lever.lever, name: lever.name, ndcgAt10: metrics.ndcgAt10, recallAt100: metrics.recallAt100, better, worse, p });
+      log(`| ${lever.lever} | ${lever.name} | ${metrics.ndcgAt10.toFixed(4)} | ${metrics.recallAt100.toFixed(4)} | ${better} / ${worse} | ${p} | ${(elapsed / queryIds.length).toFixed(1)} |`);
     }
     if (values.json) {
       fs.writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
