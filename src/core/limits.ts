@@ -70,7 +70,7 @@ export const MAX_DOCUMENT_CHUNKS = 50_000;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 /** Default database folder, relative to the current folder (CLI). */
 export const DEFAULT_DATABASE_FOLDER = '.haiku';
 /** Files converted at once while indexing. */

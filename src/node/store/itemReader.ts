@@ -1,7 +1,7 @@
 import { ITEM_CACHE_MAX_ITEMS } from '../../core/limits';
 import type { StoredItem } from '../../core/model/search';
 import { plainRows } from './arrowRows';
-import { parseJson, sqlIn, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
+import { ITEM_COLUMNS, parseJson, sqlIn, sqlString, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
 import type { StoreTables } from './storeTables';
 
 /**
@@ -25,6 +25,26 @@ export class ItemReader {
     this.cachedItemCount = 0;
   }
 
+  /**
+   * The image of a picture item: its own bytes, or those of the item of the same document that holds identical
+   * bytes (stored once per digest). Undefined when the item is not a picture with an image.
+   */
+  async pictureBytes(documentId: string, selfRef: string): Promise<{ bytes: Uint8Array; mimeType: string; width: number; height: number } | undefined> {
+    const generation = (await this.documentStates()).get(documentId)?.generation;
+    if (!generation) {
+      return undefined;
+    }
+    const where = `document_id = ${sqlString(documentId)} AND generation = ${sqlString(generation)} AND picture IS NOT NULL`;
+    const rows = await plainRows<Pick<ItemRow, 'self_ref' | 'picture' | 'picture_data'>>(this.tables.items.query().where(where).select(['self_ref', 'picture', 'picture_data']));
+    const own = rows.find((row) => row.self_ref === selfRef);
+    const metadata = own ? parseJson<{ mimeType: string; width: number; height: number; digest: string } | undefined>(own.picture, undefined) : undefined;
+    if (!metadata) {
+      return undefined;
+    }
+    const holder = own?.picture_data ? own : rows.find((row) => row.picture_data && parseJson<{ digest?: string }>(row.picture, {}).digest === metadata.digest);
+    return holder?.picture_data ? { bytes: new Uint8Array(holder.picture_data), mimeType: metadata.mimeType, width: metadata.width, height: metadata.height } : undefined;
+  }
+
   async getDocumentItems(documentId: string): Promise<StoredItem[]> {
     return (await this.itemsForDocuments([documentId])).get(documentId) ?? [];
   }
@@ -38,7 +58,7 @@ export class ItemReader {
     const missing = [...windows.keys()].filter((documentId) => states.has(documentId) && this.itemCache.get(documentId)?.generation !== states.get(documentId)!.generation);
     if (missing.length > 0) {
       // Whole documents are read and cached: later searches hitting them need no query at all.
-      const rows = await plainRows<ItemRow>(this.tables.items.query().where(sqlIn('document_id', missing)));
+      const rows = await plainRows<ItemRow>(this.tables.items.query().where(sqlIn('document_id', missing)).select(ITEM_COLUMNS));
       const byDocument = new Map<string, StoredItem[]>(missing.map((documentId) => [documentId, []]));
       for (const row of rows) {
         if (states.get(row.document_id)?.generation === row.generation) {
@@ -97,7 +117,7 @@ export class ItemReader {
     const where = sqlIn('document_id', ids);
     const withChunkIds = options.withChunkIds ?? true;
     const [itemRows, chunkRows] = await Promise.all([
-      plainRows<ItemRow>(this.tables.items.query().where(where)),
+      plainRows<ItemRow>(this.tables.items.query().where(where).select(ITEM_COLUMNS)),
       withChunkIds
         ? plainRows<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>(this.tables.chunks.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']))
         : Promise.resolve([]),

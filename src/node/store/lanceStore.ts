@@ -208,6 +208,11 @@ export class LanceStore implements KnowledgeBase {
     return this.reader.getDocumentContent(documentId);
   }
 
+  /** A picture item's image (bytes never travel with items; see `ItemReader.pictureBytes`). */
+  pictureBytes(documentId: string, selfRef: string): Promise<{ bytes: Uint8Array; mimeType: string; width: number; height: number } | undefined> {
+    return this.items.pictureBytes(documentId, selfRef);
+  }
+
   getDocumentItems(documentId: string): Promise<StoredItem[]> {
     return this.items.getDocumentItems(documentId);
   }

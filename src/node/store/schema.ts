@@ -1,6 +1,6 @@
-import { Field, FixedSizeList, Float32, Float64, Int32, Schema, Utf8 } from 'apache-arrow';
+import { Binary, Field, FixedSizeList, Float32, Float64, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { Chunk } from '../../core/model/chunk';
-import type { DocumentItem, HaikuDocument, ItemLabel, SourceRange } from '../../core/model/document';
+import type { DocumentItem, HaikuDocument, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 import type { ChunkRecord, DocumentSummary, StoredItem } from '../../core/model/search';
 
 /*
@@ -73,8 +73,16 @@ export function itemsSchema(): Schema {
     new Field('tree_depth', new Int32(), false),
     new Field('source_range', new Utf8(), true),
     new Field('language', new Utf8(), true),
+    // PDF items: their boxes on the page (JSON `PageBox[]`), for highlights.
+    new Field('boxes', new Utf8(), true),
+    // Picture items: JSON metadata (mime type, size, digest) and the bytes, stored once per digest per document.
+    new Field('picture', new Utf8(), true),
+    new Field('picture_data', new Binary(), true),
   ]);
 }
+
+/** Item columns every reader takes: all but the picture bytes, which only `pictureBytes` reads. */
+export const ITEM_COLUMNS = ['document_id', 'generation', 'position', 'self_ref', 'label', 'text', 'heading_level', 'page_numbers', 'tree_depth', 'source_range', 'language', 'boxes', 'picture'];
 
 export function settingsSchema(): Schema {
   return new Schema([
@@ -143,6 +151,9 @@ export interface ItemRow {
   tree_depth: number;
   source_range: string | null;
   language: string | null;
+  boxes: string | null;
+  picture: string | null;
+  picture_data?: Uint8Array | null;
 }
 
 export interface SettingsRow {
@@ -221,6 +232,9 @@ export function itemRow(documentId: string, item: DocumentItem, generation: stri
     tree_depth: item.treeDepth,
     source_range: item.sourceRange ? JSON.stringify(item.sourceRange) : null,
     language: item.language ?? null,
+    boxes: item.boxes && item.boxes.length > 0 ? JSON.stringify(item.boxes) : null,
+    picture: item.picture ? JSON.stringify({ mimeType: item.picture.mimeType, width: item.picture.width, height: item.picture.height, digest: item.picture.digest }) : null,
+    picture_data: item.picture?.bytes ?? null,
   };
 }
 
@@ -289,6 +303,15 @@ export function storedItem(row: ItemRow, chunkIds: string[]): StoredItem {
   const sourceRange = row.source_range ? parseJson<SourceRange | undefined>(row.source_range, undefined) : undefined;
   if (sourceRange) {
     item.sourceRange = sourceRange;
+  }
+  const boxes = row.boxes ? parseJson<PageBox[]>(row.boxes, []) : [];
+  if (boxes.length > 0) {
+    item.boxes = boxes;
+  }
+  // Bytes are never read with items; `picture` says that the item has an image and what it is.
+  const picture = row.picture ? parseJson<Omit<PictureData, 'bytes'> | undefined>(row.picture, undefined) : undefined;
+  if (picture) {
+    item.picture = picture;
   }
   return item;
 }

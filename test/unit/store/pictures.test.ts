@@ -1,0 +1,65 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openStore } from '../../../src/node/store/lanceStore';
+import { corpusRoot } from '../../support/paths';
+import { runInProcess } from '../cli/cliHarness';
+
+async function decodePng(bytes: Uint8Array): Promise<{ width: number; height: number }> {
+  const { decode } = await import('fast-png');
+  return decode(bytes);
+}
+
+describe('pictures and boxes in the index', function () {
+  this.timeout(180_000);
+  let folder: string;
+
+  before(async () => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-store-pictures-'));
+    fs.mkdirSync(path.join(folder, 'docs'));
+    fs.copyFileSync(path.join(corpusRoot, 'pdf-docx/docling/picture_classification.pdf'), path.join(folder, 'docs', 'figures.pdf'));
+    fs.copyFileSync(path.join(corpusRoot, 'pdf-docx/docling/word_sample.docx'), path.join(folder, 'docs', 'duck.docx'));
+    const indexed = await runInProcess(['index', 'docs', '--quiet'], { cwd: folder });
+    assert.equal(indexed.code, 0, indexed.stderr);
+  });
+
+  after(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  it('keeps picture items with their page, caption neighbour, boxes and decodable bytes', async () => {
+    const store = await openStore({ uri: path.join(folder, '.haiku') });
+    try {
+      const documents = await store.listDocuments();
+      const pdf = documents.find((document) => document.relativePath === 'docs/figures.pdf')!;
+      const items = await store.getDocumentItems(pdf.id);
+      const pictures = items.filter((item) => item.label === 'picture');
+      assert.deepEqual(pictures.map((picture) => picture.pageNumbers), [[1], [2]]);
+      for (const picture of pictures) {
+        assert.equal(items[picture.position + 1].label, 'caption');
+        assert.ok(picture.boxes?.[0] && picture.boxes[0].width > 100, JSON.stringify(picture.boxes));
+        assert.equal(picture.picture?.bytes, undefined, 'bytes never travel with items');
+        const image = await store.pictureBytes(pdf.id, picture.selfRef);
+        assert.equal(image?.mimeType, 'image/png');
+        const decoded = await decodePng(image!.bytes);
+        assert.deepEqual([decoded.width, decoded.height], [image!.width, image!.height]);
+      }
+      assert.ok(items.filter((item) => item.label === 'paragraph').every((item) => (item.boxes?.length ?? 0) > 0), 'PDF text items keep their boxes');
+      const text = items.find((item) => item.label === 'paragraph')!;
+      assert.equal(await store.pictureBytes(pdf.id, text.selfRef), undefined);
+
+      const docx = documents.find((document) => document.relativePath === 'docs/duck.docx')!;
+      const duck = (await store.getDocumentItems(docx.id)).find((item) => item.label === 'picture')!;
+      assert.match(duck.text, /cartoon duck/);
+      assert.equal((await store.pictureBytes(docx.id, duck.selfRef))?.mimeType, 'image/png');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("finds a figure's chunk through its caption words", async () => {
+    const search = await runInProcess(['search', 'cute duckling', '--json'], { cwd: folder });
+    const hits = JSON.parse(search.stdout) as Array<{ relativePath: string; docItemRefs: string[] }>;
+    assert.equal(hits[0]?.relativePath, 'docs/duck.docx');
+    assert.ok(hits[0].docItemRefs.some((ref) => ref.startsWith('#/pictures/')), JSON.stringify(hits[0].docItemRefs));
+  });
+});
