@@ -103,6 +103,7 @@ function contentFromChunkRecord(record: ChunkRecord): CitationContent {
     headings: [...record.headings],
     content: record.content,
     docItemRefs: [...record.docItemRefs],
+    pictureRefs: [...(record.pictureRefs ?? [])],
     labels: [...record.labels],
     sourceRange: record.sourceRange,
   };

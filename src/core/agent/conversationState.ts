@@ -17,6 +17,8 @@ export interface Citation {
   /** The exact content the model saw (expanded search content, or the raw chunk when cited from the VFS). */
   content: string;
   docItemRefs: string[];
+  /** Pictures the cited content shows (see `pictureRefsOf`). */
+  pictureRefs: string[];
   labels: ItemLabel[];
   /** Where to jump in the source file. */
   sourceRange?: SourceRange;

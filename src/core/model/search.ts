@@ -51,6 +51,8 @@ export interface ChunkRecord {
   labels: ItemLabel[];
   pageNumbers: number[];
   docItemRefs: string[];
+  /** The pictures among (or captioned by) `docItemRefs`; their bytes come from the store on request. */
+  pictureRefs?: string[];
   sourceRange?: SourceRange;
 }
 

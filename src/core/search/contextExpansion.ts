@@ -2,6 +2,7 @@ import { unionSourceRanges } from '../chunker';
 import { EVIDENCE_ANCHOR_MIN_CHARS, EXPANSION_WINDOW_MARGIN, SMALL_SECTION_RATIO } from '../limits';
 import { NOISE_LABELS, type ItemLabel } from '../model/document';
 import type { SearchResult, StoredItem } from '../model/search';
+import { pictureRefsOf } from './pictureRefs';
 
 /** Items that open a section. */
 const SECTION_BOUNDARY_LABELS: ReadonlySet<ItemLabel> = new Set<ItemLabel>(['section_header', 'title']);
@@ -261,6 +262,7 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
     ...anchor,
     content,
     docItemRefs: refs,
+    pictureRefs: pictureRefsOf(refs, [...itemByPosition.values()]),
     labels,
     pageNumbers,
     score: Math.max(...group.map((result) => result.score)),

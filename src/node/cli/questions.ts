@@ -139,6 +139,7 @@ export function citationJson(citation: Citation) {
     page_numbers: citation.pageNumbers,
     content: citation.content,
     source_range: citation.sourceRange ?? null,
+    picture_refs: citation.pictureRefs,
   };
 }
 

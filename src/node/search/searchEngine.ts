@@ -122,23 +122,7 @@ export class SearchEngine {
         continue;
       }
       const record = chunkRecord(row, state);
-      const result: SearchResult = {
-        chunkId: record.chunkId,
-        documentId: record.documentId,
-        uri: record.uri,
-        title: record.title,
-        content: record.content,
-        headings: record.headings,
-        labels: record.labels,
-        pageNumbers: record.pageNumbers,
-        docItemRefs: record.docItemRefs,
-        score: entry.score,
-        rank: results.length + 1,
-      };
-      if (record.sourceRange) {
-        result.sourceRange = record.sourceRange;
-      }
-      results.push(result);
+      results.push({ ...record, score: entry.score, rank: results.length + 1 });
     }
     if (options.expand && results.length > 0) {
       // Expansion decides everything inside ±EXPANSION_WINDOW_MARGIN positions of a document's matches,

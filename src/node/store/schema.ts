@@ -2,6 +2,7 @@ import { Binary, Field, FixedSizeList, Float32, Float64, Int32, Schema, Utf8 } f
 import type { Chunk } from '../../core/model/chunk';
 import type { DocumentItem, HaikuDocument, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 import type { ChunkRecord, DocumentSummary, StoredItem } from '../../core/model/search';
+import { pictureRefsOf } from '../../core/search/pictureRefs';
 
 /*
  * Table layout. Rows are written as plain objects against these explicit schemas, so the apache-arrow
@@ -281,6 +282,7 @@ export function chunkRecord(row: StoredChunkFields, document: Pick<DocumentState
     pageNumbers: parseJson<number[]>(row.page_numbers, []),
     docItemRefs: parseJson<string[]>(row.doc_item_refs, []),
   };
+  record.pictureRefs = pictureRefsOf(record.docItemRefs);
   const sourceRange = row.source_range ? parseJson<SourceRange | undefined>(row.source_range, undefined) : undefined;
   if (sourceRange) {
     record.sourceRange = sourceRange;

@@ -58,8 +58,12 @@ describe('pictures and boxes in the index', function () {
 
   it("finds a figure's chunk through its caption words", async () => {
     const search = await runInProcess(['search', 'cute duckling', '--json'], { cwd: folder });
-    const hits = JSON.parse(search.stdout) as Array<{ relativePath: string; docItemRefs: string[] }>;
+    const hits = JSON.parse(search.stdout) as Array<{ relativePath: string; pictureRefs: string[] }>;
     assert.equal(hits[0]?.relativePath, 'docs/duck.docx');
-    assert.ok(hits[0].docItemRefs.some((ref) => ref.startsWith('#/pictures/')), JSON.stringify(hits[0].docItemRefs));
+    assert.deepEqual(hits[0].pictureRefs, ['#/pictures/0']);
+    // Expanded results name the picture a caption describes, even when the picture item has no text of its own.
+    const expanded = await runInProcess(['search', 'Figure 2 example image', '--json', '--expand'], { cwd: folder });
+    const figure = (JSON.parse(expanded.stdout) as Array<{ relativePath: string; pictureRefs: string[]; content: string }>).find((hit) => hit.relativePath === 'docs/figures.pdf');
+    assert.ok(figure?.pictureRefs.includes('#/pictures/1'), JSON.stringify(figure));
   });
 });

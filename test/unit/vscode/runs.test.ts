@@ -14,7 +14,7 @@ const hit: SearchResult = {
 };
 const citation: Citation = {
   index: 1, chunkId: 'chunk-hmr', chunkIds: ['chunk-hmr'], documentId: 'doc-1', uri: hit.uri, title: 'Features', pageNumbers: [], headings: hit.headings,
-  content: hit.content, docItemRefs: hit.docItemRefs, labels: ['paragraph'], sourceRange: hit.sourceRange,
+  content: hit.content, docItemRefs: hit.docItemRefs, pictureRefs: [], labels: ['paragraph'], sourceRange: hit.sourceRange,
 };
 const relativePathOf = (uri: string): string => uri.replace('file:///w/', '');
 
