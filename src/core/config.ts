@@ -59,6 +59,10 @@ export interface HaikuConfig {
     maxOutputChars: number;
     memoryLimitBytes: number;
   };
+  processing: {
+    /** `image`: PDF and DOCX images are kept as picture items with their bytes; `none`: pictures keep their text only. */
+    pictures: 'none' | 'image';
+  };
 }
 
 export function defaultConfig(): HaikuConfig {
@@ -92,5 +96,6 @@ export function defaultConfig(): HaikuConfig {
       maxOutputChars: limits.SANDBOX_MAX_OUTPUT_CHARS,
       memoryLimitBytes: limits.SANDBOX_MEMORY_LIMIT_BYTES,
     },
+    processing: { pictures: 'image' },
   };
 }

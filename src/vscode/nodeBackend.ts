@@ -57,6 +57,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         maxFileBytes: config.index.maxFileBytes,
         respectGitignore: config.index.respectGitignore,
         followLinksOutside: config.index.followLinksOutside,
+        pictures: config.processing.pictures,
         removeMissing: indexOptions.prune,
         // Incremental runs leave optimizing to the store's debounce.
         optimize: indexOptions.prune,

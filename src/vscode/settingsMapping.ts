@@ -21,6 +21,7 @@ export const SETTING_KEYS = [
   'model.baseUrl', 'model.name', 'model.temperature', 'model.vision', 'model.thinking',
   'qa.maxSearches', 'qa.maxExecutions', 'qa.requestLimit', 'qa.domainPreamble',
   'sandbox.codeTimeoutSeconds', 'sandbox.maxOutputChars', 'sandbox.memoryLimitBytes',
+  'processing.pictures',
 ] as const;
 
 function stringOr(value: unknown, fallback: string): string {
@@ -133,6 +134,9 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       codeTimeoutSeconds: numberOr(read('sandbox.codeTimeoutSeconds'), defaults.sandbox.codeTimeoutSeconds),
       maxOutputChars: numberOr(read('sandbox.maxOutputChars'), defaults.sandbox.maxOutputChars),
       memoryLimitBytes: numberOr(read('sandbox.memoryLimitBytes'), defaults.sandbox.memoryLimitBytes),
+    },
+    processing: {
+      pictures: read('processing.pictures') === 'none' ? 'none' : defaults.processing.pictures,
     },
   };
 }

@@ -11,8 +11,9 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, type LanceStore } from '../store/lanceStore';
-import { stringFlag, type CliOption, type CommandContext } from './command';
+import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
+import type { PictureProcessing } from '../convert/convertFile';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
@@ -31,6 +32,21 @@ export const EMBEDDING_OPTIONS: readonly CliOption[] = [
   { flags: '--embeddings-url <url>', description: "Base URL of an OpenAI-compatible /embeddings server (default: Ollama's http://127.0.0.1:11434/v1); used with --embeddings-model." },
   { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
 ];
+
+/** `--pictures`: what indexing keeps of pictures in PDF and DOCX files (config `processing.pictures`). */
+export const PICTURES_OPTION: CliOption = {
+  flags: '--pictures <mode>',
+  description: "Pictures in PDF and DOCX files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions.",
+};
+
+/** The `--pictures` mode; anything but `image` or `none` is a usage error. */
+export function picturesFromFlags(context: CommandContext): PictureProcessing | undefined {
+  const mode = stringFlag(context, 'pictures');
+  if (mode === undefined || mode === 'image' || mode === 'none') {
+    return mode;
+  }
+  throw new UsageError(`--pictures takes 'image' or 'none', got '${mode}'.`);
+}
 
 /** `--filter`: a SQL condition over the documents table. */
 export const FILTER_OPTION: CliOption = {

@@ -16,6 +16,7 @@ import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
 import { CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
+import type { PictureProcessing } from './convertFile';
 
 export interface ConversionPoolOptions {
   /** Workers converting at once; defaults to `INDEX_CONCURRENCY`. */
@@ -36,6 +37,7 @@ export interface ConversionLoadOptions {
   abortSignal?: AbortSignal;
   /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
   maxBytes?: number;
+  pictures?: PictureProcessing;
 }
 
 export interface ConversionPool {
@@ -120,7 +122,7 @@ class ConversionWorker {
     clearTimeout(this.idleTimer);
     this.job = job;
     this.worker.ref();
-    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes } };
+    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes, pictures: job.options.pictures } };
     this.worker.postMessage(message);
     // The time limit counts conversion only: a fresh worker first loads the converters (seconds under tsx).
     this.armTimer();

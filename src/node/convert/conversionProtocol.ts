@@ -6,12 +6,14 @@
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError, type HaikuErrorCode } from '../../core/errors';
+import type { PictureProcessing } from './convertFile';
 
 export interface ConversionJob {
   jobId: number;
   filePath: string;
   rootPath: string;
   maxBytes?: number;
+  pictures?: PictureProcessing;
 }
 
 /** A converted document with its chunks: chunking (mostly tokenising) runs in the worker too. */

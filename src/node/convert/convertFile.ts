@@ -16,7 +16,12 @@ export interface ConvertFileOptions {
   abortSignal?: AbortSignal;
   /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
   maxBytes?: number;
+  /** `image` (default): PDF and DOCX images become picture items with bytes; `none`: no picture bytes are extracted. */
+  pictures?: PictureProcessing;
 }
+
+/** The `processing.pictures` setting as converters take it. */
+export type PictureProcessing = 'none' | 'image';
 
 /** Which converter a file goes to, by extension; anything unknown is read as text. */
 export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'text';
@@ -110,10 +115,10 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
   throwIfAborted(options.abortSignal);
   if (kind === 'pdf') {
     // pdf.js refuses Node's Buffer subclass: hand it a plain view of the same bytes.
-    return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, abortSignal: options.abortSignal });
+    return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, abortSignal: options.abortSignal, pictures: options.pictures });
   }
   if (kind === 'docx') {
-    return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal });
+    return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
   }
   const text = decodeText(filePath, bytes);
   switch (kind) {
@@ -160,6 +165,7 @@ export interface LoadDocumentOptions {
   filePath: string;
   abortSignal?: AbortSignal;
   maxBytes?: number;
+  pictures?: PictureProcessing;
 }
 
 /** Converts a file and gives it its identity: id from the root-relative path, `file://` URI, sha256 of the bytes. */

@@ -5,6 +5,7 @@ import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted 
 import { documentIdForPath } from '../../core/hash';
 import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
 import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
+import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { documentsGoneAfterScan } from './removedDocuments';
@@ -57,6 +58,8 @@ export interface IndexPathsOptions {
   respectGitignore?: boolean;
   /** Index linked files whose target lies outside the indexed folders (config `index.followLinksOutside`, default false). */
   followLinksOutside?: boolean;
+  /** Picture bytes extracted from PDF and DOCX (config `processing.pictures`, default `image`). */
+  pictures?: PictureProcessing;
   concurrency?: number;
   /**
    * Converts and chunks files on worker threads (time and memory limits per file); a long-lived caller (VS Code)
@@ -193,7 +196,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
       report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
       const convertStarted = performance.now();
       try {
-        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes });
+        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures });
         summary.durations.convertMs += performance.now() - convertStarted;
         pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
         pendingChunks += chunks.length;

@@ -67,3 +67,32 @@ describe('pictures and boxes in the index', function () {
     assert.ok(figure?.pictureRefs.includes('#/pictures/1'), JSON.stringify(figure));
   });
 });
+
+describe('haiku index --pictures none', function () {
+  this.timeout(180_000);
+
+  it('keeps picture items with their text but no image, and refuses an unknown mode', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-no-pictures-'));
+    try {
+      fs.mkdirSync(path.join(folder, 'docs'));
+      fs.copyFileSync(path.join(corpusRoot, 'pdf-docx/docling/word_sample.docx'), path.join(folder, 'docs', 'duck.docx'));
+      const bogus = await runInProcess(['index', 'docs', '--pictures', 'thumbnails'], { cwd: folder });
+      assert.equal(bogus.code, 2);
+      assert.match(bogus.stderr, /--pictures takes 'image' or 'none', got 'thumbnails'/);
+      const indexed = await runInProcess(['index', 'docs', '--quiet', '--pictures', 'none'], { cwd: folder });
+      assert.equal(indexed.code, 0, indexed.stderr);
+      const store = await openStore({ uri: path.join(folder, '.haiku') });
+      try {
+        const [document] = await store.listDocuments();
+        const duck = (await store.getDocumentItems(document.id)).find((item) => item.label === 'picture')!;
+        assert.match(duck.text, /cartoon duck/);
+        assert.equal(duck.picture, undefined);
+        assert.equal(await store.pictureBytes(document.id, duck.selfRef), undefined);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
