@@ -287,11 +287,6 @@ async function readIgnoreFile(file: string): Promise<Ignore | undefined> {
   }
 }
 
-/** Kept for the store and the `remove` command, which still import it; new code calls `isPathInside`. */
-export function isInside(child: string, parent: string): boolean {
-  return isPathInside(child, parent);
-}
-
 function isDirectory(file: string): boolean {
   try {
     return fs.statSync(file).isDirectory();

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
-import { isInside } from '../../index/scanner';
+import { isPathInside } from '../../../core/pathContainment';
 import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAccess';
 
 export const removeCommand: CliCommand = {
@@ -20,14 +20,14 @@ export const removeCommand: CliCommand = {
       const normalized = reference.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/$/, '');
       const matches = documents.filter((document) => {
         const file = document.uri.startsWith('file:') ? fileURLToPath(document.uri) : undefined;
-        return document.id === reference || document.relativePath === normalized || document.relativePath.startsWith(`${normalized}/`) || (file !== undefined && isInside(file, target));
+        return document.id === reference || document.relativePath === normalized || document.relativePath.startsWith(`${normalized}/`) || (file !== undefined && isPathInside(file, target));
       });
       if (matches.length === 0) {
         throw new HaikuError('not_found', `No indexed document matches '${reference}'. Run \`haiku docs\` to list them.`);
       }
       await store.removeDocuments(matches.map((document) => document.id));
       // A removed root is not re-indexed by `rebuild`.
-      await store.forgetRoots(store.roots.filter((root) => isInside(root.path, target)).map((root) => root.path));
+      await store.forgetRoots(store.roots.filter((root) => isPathInside(root.path, target)).map((root) => root.path));
       await store.optimize();
       return matches.map((document) => document.relativePath);
     });

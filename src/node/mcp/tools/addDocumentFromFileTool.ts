@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { HaikuError } from '../../../core/errors';
-import { isInside } from '../../index/scanner';
+import { isPathInside } from '../../../core/pathContainment';
 import { indexPaths } from '../../index/indexer';
 import type { McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
@@ -33,7 +33,7 @@ export function registerAddDocumentFromFileTool(server: McpServer, context: McpT
           throw new HaikuError('not_found', `${target} does not exist. Give a path on the server machine (relative paths resolve against ${context.cwd}).`);
         }
         const summary = await indexPaths({ roots: [target], store: context.store, embedder: context.embedder, baseFolder: context.cwd, abortSignal });
-        const documents = (await context.store.listDocuments({ abortSignal })).filter((document) => document.uri.startsWith('file:') && isInside(fileURLToPath(document.uri), target));
+        const documents = (await context.store.listDocuments({ abortSignal })).filter((document) => document.uri.startsWith('file:') && isPathInside(fileURLToPath(document.uri), target));
         if (documents.length === 0) {
           const reasons = summary.failed.map((failure) => failure.reason).join('\n') || 'No supported file (Markdown, HTML, PDF, DOCX, text) was found there.';
           throw new HaikuError('unsupported_format', `Nothing was indexed from ${target}:\n${reasons}`);
