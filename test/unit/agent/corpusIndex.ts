@@ -67,7 +67,7 @@ export function chunkIdsIn(text: string): string[] {
   return [...text.matchAll(/^\[([^\]\s]+)\] \[rank \d+ of \d+\]/gm)].map((match) => match[1]);
 }
 
-/** The store with a search that fails as LanceDB does for a filter it cannot parse (a real LanceDB error); listing still works. */
+/** The store with a search that always fails (its filter is refused as unparsable, a typed invalid_filter error); listing still works. */
 export function failingSearchKnowledgeBase(store: LanceStore): KnowledgeBase {
   return Object.assign(Object.create(store) as KnowledgeBase, {
     search: (query: string, options?: SearchOptions) => store.search(query, { ...options, filter: 'relative_path = ' }),

@@ -25,7 +25,7 @@ describe('bundled CLI: haiku mcp', function () {
     await esbuild.build({
       entryPoints: { cli: path.join(repositoryRoot, 'src/node/cli/main.ts'), 'sandbox-worker': path.join(repositoryRoot, 'src/node/sandbox/worker.ts') },
       outdir: bundle.path,
-      ...{ bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent', external: ['vscode', '@lancedb/lancedb', 'apache-arrow'] },
+      ...{ bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent', external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'] },
       define: { 'import.meta.url': '__importMetaUrl' },
       banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
     });
