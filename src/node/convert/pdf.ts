@@ -7,6 +7,7 @@ import { layoutPage, type PdfTextRun } from './pdfLayout';
 import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines, type PdfPagePictureBlock } from './pdfStructure';
 import { extractPagePictures, type PdfJsOperators } from './pictures/pdfPictures';
 import { PictureCollector } from './pictures/pictureCollector';
+import { invertMatrix, mapRectangle, multiplyMatrices } from './pdfMatrix';
 
 interface ConvertPdfOptions {
   fileName: string;
@@ -224,7 +225,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     const runs: PdfTextRun[] = [];
     const rotated: PdfTextRun[] = [];
     for (const item of items) {
-      const matrix = multiply(transform, item.transform);
+      const matrix = multiplyMatrices(transform, item.transform);
       const fontSize = Math.hypot(matrix[2], matrix[3]);
       const style = fonts.get(item.fontName) ?? { bold: false, italic: false, monospace: false };
       // Control characters come from fonts without a usable encoding; they are noise in an index.
@@ -246,7 +247,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     }
     // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
     lines.forEach((line) => { line.runs = []; });
-    const toUserSpace = invert(transform);
+    const toUserSpace = invertMatrix(transform);
     const pictures = context.pictures ? await readPictures(page, pageNumber, context.pictures, transform) : [];
     return { pageNumber, width, height, lines, toUserSpace, pictures };
   } finally {
@@ -261,7 +262,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
 function uprightFrame(viewport: { width: number; height: number; transform: number[] }, items: readonly PdfJsTextItem[]): { transform: number[]; width: number; height: number } {
   const weights = [0, 0, 0, 0];
   for (const item of items) {
-    const matrix = multiply(viewport.transform, item.transform);
+    const matrix = multiplyMatrices(viewport.transform, item.transform);
     const quarter = ((Math.round(Math.atan2(matrix[1], matrix[0]) / (Math.PI / 2)) % 4) + 4) % 4;
     weights[quarter] += item.str.length;
   }
@@ -275,7 +276,7 @@ function uprightFrame(viewport: { width: number; height: number; transform: numb
   const corners = [[0, 0], [viewport.width, 0], [0, viewport.height], [viewport.width, viewport.height]].map(([x, y]) => [cos * x - sin * y, sin * x + cos * y]);
   const left = Math.min(...corners.map(([x]) => x));
   const top = Math.min(...corners.map(([, y]) => y));
-  const turned = multiply([cos, sin, -sin, cos, -left, -top], viewport.transform);
+  const turned = multiplyMatrices([cos, sin, -sin, cos, -left, -top], viewport.transform);
   return { transform: turned, width: quarter % 2 === 1 ? viewport.height : viewport.width, height: quarter % 2 === 1 ? viewport.width : viewport.height };
 }
 
@@ -316,37 +317,13 @@ async function readPictures(page: PdfJsPage, pageNumber: number, pictures: NonNu
     const found = await extractPagePictures(page, pageNumber, pictures.operators, pictures.collector);
     return found.map((found) => {
       const { box } = found;
-      const corners = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map(([x, y]) => apply(frame, x, y));
-      const xs = corners.map(([x]) => x);
-      const ys = corners.map(([, y]) => y);
-      return { box, picture: found.picture, left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+      return { box, picture: found.picture, ...mapRectangle(frame, box.x, box.y, box.x + box.width, box.y + box.height) };
     });
   } catch {
     // A page whose images cannot be listed keeps its text; the pictures are simply missing.
     pictures.collector.addFailure('undecodable');
     return [];
   }
-}
-
-function apply(matrix: readonly number[], x: number, y: number): [number, number] {
-  return [matrix[0] * x + matrix[2] * y + matrix[4], matrix[1] * x + matrix[3] * y + matrix[5]];
-}
-
-function invert(matrix: readonly number[]): number[] {
-  const [a, b, c, d, e, f] = matrix;
-  const determinant = a * d - b * c || 1;
-  return [d / determinant, -b / determinant, -c / determinant, a / determinant, (c * f - d * e) / determinant, (b * e - a * f) / determinant];
-}
-
-function multiply(first: readonly number[], second: readonly number[]): number[] {
-  return [
-    first[0] * second[0] + first[2] * second[1],
-    first[1] * second[0] + first[3] * second[1],
-    first[0] * second[2] + first[2] * second[3],
-    first[1] * second[2] + first[3] * second[3],
-    first[0] * second[4] + first[2] * second[5] + first[4],
-    first[1] * second[4] + first[3] * second[5] + first[5],
-  ];
 }
 
 /** Flattens the outline (depth-first, in order) and resolves each bookmark to a page and a y position. */

@@ -6,6 +6,7 @@
 import type { ItemLabel, PageBox, PictureData } from '../../core/model/document';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PdfLine } from './pdfLayout';
+import { IDENTITY_MATRIX, mapToPageBox, type PdfMatrix } from './pdfMatrix';
 
 export interface PdfPageLines {
   pageNumber: number;
@@ -146,7 +147,7 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     }
     const pageBlocks = blocksByPage.get(page.pageNumber) ?? [];
     const anchors = anchorPictures(page, pageBlocks, bodySize);
-    const toUserSpace = page.toUserSpace ?? IDENTITY;
+    const toUserSpace = page.toUserSpace ?? IDENTITY_MATRIX;
     pageBlocks.forEach((block, index) => {
       for (const picture of anchors.get(index) ?? []) {
         emitPicture(builder, page.pageNumber, picture);
@@ -165,8 +166,6 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
   }
   return { builder, content: contentBuilder.toMarkdown(), title: title?.text, usedOutline };
 }
-
-const IDENTITY = [1, 0, 0, 1, 0, 0];
 
 /**
  * Where each kept picture goes in reading order: immediately before its caption ("Figure 3: …" just above or below
@@ -200,20 +199,11 @@ function emitPicture(builder: DocumentBuilder, pageNumber: number, picture: PdfP
 }
 
 /** A line's rectangle in PDF user space (the frame is a rotation by quarter turns plus a shift, so corners suffice). */
-function lineBox(line: PdfLine, toUserSpace: readonly number[]): PageBox {
-  const corners = [[line.left, line.top], [line.right, line.top], [line.left, line.bottom], [line.right, line.bottom]].map(([x, y]) => [
-    toUserSpace[0] * x + toUserSpace[2] * y + toUserSpace[4],
-    toUserSpace[1] * x + toUserSpace[3] * y + toUserSpace[5],
-  ]);
-  const xs = corners.map(([x]) => x);
-  const ys = corners.map(([, y]) => y);
-  const round = (value: number) => Math.round(value * 100) / 100;
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return { page: line.pageNumber, x: round(x), y: round(y), width: round(Math.max(...xs) - x), height: round(Math.max(...ys) - y) };
+function lineBox(line: PdfLine, toUserSpace: PdfMatrix): PageBox {
+  return mapToPageBox(toUserSpace, line.pageNumber, line.left, line.top, line.right, line.bottom);
 }
 
-function emitBlock(builder: DocumentBuilder, block: PdfBlock, toUserSpace: readonly number[]): void {
+function emitBlock(builder: DocumentBuilder, block: PdfBlock, toUserSpace: PdfMatrix): void {
   const base = { pageNumbers: [block.pageNumber], sourceRange: { page: block.pageNumber }, boxes: block.lines.filter((line) => !line.rotated).map((line) => lineBox(line, toUserSpace)) };
   if (block.label === 'paragraph' && !/[\p{L}\p{N}]/u.test(block.text)) {
     // Glyphs of a font without a usable encoding come out as stray punctuation; they carry no text.

@@ -2,6 +2,7 @@ import { createIsomorphicCanvasFactory, getResolvedPDFJS } from 'unpdf';
 import type { PageBox } from '../../core/model/document';
 import { ConversionError, errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
 import { VISUALIZE_DEFAULT_SCALE, VISUALIZE_MAX_PIXELS } from '../../core/limits';
+import { mapRectangle } from '../convert/pdfMatrix';
 
 /**
  * Renders one PDF page to PNG with highlight boxes drawn over it: the chunk's own items strongly, the context
@@ -119,15 +120,9 @@ async function loadCanvas(): Promise<typeof import('@napi-rs/canvas')> {
 
 /** A user-space box as pixels of the rendered page (the viewport applies /Rotate and the y flip), padded slightly. */
 function toPixels(box: PageBox, viewport: PdfJsViewport): PixelRectangle {
-  const matrix = viewport.transform;
-  const corners = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map(([x, y]) => [
-    matrix[0] * x + matrix[2] * y + matrix[4],
-    matrix[1] * x + matrix[3] * y + matrix[5],
-  ]);
-  const xs = corners.map(([x]) => x);
-  const ys = corners.map(([, y]) => y);
+  const mapped = mapRectangle(viewport.transform, box.x, box.y, box.x + box.width, box.y + box.height);
   const padding = 2;
-  const left = Math.max(0, Math.floor(Math.min(...xs) - padding));
-  const top = Math.max(0, Math.floor(Math.min(...ys) - padding));
-  return { left, top, width: Math.ceil(Math.max(...xs) + padding) - left, height: Math.ceil(Math.max(...ys) + padding) - top };
+  const left = Math.max(0, Math.floor(mapped.left - padding));
+  const top = Math.max(0, Math.floor(mapped.top - padding));
+  return { left, top, width: Math.ceil(mapped.right + padding) - left, height: Math.ceil(mapped.bottom + padding) - top };
 }

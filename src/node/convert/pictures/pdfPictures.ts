@@ -2,6 +2,7 @@ import type { PageBox } from '../../../core/model/document';
 import { PDF_IMAGE_DECODE_TIMEOUT_MS, PDF_IMAGE_OPERATIONS_MAX_PER_PAGE, PICTURE_MAX_SOURCE_PIXELS } from '../../../core/limits';
 import type { CollectedPicture, PictureCollector } from './pictureCollector';
 import type { RawImage } from './pngEncoder';
+import { IDENTITY_MATRIX, mapToPageBox, multiplyMatrices, type PdfMatrix } from '../pdfMatrix';
 
 /** The parts of a pdf.js page this module reads. */
 export interface PdfJsImagePage {
@@ -39,10 +40,6 @@ interface PdfJsImage {
   data?: Uint8Array | Uint8ClampedArray;
 }
 
-type Matrix = [number, number, number, number, number, number];
-
-const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
 /**
  * The raster images (image XObjects and inline images) a page paints, in painting order, each with its bounding
  * box in PDF user space: the unit square mapped through the current transformation matrix, tracked across
@@ -52,8 +49,8 @@ const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 export async function extractPagePictures(page: PdfJsImagePage, pageNumber: number, operators: PdfJsOperators, collector: PictureCollector): Promise<PdfPagePicture[]> {
   const list = await page.getOperatorList();
   const pictures: PdfPagePicture[] = [];
-  const stack: Matrix[] = [];
-  let matrix: Matrix = IDENTITY;
+  const stack: PdfMatrix[] = [];
+  let matrix: PdfMatrix = IDENTITY_MATRIX;
   let imageOperations = 0;
   for (let index = 0; index < list.fnArray.length; index++) {
     const operation = list.fnArray[index];
@@ -63,19 +60,19 @@ export async function extractPagePictures(page: PdfJsImagePage, pageNumber: numb
         stack.push(matrix);
         break;
       case operators.restore:
-        matrix = stack.pop() ?? IDENTITY;
+        matrix = stack.pop() ?? IDENTITY_MATRIX;
         break;
       case operators.transform:
-        matrix = multiply(args as Matrix, matrix);
+        matrix = multiplyMatrices(matrix, args as PdfMatrix);
         break;
       case operators.paintFormXObjectBegin:
         stack.push(matrix);
         if (Array.isArray(args?.[0]) && args[0].length === 6) {
-          matrix = multiply(args[0] as Matrix, matrix);
+          matrix = multiplyMatrices(matrix, args[0] as PdfMatrix);
         }
         break;
       case operators.paintFormXObjectEnd:
-        matrix = stack.pop() ?? IDENTITY;
+        matrix = stack.pop() ?? IDENTITY_MATRIX;
         break;
       case operators.paintImageXObject:
       case operators.paintInlineImageXObject: {
@@ -83,7 +80,8 @@ export async function extractPagePictures(page: PdfJsImagePage, pageNumber: numb
           return pictures;
         }
         const image = operation === operators.paintImageXObject ? await lookUp(page, args?.[0]) : (args?.[0] as PdfJsImage | undefined);
-        pictures.push({ box: unitSquareBox(matrix, pageNumber), ...collect(image, collector) });
+        // An image fills the unit square of its transform.
+        pictures.push({ box: mapToPageBox(matrix, pageNumber, 0, 0, 1, 1), ...collect(image, collector) });
         break;
       }
       default:
@@ -150,34 +148,4 @@ function rawImage(image: PdfJsImage): RawImage | undefined {
     return { width, height, channels: 1, data: grey };
   }
   return undefined;
-}
-
-/** `left × right` in PDF's row-vector convention (apply `left` first, then `right`). */
-function multiply(left: Matrix, right: Matrix): Matrix {
-  return [
-    left[0] * right[0] + left[1] * right[2],
-    left[0] * right[1] + left[1] * right[3],
-    left[2] * right[0] + left[3] * right[2],
-    left[2] * right[1] + left[3] * right[3],
-    left[4] * right[0] + left[5] * right[2] + right[4],
-    left[4] * right[1] + left[5] * right[3] + right[5],
-  ];
-}
-
-function unitSquareBox(matrix: Matrix, page: number): PageBox {
-  const corners = [
-    [0, 0],
-    [1, 0],
-    [0, 1],
-    [1, 1],
-  ].map(([u, v]) => [matrix[0] * u + matrix[2] * v + matrix[4], matrix[1] * u + matrix[3] * v + matrix[5]]);
-  const xs = corners.map((corner) => corner[0]);
-  const ys = corners.map((corner) => corner[1]);
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return { page, x: round(x), y: round(y), width: round(Math.max(...xs) - x), height: round(Math.max(...ys) - y) };
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
