@@ -4,11 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
 import { runInProcess } from './cliHarness';
-
-async function decodePng(bytes: Uint8Array): Promise<{ width: number; height: number; channels: number; data: ArrayLike<number> }> {
-  const { decode } = await import('fast-png');
-  return decode(bytes);
-}
+import { decodePng } from '../../support/png';
 
 describe('haiku visualize', function () {
   this.timeout(180_000);

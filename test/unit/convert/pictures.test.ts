@@ -12,12 +12,7 @@ import { PictureCollector } from '../../../src/node/convert/pictures/pictureColl
 import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from '../../../src/node/convert/pictures/pdfPictures';
 import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
 import { corpusRoot } from '../../support/paths';
-
-/** fast-png is ESM-only: loaded dynamically from this CommonJS test. */
-async function decodePng(bytes: Uint8Array): Promise<{ width: number; height: number; channels: number; data: ArrayLike<number> }> {
-  const { decode } = await import('fast-png');
-  return decode(bytes);
-}
+import { decodePng } from '../../support/png';
 
 function gradient(width: number, height: number, channels: 1 | 3 | 4): Uint8Array {
   const data = new Uint8Array(width * height * channels);

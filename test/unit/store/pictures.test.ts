@@ -5,11 +5,7 @@ import * as path from 'node:path';
 import { openStore } from '../../../src/node/store/lanceStore';
 import { corpusRoot } from '../../support/paths';
 import { runInProcess } from '../cli/cliHarness';
-
-async function decodePng(bytes: Uint8Array): Promise<{ width: number; height: number }> {
-  const { decode } = await import('fast-png');
-  return decode(bytes);
-}
+import { decodePng } from '../../support/png';
 
 describe('pictures and boxes in the index', function () {
   this.timeout(180_000);

@@ -4,14 +4,10 @@ import * as path from 'node:path';
 import { convertPdf } from '../../../src/node/convert/pdf';
 import { renderHighlightedPage } from '../../../src/node/visualize/pageRenderer';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
+import { decodePng } from '../../support/png';
 
 /** Test artifacts are kept for a person to look at (CI uploads test-results/). */
 const artifacts = path.join(repositoryRoot, 'test-results', 'visualize');
-
-async function decodePng(bytes: Uint8Array): Promise<{ width: number; height: number; channels: number; data: ArrayLike<number> }> {
-  const { decode } = await import('fast-png');
-  return decode(bytes);
-}
 
 describe('rendering a PDF page with highlighted boxes', function () {
   this.timeout(120_000);
