@@ -237,8 +237,10 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
   let content = base;
   let visible: ItemSpan[] | undefined = useChunk ? undefined : spans;
   if (base.length > maxChars) {
-    const [windowStart, windowEnd] = clipWindow(base, [anchor, ...group], maxChars);
-    content = base.slice(windowStart, windowEnd);
+    // One character on each side is kept for the cut marker, so the content stays within the budget.
+    const [clipStart, clipEnd] = clipWindow(base, [anchor, ...group], Math.max(0, maxChars - 2 * CUT_MARKER.length));
+    const [windowStart, windowEnd] = snapToBoundaries(base, clipStart, clipEnd);
+    content = `${windowStart > 0 ? CUT_MARKER : ''}${base.slice(windowStart, windowEnd)}${windowEnd < base.length ? CUT_MARKER : ''}`;
     visible = visible?.filter((span) => spanInWindow(span, windowStart, windowEnd));
   }
   let refs = visible ? visible.map((span) => span.item.selfRef) : [...anchor.docItemRefs];
@@ -291,6 +293,62 @@ function spanInWindow(span: ItemSpan, windowStart: number, windowEnd: number): b
 function lostConstituent(built: SearchResult, group: readonly SearchResult[]): boolean {
   const surviving = new Set(built.docItemRefs);
   return group.some((result) => result.docItemRefs.length > 0 && !result.docItemRefs.some((ref) => surviving.has(ref)));
+}
+
+/** Marks where expanded content was cut to fit the budget. */
+const CUT_MARKER = '…';
+
+/** How far (share of the window) a cut may move to reach an item, sentence or word boundary. */
+const BOUNDARY_SEARCH_SHARE = 0.15;
+
+/**
+ * Moves a clipped window's edges inward to the nearest boundary, preferring the gap between items, then the end of
+ * a sentence, then white space, so expanded content never starts or ends inside a word. An edge moves at most
+ * `BOUNDARY_SEARCH_SHARE` of the window (the evidence sits in the middle and stays inside); a window holding no
+ * boundary at all (one enormous word) keeps its edges.
+ */
+export function snapToBoundaries(content: string, start: number, end: number): [number, number] {
+  const reach = Math.max(1, Math.floor((end - start) * BOUNDARY_SEARCH_SHARE));
+  let snappedStart = start;
+  if (start > 0 && !isWordBoundary(content, start)) {
+    const ahead = content.slice(start, Math.min(end, start + reach));
+    const item = ahead.indexOf(ITEM_SEPARATOR);
+    const sentence = /[.!?…。！？]["'”’)\]]*\s+/u.exec(ahead);
+    const space = /\s+/u.exec(ahead);
+    if (item >= 0) {
+      snappedStart = start + item + ITEM_SEPARATOR.length;
+    } else if (sentence) {
+      snappedStart = start + sentence.index + sentence[0].length;
+    } else if (space) {
+      snappedStart = start + space.index + space[0].length;
+    }
+  }
+  let snappedEnd = end;
+  if (end < content.length && !isWordBoundary(content, end)) {
+    const behind = content.slice(Math.max(snappedStart, end - reach), end);
+    const offset = end - behind.length;
+    const item = behind.lastIndexOf(ITEM_SEPARATOR);
+    const sentenceEnds = [...behind.matchAll(/[.!?…。！？]["'”’)\]]*(?=\s)/gu)];
+    const lastSentence = sentenceEnds.at(-1);
+    const lastSpace = Math.max(behind.lastIndexOf(' '), behind.lastIndexOf('\n'), behind.lastIndexOf('\t'));
+    if (item >= 0) {
+      snappedEnd = offset + item;
+    } else if (lastSentence) {
+      snappedEnd = offset + lastSentence.index + lastSentence[0].length;
+    } else if (lastSpace >= 0) {
+      snappedEnd = offset + lastSpace;
+    }
+  }
+  return snappedEnd > snappedStart ? [snappedStart, snappedEnd] : [start, end];
+}
+
+/** A cut at `index` falls between words: no word continues across it. */
+function isWordBoundary(content: string, index: number): boolean {
+  return !(isWordCharacter(content[index - 1]) && isWordCharacter(content[index]));
+}
+
+function isWordCharacter(character: string | undefined): boolean {
+  return character !== undefined && /[\p{L}\p{N}_]/u.test(character);
 }
 
 /**

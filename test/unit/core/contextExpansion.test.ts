@@ -306,7 +306,9 @@ describe('context expansion', () => {
       const text = 'z'.repeat(8000);
       const single = items([['paragraph', 'short']]);
       const [result] = expand([hit([0], single, { content: text })], single, 1000);
-      assert.strictEqual(result.content.length, 1000);
+      // One enormous word has no boundary to move to: the budget holds, less the room kept for the cut markers.
+      assert.ok(result.content.length <= 1000 && result.content.length >= 998, String(result.content.length));
+      assert.ok(result.content.endsWith('…'));
     });
 
     it('merges overlapping hits: highest score is the anchor, every id is listed, only the anchor id is rendered', () => {
@@ -367,7 +369,9 @@ describe('context expansion', () => {
       paged[1].pageNumbers = [2];
       // Partly clipped: ref 0 is gone from the window, so its input page 9 must not come back.
       const [clipped] = expand([hit([1], paged, { chunkId: 'b', pageNumbers: [2], score: 0.9 }), hit([0, 1], paged, { chunkId: 'a', pageNumbers: [9], score: 0.1, content: 'tiny' })], paged, 3000);
-      assert.strictEqual(clipped.content.length, 3000);
+      // Within the budget, cut at a word boundary and marked.
+      assert.ok(clipped.content.length <= 3000 && clipped.content.length > 2500, String(clipped.content.length));
+      assert.ok(clipped.content.startsWith('…') || clipped.content.endsWith('…'));
       assert.deepStrictEqual(clipped.docItemRefs, [ref(1)]);
       assert.deepStrictEqual(clipped.pageNumbers, [2]);
       assert.deepStrictEqual(clipped.mergedChunkIds, ['b', 'a']);

@@ -191,3 +191,45 @@ describe('context expansion on corpus documents', function () {
     assert.ok(checked >= 1, 'the corpus has a section over twice the budget');
   });
 });
+
+describe('clipped expansion on corpus documents', function () {
+  this.timeout(300_000);
+  const SMALL_BUDGET = 700;
+
+  it('never starts or ends inside a word, marks each cut with …, and stays within the budget', async () => {
+    const guides = path.join(corpusRoot, 'vite-docs', 'docs', 'guide');
+    const files = filesBelow(guides).filter((file) => file.endsWith('.md')).slice(0, 12).map((file) => path.join(guides, file));
+    assert.ok(files.length >= 5);
+    let clipped = 0;
+    const misses: string[] = [];
+    for (const file of files) {
+      const prepared = await prepare(path.relative(corpusRoot, file));
+      const whole = prepared.items.filter((item) => !NOISE_LABELS.has(item.label) && item.text.length > 0).map((item) => item.text).join('\n\n');
+      for (const chunk of prepared.chunks) {
+        const [expanded] = expandSearchResults([resultOf(chunk)], new Map([[chunk.documentId, prepared.items]]), { maxContextChars: SMALL_BUDGET });
+        assert.ok(expanded.content.length <= SMALL_BUDGET, `${file}: ${expanded.content.length} chars`);
+        const cutBefore = expanded.content.startsWith('…');
+        const cutAfter = expanded.content.endsWith('…');
+        if (!cutBefore && !cutAfter) {
+          continue;
+        }
+        clipped++;
+        const inner = expanded.content.slice(cutBefore ? 1 : 0, cutAfter ? -1 : undefined);
+        const at = whole.indexOf(inner);
+        if (at < 0) {
+          continue;
+        }
+        const word = (character: string | undefined) => character !== undefined && /[\p{L}\p{N}_]/u.test(character);
+        if (word(whole[at - 1]) && word(whole[at])) {
+          misses.push(`${path.basename(file)} starts mid-word: "${whole.slice(Math.max(0, at - 10), at)}|${inner.slice(0, 20)}"`);
+        }
+        const end = at + inner.length;
+        if (word(whole[end - 1]) && word(whole[end])) {
+          misses.push(`${path.basename(file)} ends mid-word: "${inner.slice(-20)}|${whole.slice(end, end + 10)}"`);
+        }
+      }
+    }
+    assert.ok(clipped >= 20, `only ${clipped} clipped results`);
+    assert.deepStrictEqual(misses.slice(0, 5), [], `${misses.length} of ${clipped} clipped results cut inside a word`);
+  });
+});
