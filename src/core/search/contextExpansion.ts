@@ -262,6 +262,8 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
   const chunkIds = [anchor.chunkId, ...group.map((result) => result.chunkId).filter((id) => id !== anchor.chunkId)].filter((id, index, all) => all.indexOf(id) === index);
   const expanded: SearchResult = {
     ...anchor,
+    // The ordered union of the constituents' heading trails (reference §3.3 step 8), in the group's order.
+    headings: [...new Set(group.flatMap((result) => result.headings))],
     content,
     docItemRefs: refs,
     pictureRefs: pictureRefsOf(refs, [...itemByPosition.values()]),

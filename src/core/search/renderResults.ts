@@ -44,9 +44,23 @@ export function primaryLabel(labels: readonly ItemLabel[]): ItemLabel | undefine
  * `[chunk_id] [rank i of n]`, `Source: "<title>" > <heading> > …` (left out when there is neither title nor
  * heading), `Type: <label>` (left out without labels), then `Content:` and the content on the next line.
  */
+/**
+ * The title and headings as one trail without repeats: a page whose title is also its first heading gives
+ * `Document Processing > Conversion Options`, not `Document Processing > Document Processing > …`.
+ */
+export function headingTrail(title: string, headings: readonly string[]): string[] {
+  const trail: string[] = title ? [title] : [];
+  for (const heading of headings) {
+    if (heading !== trail[trail.length - 1]) {
+      trail.push(heading);
+    }
+  }
+  return trail;
+}
+
 export function renderSearchResultForModel(result: Pick<SearchResult, 'chunkId' | 'title' | 'headings' | 'labels' | 'content'>, position: { rank: number; total: number }): string {
   const lines = [`[${result.chunkId}] [rank ${position.rank} of ${position.total}]`];
-  const source = [...(result.title ? [`"${result.title}"`] : []), ...result.headings];
+  const source = headingTrail(result.title, result.headings).map((entry, index) => (index === 0 && result.title ? `"${entry}"` : entry));
   if (source.length > 0) {
     lines.push(`Source: ${source.join(' > ')}`);
   }

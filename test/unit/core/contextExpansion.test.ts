@@ -319,10 +319,11 @@ describe('context expansion', () => {
       assert.strictEqual(expanded[0].chunkId, 'high');
       assert.deepStrictEqual(expanded[0].mergedChunkIds, ['high', 'low']);
       assert.strictEqual(expanded[0].score, 0.7);
-      assert.deepStrictEqual(expanded[0].headings, ['Alpha high']);
+      // The merged result carries the ordered union of its constituents' headings (reference §3.3 step 8).
+      assert.deepStrictEqual(expanded[0].headings, ['Alpha low', 'Alpha high']);
       const rendered = renderSearchResultsForModel(expanded);
       assert.ok(rendered.startsWith('[high] [rank 1 of 1]'));
-      assert.ok(!rendered.includes('low'));
+      assert.ok(!rendered.includes('[low]'));
     });
 
     it('keeps adjacent (non-overlapping) sections apart', () => {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import type { SearchResult } from '../../../src/core/model/search';
-import { primaryLabel, renderSearchResultForModel, renderSearchResultsForModel } from '../../../src/core/search/renderResults';
+import { headingTrail, primaryLabel, renderSearchResultForModel, renderSearchResultsForModel } from '../../../src/core/search/renderResults';
 
 function result(overrides: Partial<SearchResult>): SearchResult {
   return { chunkId: 'c1', documentId: 'd1', uri: 'file:///a.md', title: 'Guide', content: 'Body text.', headings: [], labels: [], pageNumbers: [], docItemRefs: [], score: 0.5, rank: 1, ...overrides };
@@ -43,5 +43,15 @@ describe('renderSearchResultsForModel', () => {
     assert.strictEqual(primaryLabel(['caption', 'picture']), 'picture');
     assert.strictEqual(primaryLabel(['list_item', 'formula']), 'list_item');
     assert.strictEqual(primaryLabel([]), undefined);
+  });
+});
+
+describe('headingTrail', () => {
+  it('never repeats a heading: a title that is also the first heading appears once', () => {
+    assert.deepStrictEqual(headingTrail('Document Processing', ['Document Processing', 'Conversion Options']), ['Document Processing', 'Conversion Options']);
+    assert.deepStrictEqual(headingTrail('', ['A', 'A', 'B']), ['A', 'B']);
+    assert.deepStrictEqual(headingTrail('Guide', ['Setup', 'Guide']), ['Guide', 'Setup', 'Guide'], 'only repeats in a row are dropped');
+    const rendered = renderSearchResultForModel({ chunkId: 'c', title: 'Document Processing', headings: ['Document Processing', 'Conversion Options'], labels: ['paragraph'], content: 'x' }, { rank: 1, total: 1 });
+    assert.match(rendered, /^Source: "Document Processing" > Conversion Options$/m);
   });
 });
