@@ -51,14 +51,14 @@ export function parseDocumentFilter(filter: string): string {
 export function compileDocumentFilter(filter: DocumentFilter): string | undefined {
   const clauses: string[] = [];
   if (filter.documentIds !== undefined) {
-    clauses.push(sqlInList('id', filter.documentIds));
+    clauses.push(sqlIn('id', filter.documentIds));
   }
   const prefix = filter.pathPrefix === undefined ? '' : normalizePathPrefix(filter.pathPrefix);
   if (prefix !== '') {
     clauses.push(`(relative_path = ${sqlString(prefix)} OR relative_path LIKE ${sqlString(`${escapeLikePattern(prefix)}/%`)} ESCAPE '\\')`);
   }
   if (filter.formats !== undefined) {
-    clauses.push(sqlInList('format', filter.formats));
+    clauses.push(sqlIn('format', filter.formats));
   }
   if (filter.sql !== undefined) {
     clauses.push(`(${parseDocumentFilter(filter.sql)})`);
@@ -77,8 +77,9 @@ export function escapeLikePattern(value: string): string {
 }
 
 /** `column IN (…)`; an empty list selects nothing (`IN ()` is a syntax error in LanceDB). */
-function sqlInList(column: string, values: readonly string[]): string {
-  return values.length === 0 ? 'FALSE' : `${column} IN (${values.map(sqlString).join(', ')})`;
+export function sqlIn(column: string, values: Iterable<string>): string {
+  const literals = [...values].map(sqlString);
+  return literals.length === 0 ? 'FALSE' : `${column} IN (${literals.join(', ')})`;
 }
 
 /** Forward slashes, no leading `./` or `/`, no trailing `/`; `.` (the root itself) becomes empty. */

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { HaikuError } from '../../core/errors';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { defaultConfig } from '../../core/config';
@@ -10,7 +9,8 @@ import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
-import { openStore, type LanceStore } from '../store/lanceStore';
+import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { hasUriScheme } from '../store/storeTables';
 import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
@@ -86,12 +86,7 @@ export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print n
 
 /** The `--db` value resolved against the command's folder (default `.haiku/`). */
 export function databaseLocation(context: CommandContext): string {
-  const given = stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER;
-  return hasUriScheme(given) ? given : path.resolve(context.io.cwd, given);
-}
-
-function hasUriScheme(location: string): boolean {
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(location);
+  return resolveDatabaseUri(stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER, context.io.cwd);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ITEM_CACHE_MAX_ITEMS } from '../../core/limits';
 import type { StoredItem } from '../../core/model/search';
 import { plainRows } from './arrowRows';
-import { ITEM_COLUMNS, parseJson, sqlIn, sqlString, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
+import { ITEM_COLUMNS, parseJson, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
+import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
 
 /**

@@ -1,5 +1,6 @@
 import { isPathInside } from '../../core/pathContainment';
-import { parseJson, sqlString } from './schema';
+import { parseJson } from './schema';
+import { sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
 

@@ -329,13 +329,3 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-/** A SQL string literal: single quotes doubled. */
-export function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
-/** `column IN ('a', 'b')`, or a clause matching nothing for an empty list. */
-export function sqlIn(column: string, values: Iterable<string>): string {
-  const literals = [...values].map(sqlString);
-  return literals.length === 0 ? 'false' : `${column} IN (${literals.join(', ')})`;
-}

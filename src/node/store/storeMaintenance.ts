@@ -1,7 +1,8 @@
 import { INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, UNLEASED_SWEEP_MIN_AGE_MS } from '../../core/limits';
 import { plainRows } from './arrowRows';
 import { IndexFolders } from './indexFolders';
-import { CHUNKS_TABLE, sqlIn, sqlString, type DocumentState } from './schema';
+import { CHUNKS_TABLE, type DocumentState } from './schema';
+import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
 

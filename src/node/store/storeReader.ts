@@ -5,7 +5,8 @@ import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
 import { fullTextQueryTerms } from './fullTextQuery';
-import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, sqlIn, sqlString, type DocumentState, type StoredChunkFields } from './schema';
+import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, type DocumentState, type StoredChunkFields } from './schema';
+import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
 
 /** Up to this many documents, `documentsMissingRows` queries their rows by id instead of scanning the tables. */

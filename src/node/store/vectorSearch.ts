@@ -1,4 +1,5 @@
-import { CHUNK_RESULT_COLUMNS, sqlIn, type DocumentState, type StoredChunkFields } from './schema';
+import { CHUNK_RESULT_COLUMNS, type DocumentState, type StoredChunkFields } from './schema';
+import { sqlIn } from '../../core/search/documentFilter';
 import { plainChunkFields, plainRows } from './arrowRows';
 import { ResidentRows } from './residentRows';
 import type { ChunkCandidate } from './storeReader';

@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { defaultConfig } from '../../../core/config';
 import { HaikuError } from '../../../core/errors';
 import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
@@ -10,23 +8,9 @@ import { openExistingIndex } from '../../mcp/openIndex';
 import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
+import { haikuVersion } from '../program';
 import { questionModelOptions, QUESTION_OPTIONS } from '../questions';
 import { DATABASE_OPTION, EMBEDDING_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
-
-/** Haiku's version for the MCP handshake: the nearest package.json named `haiku` above this file (bundle or source). */
-function haikuVersion(): string {
-  for (let folder = __dirname; path.dirname(folder) !== folder; folder = path.dirname(folder)) {
-    try {
-      const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === 'haiku' && manifest.version) {
-        return manifest.version;
-      }
-    } catch {
-      // No manifest at this level: look further up.
-    }
-  }
-  return '0.0.0';
-}
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
