@@ -5,7 +5,6 @@ import type { PageBox } from '../../core/model/document';
 import type { KnowledgeBase, SearchResult } from '../../core/model/search';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import { expandSearchResults } from '../../core/search/contextExpansion';
-import { convertPdf } from '../convert/pdf';
 import { renderHighlightedPage, type HighlightedPage } from './pageRenderer';
 
 export interface VisualizeChunkOptions {
@@ -28,8 +27,8 @@ export interface VisualizedChunk {
 
 /**
  * Renders the page(s) of a PDF chunk with its own items drawn strongly and the expanded context faintly
- * (haiku.rag's `visualize_chunk`). Item boxes come from converting the source file again, matched to the stored
- * items by their self refs, so the picture shows the file as it is on disk.
+ * (haiku.rag's `visualize_chunk`). Item boxes come from the index; the source file is read only to render the page,
+ * and a warning says when it changed since it was indexed.
  */
 export async function visualizeChunk(options: VisualizeChunkOptions): Promise<VisualizedChunk> {
   const { knowledgeBase, chunkId } = options;
@@ -53,13 +52,13 @@ export async function visualizeChunk(options: VisualizeChunkOptions): Promise<Vi
     warnings.push(`${document.relativePath} changed since it was indexed; the boxes may not match. Run \`haiku index\` to refresh it.`);
   }
   throwIfAborted(options.abortSignal, 'Visualizing the chunk');
-  const converted = await convertPdf(bytes, { fileName: document.relativePath, pictures: 'none', abortSignal: options.abortSignal });
-  const boxesByRef = new Map(converted.items.map((item) => [item.selfRef, item.boxes ?? []]));
+  // The index keeps every PDF item's boxes; the file is only read to draw its page.
+  const items = await knowledgeBase.getDocumentItems(chunk.documentId);
+  const boxesByRef = new Map(items.map((item) => [item.selfRef, item.boxes ?? []]));
   const own = new Set(chunk.docItemRefs);
   const strong = chunk.docItemRefs.flatMap((ref) => boxesByRef.get(ref) ?? []);
   let faint: PageBox[] = [];
   if (options.expand ?? true) {
-    const items = await knowledgeBase.getDocumentItems(chunk.documentId);
     const asResult: SearchResult = { ...chunk, score: 1, rank: 1 };
     const [expanded] = expandSearchResults([asResult], new Map([[chunk.documentId, items]]), { maxContextChars: options.maxContextChars });
     faint = (expanded?.docItemRefs ?? []).filter((ref) => !own.has(ref)).flatMap((ref) => boxesByRef.get(ref) ?? []);
