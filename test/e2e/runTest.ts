@@ -13,19 +13,22 @@ async function main(): Promise<void> {
   process.env.VSCODE_E2E_TIMEOUT ??= '900';
   // A folder with no documents first (the runner opens a fresh empty folder when given none): activation must
   // stay idle there. Only Haiku loads; no model is needed.
-  await runTests({
-    vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
-    extensionDevelopmentPath: repositoryRoot,
-    extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'empty-suite', 'index.js'),
-    launchArgs: [],
-    extensionTestsEnv: { HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e-empty') },
-  });
+  const only = process.env.HAIKU_E2E_FILES;
+  if (!only || 'haiku-empty-window'.includes(only)) {
+    await runTests({
+      vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
+      extensionDevelopmentPath: repositoryRoot,
+      extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'empty-suite', 'index.js'),
+      launchArgs: [],
+      extensionTestsEnv: { HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e-empty') },
+    });
+  }
   await runTests({
     vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
     extensionDevelopmentPath: [repositoryRoot, path.join(repositoryRoot, 'test-fixtures', 'fake-lm')],
     extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'suite', 'index.js'),
     launchArgs: [path.join(repositoryRoot, 'samples')],
-    extensionTestsEnv: { HAIKU_TEST_MODE: '1', HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e') },
+    extensionTestsEnv: { HAIKU_TEST_MODE: '1', HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e'), HAIKU_E2E_FILES: only ?? '' },
   });
 }
 
