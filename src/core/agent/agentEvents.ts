@@ -10,6 +10,8 @@ export type AgentEvent =
   | { type: 'text-delta'; text: string; stepNumber?: number }
   | { type: 'search-started'; source: SearchSource; query: string; toolCallId?: string }
   | { type: 'search-finished'; source: SearchSource; query: string; resultCount: number; results?: SearchResult[]; toolCallId?: string; refused?: boolean; error?: string }
+  /** Vision on: the pictures a search return showed the model (fetch their bytes from the store to display them). */
+  | { type: 'pictures-attached'; source: SearchSource; toolCallId: string; pictures: Array<{ documentId: string; selfRef: string; chunkId: string; mediaType: string }> }
   | { type: 'execution-started'; code: string; toolCallId: string }
   | { type: 'execution-finished'; execution: ExecutionRecord; toolCallId: string }
   | { type: 'citation-added'; citation: Citation }

@@ -7,6 +7,7 @@ import { ExecutionBudget, SearchBudget } from './budget';
 import { registerCitations, type CitationReport } from './citations';
 import { recordSearch, type CitationStatus, type ConversationState } from './conversationState';
 import type { ShownInResponse } from './searchRendering';
+import { PictureAttachmentLedger } from './pictureAttachments';
 
 /** Makes the question's sandbox around a host the agent built (the Node layer passes `createCodeSandbox`). */
 export type SandboxFactory = (host: SandboxHost) => Promise<CodeSandbox>;
@@ -39,6 +40,8 @@ export class AgentRun {
   readonly abortSignal: AbortSignal | undefined;
   /** 0-based number of the model response whose tool calls are executing (set before each model request). */
   currentStep = 0;
+  /** Pictures shown to a vision model, per response (each attaches once per response). */
+  readonly pictureAttachments = new PictureAttachmentLedger();
   private readonly shownPerStep = new Map<number, ShownInResponse>();
   private readonly declarations: Array<{ step: number; cited: boolean }> = [];
   private latestEvidenceStep = -1;

@@ -1,6 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import type { AgentRun } from './agentRun';
+import { searchToolModelOutput } from './pictureAttachments';
 import { runSearchTool } from './searchToolShared';
 
 export const ANALYSIS_SEARCH_TOOL_NAME = 'search';
@@ -17,5 +18,7 @@ export function createAnalysisSearchTool(run: AgentRun) {
       limit: z.number().int().min(1).max(50).optional().describe(`Results to return (default ${run.searchLimit}).`),
     }),
     execute: ({ query, limit }, { toolCallId }) => runSearchTool(run, 'search', query, limit, toolCallId),
+    // With vision on, the return carries the results' pictures as image parts after their label lines.
+    toModelOutput: ({ output }) => searchToolModelOutput(output),
   });
 }

@@ -1,6 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import type { AgentRun } from './agentRun';
+import { searchToolModelOutput } from './pictureAttachments';
 import { runSearchTool } from './searchToolShared';
 
 export const RAG_SEARCH_TOOL_NAME = 'rag_search';
@@ -17,5 +18,7 @@ export function createRagSearchTool(run: AgentRun) {
       limit: z.number().int().min(1).max(50).optional().describe(`Results to return (default ${run.searchLimit}).`),
     }),
     execute: ({ query, limit }, { toolCallId }) => runSearchTool(run, 'rag_search', query, limit, toolCallId),
+    // With vision on, the return carries the results' pictures as image parts after their label lines.
+    toModelOutput: ({ output }) => searchToolModelOutput(output),
   });
 }

@@ -2,6 +2,7 @@ import { SearchFailedError, type AgentRun } from './agentRun';
 import type { SearchSource } from './agentEvents';
 import { renderResultsDeduplicated } from './searchRendering';
 import { searchQueryProblem } from './hostInputLimits';
+import type { SearchToolOutput } from './pictureAttachments';
 
 /** What a search tool answers once the question's search budget is spent. */
 export function searchBudgetSpentNotice(maxUnits: number): string {
@@ -14,9 +15,10 @@ export function searchBudgetSpentNotice(maxUnits: number): string {
 
 /**
  * The body both search tools share: claim a budget unit for the current response, search within the run's filter
- * with context expansion, render for the model with sibling results collapsed to reference lines.
+ * with context expansion, render for the model with sibling results collapsed to reference lines; with vision on,
+ * add the pictures of the results that this response has not been shown yet.
  */
-export function runSearchTool(run: AgentRun, source: SearchSource, query: string, limit: number | undefined, toolCallId: string): Promise<string> {
+export function runSearchTool(run: AgentRun, source: SearchSource, query: string, limit: number | undefined, toolCallId: string): Promise<SearchToolOutput> {
   return run.serialize(async () => {
     const trimmed = query.trim();
     if (trimmed === '') {
@@ -40,7 +42,14 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
       }
       throw error;
     }
-    // Picture bytes would be attached here (once per response) when `run.vision` is on; the store keeps none yet.
-    return renderResultsDeduplicated(trimmed, results, run.shownInCurrentResponse());
+    const text = renderResultsDeduplicated(trimmed, results, run.shownInCurrentResponse());
+    if (!run.vision) {
+      return text;
+    }
+    const pictures = await run.pictureAttachments.attach(run.currentStep, results, run.knowledgeBase, run.abortSignal);
+    if (pictures.length > 0) {
+      run.emit({ type: 'pictures-attached', source, toolCallId, pictures: pictures.map(({ documentId, selfRef, chunkId, mediaType }) => ({ documentId, selfRef, chunkId, mediaType })) });
+    }
+    return { text, pictures };
   });
 }

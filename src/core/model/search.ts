@@ -8,6 +8,14 @@ export interface SearchResult extends ChunkRecord {
   rank: number;
   /** When expansion merged overlapping hits: every constituent chunk id (the first is `chunkId`). */
   mergedChunkIds?: string[];
+  /**
+   * After expansion: the pictures of `pictureRefs` the matched chunks hold themselves (directly or through their
+   * caption). Only these may have their bytes attached for a vision model; pictures expansion swept in are
+   * referenced, never attached. Undefined without expansion: then every picture ref is the hit's own.
+   */
+  ownPictureRefs?: string[];
+  /** After expansion: each captioned picture of `pictureRefs` → its caption text (the caption item after it). */
+  pictureCaptions?: Record<string, string>;
 }
 
 export interface SearchOptions {
@@ -56,6 +64,14 @@ export interface ChunkRecord {
   sourceRange?: SourceRange;
 }
 
+/** A picture item's stored image (bytes as stored at ingest; sniff them before handing them to a model). */
+export interface PictureImage {
+  bytes: Uint8Array;
+  mimeType: string;
+  width: number;
+  height: number;
+}
+
 /**
  * The read side of the index, as the agent, the sandbox's VFS and the VS Code layer use it.
  * Implemented over LanceDB in `src/node/store`; every method honours `filter` where it takes one.
@@ -70,4 +86,6 @@ export interface KnowledgeBase {
   getDocumentItems(documentId: string): Promise<StoredItem[]>;
   /** Chunks by id (unknown ids are left out); `filter` restricts to matching documents. */
   getChunks(chunkIds: string[], options?: { filter?: string }): Promise<ChunkRecord[]>;
+  /** A picture item's image; undefined when it has none. Absent in hosts that store no pictures. */
+  pictureBytes?(documentId: string, selfRef: string): Promise<PictureImage | undefined>;
 }

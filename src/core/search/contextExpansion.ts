@@ -260,13 +260,19 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
   const pageNumbers = pages.size > 0 ? [...pages].sort((left, right) => left - right) : [...anchor.pageNumbers];
   const sourceRange = (visible && visible.length > 0 ? unionSourceRanges(visible.map((span) => span.item.sourceRange)) : undefined) ?? anchor.sourceRange;
   const chunkIds = [anchor.chunkId, ...group.map((result) => result.chunkId).filter((id) => id !== anchor.chunkId)].filter((id, index, all) => all.indexOf(id) === index);
+  const windowItems = [...itemByPosition.values()];
+  const pictureRefs = pictureRefsOf(refs, windowItems);
+  // Only the matched chunks' own pictures (directly or through their caption) are attachable; expansion's are not.
+  const matchedPictures = new Set(pictureRefsOf(group.flatMap((result) => result.docItemRefs), windowItems));
   const expanded: SearchResult = {
     ...anchor,
     // The ordered union of the constituents' heading trails (reference §3.3 step 8), in the group's order.
     headings: [...new Set(group.flatMap((result) => result.headings))],
     content,
     docItemRefs: refs,
-    pictureRefs: pictureRefsOf(refs, [...itemByPosition.values()]),
+    pictureRefs,
+    ownPictureRefs: pictureRefs.filter((ref) => matchedPictures.has(ref)),
+    pictureCaptions: pictureCaptionsOf(pictureRefs, windowItems),
     labels,
     pageNumbers,
     score: Math.max(...group.map((result) => result.score)),
@@ -282,6 +288,21 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
     delete expanded.mergedChunkIds;
   }
   return expanded;
+}
+
+/** Each picture followed by a caption item → the caption's text (a caption at p describes the picture at p − 1). */
+function pictureCaptionsOf(pictureRefs: readonly string[], items: readonly ExpansionItem[]): Record<string, string> {
+  const byRef = new Map(items.map((item) => [item.selfRef, item]));
+  const byPosition = new Map(items.map((item) => [item.position, item]));
+  const captions: Record<string, string> = {};
+  for (const ref of pictureRefs) {
+    const picture = byRef.get(ref);
+    const caption = picture ? byPosition.get(picture.position + 1) : undefined;
+    if (caption?.label === 'caption' && caption.text.trim() !== '') {
+      captions[ref] = caption.text.trim();
+    }
+  }
+  return captions;
 }
 
 function spanInWindow(span: ItemSpan, windowStart: number, windowEnd: number): boolean {

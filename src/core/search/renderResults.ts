@@ -42,7 +42,8 @@ export function primaryLabel(labels: readonly ItemLabel[]): ItemLabel | undefine
 /**
  * One result as the model sees it:
  * `[chunk_id] [rank i of n]`, `Source: "<title>" > <heading> > …` (left out when there is neither title nor
- * heading), `Type: <label>` (left out without labels), then `Content:` and the content on the next line.
+ * heading), `Type: <label>` (left out without labels), one `Figure caption (<self_ref>): …` line per captioned
+ * picture, then `Content:` and the content on the next line.
  */
 /**
  * The title and headings as one trail without repeats: a page whose title is also its first heading gives
@@ -58,7 +59,7 @@ export function headingTrail(title: string, headings: readonly string[]): string
   return trail;
 }
 
-export function renderSearchResultForModel(result: Pick<SearchResult, 'chunkId' | 'title' | 'headings' | 'labels' | 'content'>, position: { rank: number; total: number }): string {
+export function renderSearchResultForModel(result: Pick<SearchResult, 'chunkId' | 'title' | 'headings' | 'labels' | 'content' | 'pictureCaptions'>, position: { rank: number; total: number }): string {
   const lines = [`[${result.chunkId}] [rank ${position.rank} of ${position.total}]`];
   const source = headingTrail(result.title, result.headings).map((entry, index) => (index === 0 && result.title ? `"${entry}"` : entry));
   if (source.length > 0) {
@@ -67,6 +68,9 @@ export function renderSearchResultForModel(result: Pick<SearchResult, 'chunkId' 
   const label = primaryLabel(result.labels);
   if (label) {
     lines.push(`Type: ${label}`);
+  }
+  for (const [selfRef, caption] of Object.entries(result.pictureCaptions ?? {})) {
+    lines.push(`Figure caption (${selfRef}): ${caption.replace(/\s+/g, ' ')}`);
   }
   lines.push('Content:', result.content);
   return lines.join('\n');

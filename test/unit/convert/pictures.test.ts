@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { getResolvedPDFJS } from 'unpdf';
 import { encodePng, downscale } from '../../../src/node/convert/pictures/pngEncoder';
-import { sniffImage } from '../../../src/node/convert/pictures/imageInfo';
+import { sniffImage } from '../../../src/core/pictures/imageInfo';
 import { readLocalImage } from '../../../src/node/convert/pictures/localImages';
 import { convertDocx } from '../../../src/node/convert/docx';
 import { PictureCollector } from '../../../src/node/convert/pictures/pictureCollector';
