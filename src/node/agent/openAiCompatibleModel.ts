@@ -2,6 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { defaultSettingsMiddleware, wrapLanguageModel, type LanguageModel } from 'ai';
 import { HaikuError } from '../../core/errors';
 import * as limits from '../../core/limits';
+import { toolResultImagesMiddleware } from './toolResultImages';
 import { connectionErrorCode, isNoServerError, modelUnreachableError, type ModelDescription } from '../../core/agent/modelErrors';
 
 export interface OpenAiCompatibleModelOptions {
@@ -14,8 +15,8 @@ export interface OpenAiCompatibleModelOptions {
   /** Default 0.3. */
   temperature?: number;
   /**
-   * The model can see images. Picture bytes are attached to search returns only when true; the index stores no
-   * picture bytes yet, so today the flag only travels to the agent settings.
+   * The model can see images: search returns then carry the results' pictures (sent as image parts of a user
+   * message after the tool replies, the only place chat completions take images). Off, no bytes are read.
    */
   vision?: boolean;
   /**
@@ -42,8 +43,8 @@ const LOCAL_SERVER_API_KEY = 'not-needed';
 
 /**
  * A chat-completions model on any OpenAI-compatible server (`provider.chat`, never the `/responses` endpoint that
- * the provider's default uses and local servers lack), with temperature and thinking baked in and a per-request
- * timeout that surfaces as a `model_failed` error.
+ * the provider's default uses and local servers lack), with temperature and thinking baked in, tool-result images
+ * moved to user messages, and a per-request timeout that surfaces as a `model_failed` error.
  */
 export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOptions): OpenAiCompatibleModel {
   const baseUrl = (options.baseUrl ?? limits.DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
@@ -76,12 +77,12 @@ export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOption
   });
   const model = wrapLanguageModel({
     model: provider.chat(options.name),
-    middleware: defaultSettingsMiddleware({
+    middleware: [toolResultImagesMiddleware, defaultSettingsMiddleware({
       settings: {
         temperature: options.temperature ?? limits.QA_TEMPERATURE,
         providerOptions: options.thinking ? { openai: { reasoningEffort: 'medium' } } : undefined,
       },
-    }),
+    })],
   });
   return { model, description: { name: options.name, baseUrl }, vision: options.vision ?? false };
 }
