@@ -51,6 +51,8 @@ export interface GuestSearchHit {
   page_numbers: number[];
   /** `self_ref`s of the items the chunk was built from (match `items.jsonl` lines). */
   doc_item_refs: string[];
+  /** The pictures among (or captioned by) `doc_item_refs`; their `items.jsonl` lines hold label and caption text, never bytes. */
+  picture_refs: string[];
   score: number;
   rank: number;
   /** Present when context expansion merged overlapping hits: every constituent chunk id. */
@@ -78,6 +80,7 @@ export function toGuestSearchHit(result: SearchResult): GuestSearchHit {
     labels: result.labels,
     page_numbers: result.pageNumbers,
     doc_item_refs: result.docItemRefs,
+    picture_refs: result.pictureRefs ?? [],
     score: result.score,
     rank: result.rank,
   };
@@ -110,7 +113,7 @@ The value of the last expression, if not undefined, is printed after the output 
 Top-level const/let act like var, so re-running a snippet that declares the same names is fine.
 
 Globals (all async functions must be awaited; they are read-only, so do not declare variables with these names):
-- await search(query, limit = ${SANDBOX_SEARCH_DEFAULT_LIMIT}) -> [{chunk_id, document_id, uri, title, content, headings, labels, page_numbers, doc_item_refs, score, rank, merged_chunk_ids?}]
+- await search(query, limit = ${SANDBOX_SEARCH_DEFAULT_LIMIT}) -> [{chunk_id, document_id, uri, title, content, headings, labels, page_numbers, doc_item_refs, picture_refs, score, rank, merged_chunk_ids?}]
     Hybrid search with section-aware context expansion over the documents of this question; best first, rank is 1-based;
     limit is capped at ${SANDBOX_SEARCH_MAX_LIMIT}.
 - await list_documents() -> [{id, title, uri, relative_path, format, created_at}]

@@ -27,6 +27,10 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
   },
   FILTER_OPTION,
   { flags: '--thinking', description: "Let a reasoning model think before answering (slower; sent as the server's reasoning effort)." },
+  {
+    flags: '--vision',
+    description: 'The model can see images: search returns show it the pictures of their results (each once per response). Off, no picture bytes leave the index.',
+  },
   { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
 ];
 
@@ -42,7 +46,7 @@ export function questionModelOptions(context: CommandContext): OpenAiCompatibleM
     name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
     apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
     temperature: settings.temperature,
-    vision: settings.vision,
+    vision: booleanFlag(context, 'vision') || settings.vision,
     thinking: booleanFlag(context, 'thinking'),
   };
 }
@@ -184,6 +188,9 @@ function verbosePrinter(context: CommandContext): (event: AgentEvent) => void {
         }
         break;
       }
+      case 'pictures-attached':
+        write(`  ${event.pictures.length} picture(s) shown: ${event.pictures.map((picture) => `${picture.selfRef} of [${picture.chunkId}]`).join(', ')}`);
+        break;
       case 'citation-added':
         write(`» cited [${event.citation.index}] ${event.citation.title || event.citation.uri} (${event.citation.chunkId})`);
         break;

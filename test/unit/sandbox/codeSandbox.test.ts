@@ -161,7 +161,7 @@ describe('code sandbox (QuickJS in a worker)', function () {
       assert.strictEqual(result.success, true, result.stderr);
       const rows = JSON.parse(result.stdout) as Array<[string, string, string]>;
       assert.strictEqual(rows.length, 2);
-      assert.strictEqual(rows[0][0], 'chunk_id,document_id,uri,title,content,headings,labels,page_numbers,doc_item_refs,score,rank');
+      assert.strictEqual(rows[0][0], 'chunk_id,document_id,uri,title,content,headings,labels,page_numbers,doc_item_refs,picture_refs,score,rank');
       assert.ok(rows.every((row) => row[1] === 'dguide'), 'the secret document is filtered out');
       assert.deepStrictEqual(sharedHost.searches, [{ query: 'apples', limit: 10 }]);
       await shared.execute('await search("apples", 500.7)');
