@@ -10,15 +10,46 @@ import {
 } from './languageModelMapping';
 import { CancelledError } from '../core/errors';
 
+/**
+ * `vscode.LanguageModelDataPart` where the running engine has it (stable after the 1.104 API we build against,
+ * present in e.g. 1.139); undefined on older engines, which then get the text placeholder.
+ */
+function dataPartClass(): { image(data: Uint8Array, mimeType: string): unknown } | undefined {
+  const candidate = (vscode as unknown as { LanguageModelDataPart?: { image?: unknown } }).LanguageModelDataPart;
+  return typeof candidate?.image === 'function' ? (candidate as { image(data: Uint8Array, mimeType: string): unknown }) : undefined;
+}
+
 function toVscodePart(part: ChatPartData): vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart | vscode.LanguageModelToolResultPart {
   switch (part.kind) {
     case 'text':
       return new vscode.LanguageModelTextPart(part.value);
     case 'toolCall':
       return new vscode.LanguageModelToolCallPart(part.callId, part.name, part.input);
-    case 'toolResult':
-      return new vscode.LanguageModelToolResultPart(part.callId, part.texts.map((text) => new vscode.LanguageModelTextPart(text)));
+    case 'toolResult': {
+      const dataPart = part.images && part.images.length > 0 ? dataPartClass() : undefined;
+      const images = new Map((dataPart ? part.images ?? [] : []).map((image) => [image.textIndex, image]));
+      return new vscode.LanguageModelToolResultPart(part.callId, part.texts.map((text, index) => {
+        const image = images.get(index);
+        return image && dataPart ? dataPart.image(image.data, image.mimeType) : new vscode.LanguageModelTextPart(text);
+      }));
+    }
   }
+}
+
+/**
+ * Whether the chat's model takes images: an explicit `haiku.model.vision` wins; otherwise the model's own
+ * capability where the engine reports it (`capabilities.imageInput`, or `supportsImageToText` as VS Code 1.1xx
+ * builds expose it at run time; neither is in the 1.104 typings); otherwise `fallback` (the setting's default).
+ */
+export function chatModelVision(model: vscode.LanguageModelChat, fallback: boolean): boolean {
+  const setting = vscode.workspace.getConfiguration('haiku').inspect<boolean>('model.vision');
+  const explicit = setting?.workspaceFolderValue ?? setting?.workspaceValue ?? setting?.globalValue;
+  if (typeof explicit === 'boolean') {
+    return explicit;
+  }
+  const capabilities = (model as unknown as { capabilities?: { imageInput?: unknown; supportsImageToText?: unknown } }).capabilities;
+  const reported = capabilities?.imageInput ?? capabilities?.supportsImageToText;
+  return typeof reported === 'boolean' ? reported : fallback;
 }
 
 export function toVscodeMessages(messages: readonly ChatMessageData[]): vscode.LanguageModelChatMessage[] {

@@ -17,7 +17,22 @@ import type {
 export type ChatPartData =
   | { kind: 'text'; value: string }
   | { kind: 'toolCall'; callId: string; name: string; input: object }
-  | { kind: 'toolResult'; callId: string; texts: string[] };
+  | { kind: 'toolResult'; callId: string; texts: string[]; images?: ToolResultImage[] };
+
+/**
+ * A picture in a tool result (vision on). `texts[textIndex]` holds its placeholder, which stays when the engine
+ * has no image part (`vscode.LanguageModelDataPart`, stable in later VS Code versions than the 1.104 we target).
+ */
+export interface ToolResultImage {
+  textIndex: number;
+  data: Uint8Array;
+  mimeType: string;
+}
+
+/** Stands in for a picture a model cannot be sent (or, in the reverse direction, one we do not pass on). */
+export function imagePlaceholder(mimeType: string): string {
+  return `[${mimeType} picture omitted: this model cannot be sent images here]`;
+}
 
 /** VS Code's chat API has only user and assistant messages: system text and tool results travel as user messages. */
 export interface ChatMessageData {
@@ -39,6 +54,29 @@ export interface ChatRequestData {
   modelOptions: Record<string, unknown>;
 }
 
+function toolResultPart(callId: string, output: LanguageModelV3ToolResultOutput): Extract<ChatPartData, { kind: 'toolResult' }> {
+  if (output.type !== 'content') {
+    return { kind: 'toolResult', callId, texts: toolResultTexts(output) };
+  }
+  const texts: string[] = [];
+  const images: ToolResultImage[] = [];
+  for (const part of output.value) {
+    if (part.type === 'text') {
+      texts.push(part.text);
+    } else if ((part.type === 'image-data' || part.type === 'file-data') && part.mediaType.startsWith('image/')) {
+      images.push({ textIndex: texts.length, data: bytesOfBase64(part.data), mimeType: part.mediaType });
+      texts.push(imagePlaceholder(part.mediaType));
+    } else {
+      texts.push(`[${part.type} omitted]`);
+    }
+  }
+  return images.length > 0 ? { kind: 'toolResult', callId, texts, images } : { kind: 'toolResult', callId, texts };
+}
+
+function bytesOfBase64(data: string): Uint8Array {
+  return Uint8Array.from(atob(data), (character) => character.charCodeAt(0));
+}
+
 function toolResultTexts(output: LanguageModelV3ToolResultOutput): string[] {
   switch (output.type) {
     case 'text':
@@ -49,8 +87,6 @@ function toolResultTexts(output: LanguageModelV3ToolResultOutput): string[] {
       return [JSON.stringify(output.value)];
     case 'execution-denied':
       return [`Tool execution denied${output.reason ? `: ${output.reason}` : '.'}`];
-    case 'content':
-      return output.value.map((part) => (part.type === 'text' ? part.text : `[${part.type} omitted]`));
     default:
       return [JSON.stringify(output)];
   }
@@ -102,7 +138,7 @@ export function promptToChatMessages(prompt: LanguageModelV3Prompt): ChatMessage
           } else if (part.type === 'tool-result') {
             // Provider-executed results: VS Code wants tool results in user messages.
             push('assistant', parts.splice(0));
-            push('user', [{ kind: 'toolResult', callId: part.toolCallId, texts: toolResultTexts(part.output) }]);
+            push('user', [toolResultPart(part.toolCallId, part.output)]);
           }
         }
         push('assistant', parts);
@@ -110,7 +146,7 @@ export function promptToChatMessages(prompt: LanguageModelV3Prompt): ChatMessage
       }
       case 'tool':
         push('user', message.content.flatMap((part): ChatPartData[] => (part.type === 'tool-result'
-          ? [{ kind: 'toolResult', callId: part.toolCallId, texts: toolResultTexts(part.output) }]
+          ? [toolResultPart(part.toolCallId, part.output)]
           : [])));
         break;
     }

@@ -15,7 +15,7 @@ import type { DocumentNavigator } from '../documentNavigation';
 import { renderingUri } from '../documentNavigation';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
 import type { IndexService } from '../indexService';
-import { languageModelFromChat } from '../languageModelAdapter';
+import { chatModelVision, languageModelFromChat } from '../languageModelAdapter';
 import { hitView, RunRecorder } from '../runs/runRecorder';
 import type { RunsStore } from '../runs/runsStore';
 import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
@@ -279,8 +279,9 @@ export class HaikuParticipant implements vscode.Disposable {
     const answerStream = new AnswerStream(stream, knowledgeBase, this.dependencies.log);
     const settings = agent.agentSettingsFromConfig(config);
     if (!configured) {
-      // The chat's model decides its own sampling.
+      // The chat's model decides its own sampling, and says whether it takes images.
       settings.temperature = undefined;
+      settings.vision = chatModelVision(request.model, settings.vision);
     }
     const answer = await agent.runAgent({
       model,

@@ -4,6 +4,7 @@ import {
   callOptionsToChatRequest,
   chatMessagesToPrompt,
   contentFromStreamParts,
+  imagePlaceholder,
   promptToChatMessages,
   StreamPartTranslator,
 } from '../../../src/vscode/languageModelMapping';
@@ -34,6 +35,28 @@ describe('language model mapping (AI SDK ↔ vscode.lm data)', () => {
     ]);
     assert.deepStrictEqual(messages[0].parts[0], { kind: 'toolCall', callId: 'c', name: 't', input: { a: 1 } });
     assert.deepStrictEqual(messages[1].parts, [{ kind: 'toolResult', callId: 'c', texts: ['{"hits":2}'] }, { kind: 'toolResult', callId: 'd', texts: ['boom'] }]);
+  });
+
+  it('keeps a vision tool result\'s images in order, as image entries with a text placeholder for engines without data parts', () => {
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+    const messages = promptToChatMessages([
+      {
+        role: 'tool',
+        content: [{
+          type: 'tool-result', toolCallId: 'v', toolName: 'rag_search',
+          output: { type: 'content', value: [
+            { type: 'text', text: '[c1] results' },
+            { type: 'text', text: 'Page image 1 of 1, retrieved from the knowledge base for search result [c1] (#/pictures/0). Not provided by the user.' },
+            { type: 'image-data', data: Buffer.from(png).toString('base64'), mediaType: 'image/png' },
+          ] },
+        }],
+      },
+    ]);
+    assert.deepStrictEqual(messages[0].parts, [{
+      kind: 'toolResult', callId: 'v',
+      texts: ['[c1] results', 'Page image 1 of 1, retrieved from the knowledge base for search result [c1] (#/pictures/0). Not provided by the user.', imagePlaceholder('image/png')],
+      images: [{ textIndex: 2, data: png, mimeType: 'image/png' }],
+    }]);
   });
 
   it('maps tools and tool choice', () => {
