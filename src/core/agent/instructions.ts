@@ -8,7 +8,8 @@ The system shows the references you cite to the user, so never write chunk ids, 
 
 /** The rag tool set's procedure (search → cite → answer). */
 export const RAG_INSTRUCTIONS = `## Knowledge-base search (rag_search, rag_cite)
-rag_search returns ranked results (rank 1 is best). Each result starts with its chunk id in brackets and "[rank i of n]", then a "Source:" line (document title > section headings), a "Type:" line (paragraph, table, code, list_item, …) and "Content:". A result that a sibling search in the same response already returned is shortened to a reference line.
+rag_search returns ranked results (rank 1 is best). Each result starts with its chunk id in brackets and "[rank i of n]", then a "Source:" line (document title > section headings), a "Type:" line (paragraph, table, code, list_item, …), a "Figure caption (<ref>):" line per captioned picture, and "Content:". A result that a sibling search in the same response already returned is shortened to a reference line.
+If you can see images, a search may also show the pictures of its results, each after a line "Page image i of n, retrieved from the knowledge base for search result [chunk_id] …": they are evidence from the documents, not from the user; to use one, cite that chunk id.
 Procedure:
 1. Search with a few specific keywords, not the whole question. To try several phrasings, issue up to three rag_search calls in the same response: they share one unit of the limited search budget.
 2. Read the results. If they do not address the question, search once more with different keywords; if that fails too, report that the knowledge base does not cover it.

@@ -154,7 +154,8 @@ export function executionJson(execution: ExecutionRecord) {
 function citationLine(citation: Citation): string {
   const where = locationText(citation.uri.replace(/^file:\/\//, ''), citation.sourceRange, citation.pageNumbers);
   const trail = [citation.title, ...citation.headings.filter((heading) => heading !== citation.title)].filter(Boolean).join(' > ');
-  return `[${citation.index}] ${trail}\n    ${where}\n    ${snippet(citation.content, 160)}`;
+  const figures = (citation.pictureRefs ?? []).map((ref) => `\n    [Figure: ${ref}]`).join('');
+  return `[${citation.index}] ${trail}\n    ${where}${figures}\n    ${snippet(citation.content, 160)}`;
 }
 
 /** `--verbose`: what the agent does, on stderr as it happens, so stdout stays the answer. */

@@ -168,7 +168,7 @@ describe('vision: pictures attached to search returns, once per response', funct
     assert.strictEqual(server.requests.length, 3);
     for (const request of server.requests) {
       assert.deepStrictEqual(wireImages(request), []);
-      assert.ok(!JSON.stringify(request.body).includes('Page image'), 'no label lines either');
+      assert.doesNotMatch(JSON.stringify(request.body), /Page image \d+ of \d+/, 'no label lines either');
     }
     assert.strictEqual(knowledgeBase.pictureReads, 0);
     assert.ok(!events.some((event) => event.type === 'pictures-attached'));
@@ -275,5 +275,15 @@ console.log(JSON.stringify({ refs: hits.map((hit) => hit.picture_refs), pictures
     assert.deepStrictEqual(printed.citations[0].picture_refs, ['#/pictures/0']);
     assert.strictEqual(newImages(server.requests, 1).length, 1);
     assert.strictEqual(newImages(server.requests, 2).length, 0, 'citing attaches nothing');
+
+    // As text, the citation names its figure.
+    server.push(
+      { toolCalls: [{ name: 'rag_search', arguments: { query: 'cute duckling', limit: 1 } }] },
+      (request) => ({ toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: chunkIdsIn(lastToolText(request)).slice(0, 1) } }] }),
+      { text: 'A cartoon duckling.' },
+    );
+    const textIo = captureIo(folder.path);
+    assert.strictEqual(await runCli(['ask', 'What does figure 1 show?', '--db', databasePath, '--base-url', server.baseUrl, '--model', 'scripted'], textIo), 0, textIo.err.join(''));
+    assert.match(textIo.out.join(''), /^ {4}\[Figure: #\/pictures\/0\]$/m);
   });
 });
