@@ -92,15 +92,32 @@ function decide(messages, toolNames) {
   return [new vscode.LanguageModelTextPart(`fake model echo: ${userText}`)];
 }
 
-exports.activate = function activate(context) {
-  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fake-lm', {
+/** The images (data parts) inside tool results, as `{ mimeType, size }`, in message order. */
+function toolResultImages(messages) {
+  const images = [];
+  for (const message of messages) {
+    for (const part of message.content) {
+      if (part instanceof vscode.LanguageModelToolResultPart) {
+        for (const inner of part.content) {
+          if (vscode.LanguageModelDataPart && inner instanceof vscode.LanguageModelDataPart && /^image\//.test(inner.mimeType)) {
+            images.push({ mimeType: inner.mimeType, size: inner.data.length });
+          }
+        }
+      }
+    }
+  }
+  return images;
+}
+
+/** The scripted provider for one model (`fake-lm/fake-1`, or `fake-lm-vision/fake-vision`, which takes images). */
+function scriptedProvider(information) {
+  return {
     provideLanguageModelChatInformation() {
-      // toolCalling: true, or the Chat view (Agent mode) does not offer the model in its picker
-      return [{ id: 'fake-1', name: 'Fake One', family: 'fake', version: '1', maxInputTokens: 100000, maxOutputTokens: 4000, capabilities: { toolCalling: true } }];
+      return [information];
     },
-    async provideLanguageModelChatResponse(_model, messages, options, progress) {
+    async provideLanguageModelChatResponse(model, messages, options, progress) {
       const toolNames = (options.tools || []).map((tool) => tool.name);
-      requests.push({ toolNames, messages: messages.map((message) => ({ role: message.role, text: partsText(message) })) });
+      requests.push({ model: model.id, toolNames, messages: messages.map((message) => ({ role: message.role, text: partsText(message) })), images: toolResultImages(messages) });
       for (const part of decide(messages, toolNames)) {
         if (part instanceof vscode.LanguageModelTextPart) {
           for (const word of part.value.split(/(?<= )/)) { progress.report(new vscode.LanguageModelTextPart(word)); await new Promise((resolve) => setTimeout(resolve, 5)); }
@@ -110,7 +127,18 @@ exports.activate = function activate(context) {
       }
     },
     async provideTokenCount(_model, text) { return typeof text === 'string' ? Math.ceil(text.length / 4) : 1; },
-  }));
+  };
+}
+
+exports.activate = function activate(context) {
+  // toolCalling: true, or the Chat view (Agent mode) does not offer the model in its picker
+  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fake-lm', scriptedProvider(
+    { id: 'fake-1', name: 'Fake One', family: 'fake', version: '1', maxInputTokens: 100000, maxOutputTokens: 4000, capabilities: { toolCalling: true } },
+  )));
+  // A separate vendor, so selecting `fake-lm` never lands on it.
+  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fake-lm-vision', scriptedProvider(
+    { id: 'fake-vision', name: 'Fake Vision', family: 'fake', version: '1', maxInputTokens: 100000, maxOutputTokens: 4000, capabilities: { toolCalling: true, imageInput: true } },
+  )));
   // Asking once makes the workbench resolve this vendor, so the Chat view's model picker lists "Fake One".
-  return vscode.lm.selectChatModels({ vendor: 'fake-lm' });
+  return Promise.all([vscode.lm.selectChatModels({ vendor: 'fake-lm' }), vscode.lm.selectChatModels({ vendor: 'fake-lm-vision' })]);
 };

@@ -54,10 +54,13 @@ export function workspaceUri(relativePath: string): vscode.Uri {
   return vscode.Uri.joinPath(folder.uri, relativePath);
 }
 
-/** Sends a question to @haiku through the real Chat view with the scripted fake model, and waits for the answer. */
-export async function askHaiku(api: HaikuTestApi, query: string, attachFiles?: vscode.Uri[]): Promise<ParticipantRequestRecord> {
+/**
+ * Sends a question to @haiku through the real Chat view with the scripted fake model, and waits for the answer.
+ * `vendor` picks the fake model: `fake-lm` (text only) or `fake-lm-vision` (takes images).
+ */
+export async function askHaiku(api: HaikuTestApi, query: string, attachFiles?: vscode.Uri[], vendor = 'fake-lm'): Promise<ParticipantRequestRecord> {
   const before = api.participantRequests.length;
-  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fake-lm' }, blockOnResponse: true, attachFiles });
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor }, blockOnResponse: true, attachFiles });
   return waitFor(() => {
     const record = api.participantRequests[before];
     return record && record.done ? record : undefined;
