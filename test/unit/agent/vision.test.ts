@@ -7,6 +7,7 @@ import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 import { runCli } from '../../../src/node/cli/main';
+import { imagesFollowNotice, moveToolResultImagesToUserMessages } from '../../../src/node/agent/toolResultImages';
 import type { CommandIo } from '../../../src/node/cli/command';
 import { lastToolText, startScriptedChatServer, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { temporaryFolder } from '../../support/indexFixtures';
@@ -212,6 +213,24 @@ describe('vision: pictures attached to search returns, once per response', funct
     const raw = await ledger.attach(0, [{ ...base, pictureRefs: ['#/pictures/0', '#/pictures/1'] }], store);
     assert.deepStrictEqual(raw.map((picture) => picture.selfRef), ['#/pictures/0']);
     assert.deepStrictEqual((await ledger.attach(1, [{ ...base, pictureRefs: ['#/pictures/1'] }], store)).map((picture) => picture.selfRef), ['#/pictures/1']);
+  });
+
+  it('chat-completions prompts: tool results keep their text, their labelled images move to one user message after the tool replies', () => {
+    const label = pictureLabel(1, 1, 'c1', '#/pictures/0');
+    const moved = moveToolResultImagesToUserMessages([
+      { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      { role: 'tool', content: [
+        { type: 'tool-result', toolCallId: 'a', toolName: 'rag_search', output: { type: 'text', value: 'plain' } },
+        { type: 'tool-result', toolCallId: 'b', toolName: 'rag_search', output: { type: 'content', value: [{ type: 'text', text: 'results' }, { type: 'text', text: label }, { type: 'image-data', data: 'AAAA', mediaType: 'image/png' }] } },
+      ] },
+      { role: 'assistant', content: [{ type: 'text', text: 'answer' }] },
+    ]);
+    assert.deepStrictEqual(moved.map((message) => message.role), ['user', 'tool', 'user', 'assistant']);
+    assert.deepStrictEqual(moved[1].content, [
+      { type: 'tool-result', toolCallId: 'a', toolName: 'rag_search', output: { type: 'text', value: 'plain' } },
+      { type: 'tool-result', toolCallId: 'b', toolName: 'rag_search', output: { type: 'text', value: `results\n\n${imagesFollowNotice(1)}` } },
+    ]);
+    assert.deepStrictEqual(moved[2].content, [{ type: 'text', text: label }, { type: 'file', data: 'AAAA', mediaType: 'image/png' }]);
   });
 
   it('expansion marks own pictures (directly or through their caption) apart from swept-in ones, and collects captions', () => {
