@@ -1,6 +1,6 @@
 import type { ToolResultPart } from 'ai';
 import { throwIfAborted } from '../errors';
-import type { KnowledgeBase, SearchResult } from '../model/search';
+import type { KnowledgeBase, PictureImage, SearchResult } from '../model/search';
 import { sniffImage } from '../pictures/imageInfo';
 
 /** One picture a search return shows a vision model: the label line and the image (base64). */
@@ -36,7 +36,8 @@ export class PictureAttachmentLedger {
   /**
    * The pictures of `results` not yet attached in response `step`, in result order, with their bytes. Only the
    * hits' own pictures count (`ownPictureRefs`; expansion's are referenced, not attached). A picture without
-   * bytes, or whose bytes are not a PNG/JPEG/GIF/WebP image with a size, is skipped, so labels stay aligned.
+   * bytes, whose read fails, or whose bytes are not a PNG/JPEG/GIF/WebP image with a size, is skipped, so labels
+   * stay aligned.
    */
   async attach(step: number, results: readonly SearchResult[], knowledgeBase: KnowledgeBase, abortSignal?: AbortSignal): Promise<PictureAttachment[]> {
     const readBytes = knowledgeBase.pictureBytes?.bind(knowledgeBase);
@@ -61,7 +62,13 @@ export class PictureAttachmentLedger {
     }
     const images = await Promise.all(candidates.map(async (candidate) => {
       throwIfAborted(abortSignal);
-      const image = await readBytes(candidate.documentId, candidate.selfRef);
+      let image: PictureImage | undefined;
+      try {
+        image = await readBytes(candidate.documentId, candidate.selfRef);
+      } catch {
+        // A picture that cannot be read is left out like one that cannot be decoded: the search result stands.
+        image = undefined;
+      }
       const info = image ? sniffImage(image.bytes) : undefined;
       return image && info && info.width > 0 && info.height > 0 ? { ...candidate, bytes: image.bytes, mediaType: info.mimeType } : undefined;
     }));

@@ -177,19 +177,21 @@ describe('vision: pictures attached to search returns, once per response', funct
     assert.match(lastToolText(server.requests[1]), /Figure caption \(#\/pictures\/\d\): /);
   });
 
-  it('a picture whose bytes do not decode is skipped, and the labels stay aligned', async () => {
-    const [broken] = [...expectedPictures].sort();
-    const [brokenDocument, brokenRef] = broken.split(' ');
-    const knowledgeBase = countingPictures(store, (documentId, selfRef, image) =>
+  it('a picture whose bytes do not decode, or whose read fails, is skipped, and the labels stay aligned', async () => {
+    const [broken, unreadable] = [...expectedPictures].sort();
+    const knowledgeBase = countingPictures(store, (documentId, selfRef, image) => {
+      if (`${documentId} ${selfRef}` === unreadable) {
+        throw new Error('the picture row is gone');
+      }
       // A truncated PNG: the signature without its header chunk.
-      documentId === brokenDocument && selfRef === brokenRef && image ? { ...image, bytes: image.bytes.subarray(0, 12) } : image,
-    );
+      return `${documentId} ${selfRef}` === broken && image ? { ...image, bytes: image.bytes.subarray(0, 12) } : image;
+    });
     server.push({ toolCalls: SIBLING_QUERIES.map((query) => ({ name: 'rag_search', arguments: { query, limit: SEARCH_LIMIT } })) }, { text: 'done' });
     const { events } = await askScripted(server, knowledgeBase, { settings: { vision: true } });
     const images = newImages(server.requests, 1);
-    assert.strictEqual(images.length, expectedPictures.size - 1);
+    assert.strictEqual(images.length, expectedPictures.size - 2);
     const attached = events.flatMap((event) => (event.type === 'pictures-attached' ? event.pictures.map((picture) => `${picture.documentId} ${picture.selfRef}`) : []));
-    assert.ok(!attached.includes(broken), 'the undecodable picture is not attached');
+    assert.ok(!attached.includes(broken) && !attached.includes(unreadable), 'the undecodable and the unreadable picture are not attached');
     assert.strictEqual(attached.length, images.length);
     // Within each return, numbering has no gap where the broken picture was: 1..n of n.
     for (const event of events) {
