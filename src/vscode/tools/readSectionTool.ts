@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { buildSectionTree } from '../../core/toc';
 import { TOOL_NAMES } from '../contributionIds';
+import { figuresDirectlyIn, figuresOfSection, formatFigureList } from '../pictureViewModel';
 import { findDocument, findSection, formatSection, formatTableOfContents } from './toolFormatting';
 import { signalOf, textResult, type ToolContext } from './toolSupport';
 
@@ -9,7 +10,10 @@ export interface ReadSectionToolInput {
   section?: string;
 }
 
-/** `haiku_readSection`: one section of a document as Markdown (or its table of contents without a section). */
+/**
+ * `haiku_readSection`: one section of a document as Markdown (or its table of contents without a section), followed
+ * by the captions of its figures (all of the document's with the table of contents).
+ */
 export function registerReadSectionTool(context: ToolContext): vscode.Disposable {
   return vscode.lm.registerTool<ReadSectionToolInput>(TOOL_NAMES.readSection, {
     prepareInvocation(options) {
@@ -24,14 +28,18 @@ export function registerReadSectionTool(context: ToolContext): vscode.Disposable
       }
       const items = await knowledgeBase.getDocumentItems(document.id);
       const sections = buildSectionTree(items);
+      const withFigures = (text: string, figures: typeof items): string => {
+        const list = formatFigureList(figures, items, TOOL_NAMES.readPicture);
+        return list ? `${text}\n\n${list}` : text;
+      };
       if (!options.input.section) {
-        return textResult(formatTableOfContents(document, sections));
+        return textResult(withFigures(formatTableOfContents(document, sections), figuresDirectlyIn(items, undefined, [])));
       }
       const section = findSection(sections, options.input.section);
       if (!section) {
         return textResult(`No section "${options.input.section}" in ${document.relativePath}.\n\n${formatTableOfContents(document, sections)}`);
       }
-      return textResult(formatSection(document, section, items));
+      return textResult(withFigures(formatSection(document, section, items), figuresOfSection(items, section)));
     },
   });
 }
