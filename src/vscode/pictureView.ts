@@ -92,3 +92,21 @@ export function registerPictureView(knowledgeBase: () => Promise<ExtensionKnowle
     vscode.commands.registerCommand(COMMANDS.openPicture, (target: PictureTarget) => openPicture(target)),
   );
 }
+
+/**
+ * The picture URIs of cited chunks, in citation order without repeats: the chat lists them as references (the
+ * image type is not known here; the preview decodes the bytes whatever the name's extension says).
+ */
+export function citedPictureUris(citations: ReadonlyArray<{ documentId: string; uri: string; pictureRefs?: readonly string[] }>): vscode.Uri[] {
+  const uris = new Map<string, vscode.Uri>();
+  for (const citation of citations) {
+    const documentPath = decodeURIComponent(vscode.Uri.parse(citation.uri).path);
+    for (const selfRef of citation.pictureRefs ?? []) {
+      const uri = pictureUri({ documentId: citation.documentId, selfRef, documentPath });
+      if (uri) {
+        uris.set(uri.toString(), uri);
+      }
+    }
+  }
+  return [...uris.values()];
+}
