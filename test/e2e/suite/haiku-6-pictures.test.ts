@@ -32,6 +32,8 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
     this.timeout(240_000);
     api = await activateHaiku();
     await waitForIndex(api);
+    // A fresh chat session: the earlier suites' turns (and their document filter) must not carry over.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
     await vscode.workspace.fs.writeFile(workspaceUri(RELATIVE_PATH), fs.readFileSync(FIXTURE));
     await waitFor(async () => (await (await api.knowledgeBase()).listDocuments()).some((document) => document.relativePath === RELATIVE_PATH), `${RELATIVE_PATH} to be indexed`, 180_000);
   });
