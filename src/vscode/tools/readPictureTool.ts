@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { TOOL_NAMES } from '../contributionIds';
 import { figureCaption, figuresDirectlyIn, formatFigureList } from '../pictureViewModel';
-import { findDocument } from './toolFormatting';
-import { signalOf, textResult, type ToolContext } from './toolSupport';
+import { documentForTool, textResult, type ToolContext } from './toolSupport';
 
 export interface ReadPictureToolInput {
   document: string;
@@ -28,13 +27,11 @@ export function registerReadPictureTool(context: ToolContext): vscode.Disposable
       return { invocationMessage: `Reading picture ${options.input.picture} of ${options.input.document}` };
     },
     async invoke(options, token) {
-      const knowledgeBase = await context.knowledgeBase();
-      const documents = await knowledgeBase.listDocuments({ abortSignal: signalOf(token) });
-      const document = findDocument(documents, options.input.document ?? '');
-      if (!document) {
-        return textResult(`No indexed document matches "${options.input.document}". Call haiku_listDocuments for the ids and paths.`);
+      const found = await documentForTool(context, options.input.document, token);
+      if (found instanceof vscode.LanguageModelToolResult) {
+        return found;
       }
-      const items = await knowledgeBase.getDocumentItems(document.id);
+      const { knowledgeBase, document, items } = found;
       const figures = figuresDirectlyIn(items, undefined, []);
       const wanted = (options.input.picture ?? '').trim();
       const picture = figures.find((figure) => figure.selfRef === wanted || figure.selfRef === `#/pictures/${wanted}`);

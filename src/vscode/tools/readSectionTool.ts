@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import { buildSectionTree } from '../../core/toc';
 import { TOOL_NAMES } from '../contributionIds';
 import { figuresDirectlyIn, figuresOfSection, formatFigureList } from '../pictureViewModel';
-import { findDocument, findSection, formatSection, formatTableOfContents } from './toolFormatting';
-import { signalOf, textResult, type ToolContext } from './toolSupport';
+import { findSection, formatSection, formatTableOfContents } from './toolFormatting';
+import { documentForTool, textResult, type ToolContext } from './toolSupport';
 
 export interface ReadSectionToolInput {
   document: string;
@@ -20,13 +20,11 @@ export function registerReadSectionTool(context: ToolContext): vscode.Disposable
       return { invocationMessage: options.input.section ? `Reading "${options.input.section}" in ${options.input.document}` : `Reading the sections of ${options.input.document}` };
     },
     async invoke(options, token) {
-      const knowledgeBase = await context.knowledgeBase();
-      const documents = await knowledgeBase.listDocuments({ abortSignal: signalOf(token) });
-      const document = findDocument(documents, options.input.document ?? '');
-      if (!document) {
-        return textResult(`No indexed document matches "${options.input.document}". Call haiku_listDocuments for the ids and paths.`);
+      const found = await documentForTool(context, options.input.document, token);
+      if (found instanceof vscode.LanguageModelToolResult) {
+        return found;
       }
-      const items = await knowledgeBase.getDocumentItems(document.id);
+      const { document, items } = found;
       const sections = buildSectionTree(items);
       const withFigures = (text: string, figures: typeof items): string => {
         const list = formatFigureList(figures, items, TOOL_NAMES.readPicture);
