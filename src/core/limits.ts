@@ -211,6 +211,10 @@ export const SANDBOX_ERROR_DESCRIPTION_BUDGET_MS = 1_000;
 export const INDEX_WATCH_DEBOUNCE_MS = 750;
 /** Runs the runs panel keeps (oldest dropped first). */
 export const RUNS_KEPT = 50;
+/** Distinct pictures the runs panel shows as thumbnails per search step (and for a run's citations). */
+export const RUNS_THUMBNAILS_PER_STEP = 8;
+/** Largest picture sent to the runs webview as a data URI (bytes); larger ones show as a link that opens them. */
+export const RUNS_THUMBNAIL_MAX_BYTES = 1_048_576;
 /** Hits the "Insert Citation" quick pick shows. */
 export const CITATION_PICK_LIMIT = 20;
 /** Typing pause before the "Insert Citation" quick pick searches (ms). */

@@ -8,6 +8,7 @@ export type RunRoute = 'ask' | 'analyze' | 'both' | 'search';
 export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
 
 import type { SourceRange } from '../core/model/document';
+import { RUNS_THUMBNAILS_PER_STEP } from '../core/limits';
 
 /** A search hit or a citation as the panel shows it: already formatted, no paths beyond the relative one. */
 export interface RunChunkView {
@@ -21,6 +22,23 @@ export interface RunChunkView {
   preview: string;
   /** The range of the content the model saw (expanded context included); jump-to-chunk selects it. */
   sourceRange?: SourceRange;
+  /** The chunk's document (names its pictures). */
+  documentId?: string;
+  /** Refs of the pictures the chunk shows (`pictureRefs`): the ones vision attaches; thumbnails in the panel. */
+  pictureRefs?: string[];
+}
+
+/** A picture's thumbnail, keyed by `pictureKey`; `dataUri` absent when the image is too large or missing (a link opens it). */
+export interface RunThumbnail {
+  dataUri?: string;
+  mimeType: string;
+  width: number;
+  height: number;
+}
+
+/** The key of a picture in the `thumbnails` message: document id and picture ref. */
+export function pictureKey(documentId: string, selfRef: string): string {
+  return `${documentId} ${selfRef}`;
 }
 
 export interface RunHitView extends RunChunkView {
@@ -54,7 +72,9 @@ export interface RunView {
 
 export type HostToWebviewMessage =
   | { type: 'state'; runs: RunView[]; selectedRunId?: string }
-  | { type: 'select'; runId: string };
+  | { type: 'select'; runId: string }
+  /** The thumbnails of a run's pictures, sent after its state (bytes are read from the index on demand). */
+  | { type: 'thumbnails'; runId: string; thumbnails: Record<string, RunThumbnail> };
 
 export interface RenderedCounts {
   executions: number;
@@ -65,19 +85,56 @@ export interface RenderedCounts {
   highlightedBlocks: number;
   /** Block elements (paragraphs, headings, lists, tables, code) of the answer rendered from Markdown. */
   answerBlocks: number;
+  /** Picture thumbnails drawn (images with data). */
+  thumbnails: number;
 }
 
 export type WebviewToHostMessage =
   | { type: 'ready' }
   | { type: 'selectRun'; runId: string }
   | { type: 'openChunk'; runId: string; chunkId: string }
+  | { type: 'openPicture'; runId: string; documentId: string; selfRef: string }
   | { type: 'rendered'; runId: string; counts: RenderedCounts };
+
+/** A picture a run shows, with the chunk that shows it (its path names the opened picture's tab). */
+export interface RunPictureView {
+  documentId: string;
+  selfRef: string;
+  relativePath: string;
+}
+
+/**
+ * The distinct pictures of a list of chunks (one search step's hits, or the citations), in order, at most
+ * `RUNS_THUMBNAILS_PER_STEP`: what the panel shows as thumbnails, and all the webview may ask to open.
+ */
+export function picturesOf(chunks: readonly RunChunkView[]): RunPictureView[] {
+  const pictures = new Map<string, RunPictureView>();
+  for (const chunk of chunks) {
+    for (const selfRef of chunk.pictureRefs ?? []) {
+      if (chunk.documentId !== undefined && pictures.size < RUNS_THUMBNAILS_PER_STEP) {
+        pictures.set(pictureKey(chunk.documentId, selfRef), { documentId: chunk.documentId, selfRef, relativePath: chunk.relativePath });
+      }
+    }
+  }
+  return [...pictures.values()];
+}
+
+/** Every picture a run shows: each search step's, then the citations'. */
+export function runPictures(run: RunView): RunPictureView[] {
+  const pictures = new Map<string, RunPictureView>();
+  const groups = [...run.steps.map((step) => (step.kind === 'search' ? step.hits : [])), run.citations];
+  for (const picture of groups.flatMap((chunks) => picturesOf(chunks))) {
+    pictures.set(pictureKey(picture.documentId, picture.selfRef), picture);
+  }
+  return [...pictures.values()];
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+const PICTURE_REF_PATTERN = /^#\/pictures\/\d{1,9}$/;
 
 function isId(value: unknown): value is string {
   return typeof value === 'string' && ID_PATTERN.test(value);
@@ -95,9 +152,13 @@ export function parseWebviewMessage(value: unknown): WebviewToHostMessage | unde
       return isId(value.runId) ? { type: 'selectRun', runId: value.runId } : undefined;
     case 'openChunk':
       return isId(value.runId) && isId(value.chunkId) ? { type: 'openChunk', runId: value.runId, chunkId: value.chunkId } : undefined;
+    case 'openPicture':
+      return isId(value.runId) && isId(value.documentId) && typeof value.selfRef === 'string' && PICTURE_REF_PATTERN.test(value.selfRef)
+        ? { type: 'openPicture', runId: value.runId, documentId: value.documentId, selfRef: value.selfRef }
+        : undefined;
     case 'rendered': {
       const counts = value.counts;
-      const keys = ['executions', 'searches', 'hits', 'citations', 'highlightedBlocks', 'answerBlocks'] as const;
+      const keys = ['executions', 'searches', 'hits', 'citations', 'highlightedBlocks', 'answerBlocks', 'thumbnails'] as const;
       if (!isId(value.runId) || !isObject(counts) || !keys.every((key) => typeof counts[key] === 'number')) {
         return undefined;
       }

@@ -17,6 +17,7 @@ export const COMMANDS = {
   askAboutSection: 'haiku.askAboutSection',
   copyCitation: 'haiku.copyCitation',
   reindexDocument: 'haiku.reindexDocument',
+  openPicture: 'haiku.openPicture',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -30,6 +31,7 @@ export const TOOL_NAMES = {
   search: 'haiku_search',
   listDocuments: 'haiku_listDocuments',
   readSection: 'haiku_readSection',
+  readPicture: 'haiku_readPicture',
 } as const;
 
 export const SECTIONS_VIEW_ID = 'haiku.sections';

@@ -18,9 +18,11 @@ import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings
 import { createStatusBar } from './statusBar';
 import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
+import { registerReadPictureTool } from './tools/readPictureTool';
 import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchTool } from './tools/searchTool';
 import { registerHaikuMcpServer } from './mcpServerProvider';
+import { openPicture, registerPictureView } from './pictureView';
 
 /** Settings, API keys and paths every part reads. */
 interface ExtensionSettings {
@@ -53,7 +55,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const navigator = new DocumentNavigator(knowledgeBase);
   const runsPanel = new RunsPanel(context.extensionUri, runsStore, async (chunkId, shownRange) => {
     await navigator.openChunk(chunkId, shownRange);
-  }, (line) => output.info(line));
+  }, (line) => output.info(line), {
+    bytes: async (documentId, selfRef) => (await knowledgeBase()).pictureBytes(documentId, selfRef),
+    open: openPicture,
+  });
   const sectionsTree = new SectionsTreeProvider(() => indexService.openKnowledgeBase);
   const { view: sectionsView, disposable: sectionsViewDisposable } = createSectionsView(sectionsTree);
   const modelProvider = createModelProvider(settings);
@@ -66,6 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
     registerHaikuMcpServer(context, settings.getConfig),
     ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),
     registerDocumentRenderings(indexService, knowledgeBase),
+    registerPictureView(knowledgeBase),
     ...registerCommands({
       context, indexService, navigator, runsPanel, sectionsTree, output, knowledgeBase,
       relativePathOf: settings.relativePathOf,
@@ -81,7 +87,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
         }
       },
     }),
-    indexService.onDidChangeIndex(() => sectionsTree.refresh()),
+    indexService.onDidChangeIndex(() => {
+      sectionsTree.refresh();
+      runsPanel.forgetThumbnails();
+    }),
     indexService.onDidChangeStatus((status) => status.state === 'ready' && sectionsTree.refresh()),
     followSettings({ output, indexService, modelProvider }),
     // A key allowed for a new URL (see ApiKeyStore) or changed in another window.
@@ -196,7 +205,7 @@ function createParticipant(
 }
 
 function registerTools(toolContext: Parameters<typeof registerSearchTool>[0]): vscode.Disposable[] {
-  return [registerSearchTool(toolContext), registerListDocumentsTool(toolContext), registerReadSectionTool(toolContext)];
+  return [registerSearchTool(toolContext), registerListDocumentsTool(toolContext), registerReadSectionTool(toolContext), registerReadPictureTool(toolContext)];
 }
 
 /** The read-only Markdown renderings of PDF and DOCX documents, reloaded when the index changes. */

@@ -1,9 +1,11 @@
 import type { KnowledgeBase } from '../core/model/search';
 import type { HaikuConfig } from '../core/config';
 
-/** The read side the extension needs beyond `KnowledgeBase`: counts for the status bar. */
+/** The read side the extension needs beyond `KnowledgeBase`: counts for the status bar, picture bytes for the views. */
 export interface ExtensionKnowledgeBase extends KnowledgeBase {
   stats(): Promise<{ documents: number; chunks: number }>;
+  /** A picture item's image, or undefined when the item has none (captions-only figures, `pictures: none`). */
+  pictureBytes(documentId: string, selfRef: string): Promise<{ bytes: Uint8Array; mimeType: string; width: number; height: number } | undefined>;
 }
 
 export interface IndexProgress {

@@ -14,7 +14,7 @@ import { CancelledError } from '../core/errors';
  * `vscode.LanguageModelDataPart` where the running engine has it (stable after the 1.104 API we build against,
  * present in e.g. 1.139); undefined on older engines, which then get the text placeholder.
  */
-function dataPartClass(): { image(data: Uint8Array, mimeType: string): unknown } | undefined {
+export function dataPartClass(): { image(data: Uint8Array, mimeType: string): unknown } | undefined {
   const candidate = (vscode as unknown as { LanguageModelDataPart?: { image?: unknown } }).LanguageModelDataPart;
   return typeof candidate?.image === 'function' ? (candidate as { image(data: Uint8Array, mimeType: string): unknown }) : undefined;
 }

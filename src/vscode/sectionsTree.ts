@@ -4,12 +4,15 @@ import type { DocumentSummary, StoredItem } from '../core/model/search';
 import { buildSectionTree } from '../core/toc';
 import { COMMANDS, DOCUMENT_SCHEME, SECTIONS_VIEW_ID } from './contributionIds';
 import type { ExtensionKnowledgeBase } from './indexBackend';
+import type { PictureTarget } from './pictureView';
+import { figureLabel, figuresDirectlyIn } from './pictureViewModel';
 import { folderOf, headerItem, sectionPathAtLine, sectionPathAtRenderingLine } from './sectionLocate';
 
 export type SectionsTreeNode =
   | { kind: 'folder'; key: string; path: string }
   | { kind: 'document'; key: string; document: DocumentSummary }
-  | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number };
+  | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number; hasFigures?: boolean }
+  | { kind: 'figure'; key: string; document: DocumentSummary; picture: StoredItem; label: string };
 
 interface DocumentOutline {
   contentHash: string;
@@ -87,9 +90,17 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
     if (element.kind === 'folder') {
       return documents.filter((document) => folderOf(document.relativePath) === element.path).map((document) => this.documentNode(document, element));
     }
+    if (element.kind === 'figure') {
+      return [];
+    }
     const outline = await this.outline(element.document);
     const sections = element.kind === 'document' ? outline.sections : element.section.children;
-    return sections.map((section) => this.sectionNode(element.document, section, outline.items, element));
+    // Figures come after the subsections: outside every subsection, they belong to this level's own text.
+    const figures = figuresDirectlyIn(outline.items, element.kind === 'document' ? undefined : element.section.itemRange, sections);
+    return [
+      ...sections.map((section) => this.sectionNode(element.document, section, outline.items, element)),
+      ...figures.map((picture) => this.node({ kind: 'figure', key: `figure:${element.document.id}:${picture.selfRef}`, document: element.document, picture, label: figureLabel(picture, outline.items) }, element)),
+    ];
   }
 
   private documentNode(document: DocumentSummary, parent: SectionsTreeNode | undefined): SectionsTreeNode {
@@ -97,8 +108,9 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
   }
 
   private sectionNode(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[], parent: SectionsTreeNode): SectionsTreeNode {
+    const hasFigures = figuresDirectlyIn(items, section.itemRange, section.children).length > 0;
     const startLine = headerItem(section, items)?.sourceRange?.startLine;
-    return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine }, parent);
+    return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine, hasFigures }, parent);
   }
 
   getParent(element: SectionsTreeNode): SectionsTreeNode | undefined {
@@ -128,7 +140,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
       }
       case 'section': {
         const section = element.section;
-        const item = new vscode.TreeItem(section.title, section.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(section.title, section.children.length > 0 || element.hasFigures ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = element.key;
         const page = section.pageNumbers.length > 0 ? `p. ${section.pageNumbers[0]}` : undefined;
         item.description = page ?? (element.startLine !== undefined ? `L${element.startLine + 1}` : undefined);
@@ -136,6 +148,22 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
         item.iconPath = new vscode.ThemeIcon('symbol-string');
         item.contextValue = 'haiku.section';
         item.command = { command: COMMANDS.openSection, title: vscode.l10n.t('Open Section'), arguments: [element] };
+        return item;
+      }
+      case 'figure': {
+        const picture = element.picture;
+        const item = new vscode.TreeItem(element.label, vscode.TreeItemCollapsibleState.None);
+        item.id = element.key;
+        const page = picture.pageNumbers.length > 0 ? `p. ${picture.pageNumbers[0]}` : undefined;
+        item.description = page;
+        item.tooltip = `${element.document.relativePath} › ${element.label}${picture.picture ? ` (${picture.picture.width}×${picture.picture.height})` : ` — ${vscode.l10n.t('no image stored')}`}`;
+        item.iconPath = new vscode.ThemeIcon('file-media');
+        item.contextValue = picture.picture ? 'haiku.figure' : 'haiku.figure.captionOnly';
+        const target: PictureTarget = { documentId: element.document.id, selfRef: picture.selfRef, documentPath: element.document.relativePath, mimeType: picture.picture?.mimeType };
+        // A figure without stored bytes (vector-only, or indexed with pictures: none) opens its place in the document.
+        item.command = picture.picture
+          ? { command: COMMANDS.openPicture, title: vscode.l10n.t('Open Picture'), arguments: [target] }
+          : { command: COMMANDS.openSection, title: vscode.l10n.t('Open Section'), arguments: [this.parents.get(element.key) ?? element] };
         return item;
       }
     }

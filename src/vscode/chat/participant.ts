@@ -16,6 +16,7 @@ import { renderingUri } from '../documentNavigation';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
 import type { IndexService } from '../indexService';
 import { chatModelVision, languageModelFromChat } from '../languageModelAdapter';
+import { citedPictureUris } from '../pictureView';
 import { hitView, RunRecorder } from '../runs/runRecorder';
 import type { RunsStore } from '../runs/runsStore';
 import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
@@ -407,13 +408,16 @@ class AnswerStream {
     }
   }
 
-  /** Flushes held-back text, then adds a reference per citation of the answer. */
+  /** Flushes held-back text, then adds a reference per citation of the answer, and one per cited picture. */
   async finish(citations: readonly Citation[]): Promise<void> {
     this.emit(this.splitter.flush());
     await this.output;
     for (const citation of citations) {
       this.citations.set(citation.index, citation);
       this.stream.reference(await this.locationOf(citation));
+    }
+    for (const picture of citedPictureUris(citations)) {
+      this.stream.reference(picture, new vscode.ThemeIcon('file-media'));
     }
   }
 

@@ -18,7 +18,13 @@ export function hitView(result: SearchResult, relativePathOf: RelativePathResolv
     locationLabel: locationLabel(result.sourceRange, result.pageNumbers),
     preview: preview(result.content),
     sourceRange: result.sourceRange,
+    ...pictureFields(result.documentId, result.pictureRefs),
   };
+}
+
+/** The document and picture refs of a chunk that shows pictures (left out otherwise, keeping views small). */
+function pictureFields(documentId: string, pictureRefs: readonly string[] | undefined): { documentId?: string; pictureRefs?: string[] } {
+  return pictureRefs && pictureRefs.length > 0 ? { documentId, pictureRefs: [...pictureRefs] } : {};
 }
 
 export function citationView(citation: Citation, relativePathOf: RelativePathResolver): RunCitationView {
@@ -31,6 +37,7 @@ export function citationView(citation: Citation, relativePathOf: RelativePathRes
     locationLabel: locationLabel(citation.sourceRange, citation.pageNumbers),
     preview: preview(citation.content),
     sourceRange: citation.sourceRange,
+    ...pictureFields(citation.documentId, citation.pictureRefs),
   };
 }
 

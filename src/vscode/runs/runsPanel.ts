@@ -1,7 +1,19 @@
 import * as vscode from 'vscode';
-import { parseWebviewMessage, type HostToWebviewMessage } from '../../shared/runsProtocol';
+import { pictureKey, parseWebviewMessage, runPictures, type HostToWebviewMessage, type RunThumbnail } from '../../shared/runsProtocol';
 import type { RenderReport, RunsStore } from './runsStore';
 import type { SourceRange } from '../../core/model/document';
+import { RUNS_THUMBNAIL_MAX_BYTES } from '../../core/limits';
+import { imageDataUri } from '../pictureViewModel';
+import type { PictureTarget } from '../pictureView';
+
+/** What the panel needs of pictures: their bytes (from the index) and a way to open one. */
+export interface RunsPanelPictures {
+  bytes(documentId: string, selfRef: string): Promise<{ bytes: Uint8Array; mimeType: string; width: number; height: number } | undefined>;
+  open(target: PictureTarget): Promise<void>;
+}
+
+/** Thumbnails kept between posts (a run re-posts its state on every step). */
+const THUMBNAIL_CACHE_ENTRIES = 64;
 
 /** A random nonce for the webview's Content-Security-Policy. */
 function createNonce(): string {
@@ -23,6 +35,9 @@ export class RunsPanel implements vscode.Disposable {
   private selectedRunId: string | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly renderEmitter = new vscode.EventEmitter<RenderReport>();
+  private readonly thumbnailCache = new Map<string, RunThumbnail>();
+  /** Keys of the thumbnails the current webview already holds. */
+  private readonly sentThumbnails = new Set<string>();
   /** Fires when the webview reports what it drew for a run. */
   readonly onDidRender = this.renderEmitter.event;
 
@@ -32,6 +47,7 @@ export class RunsPanel implements vscode.Disposable {
     /** Opens a chunk, selecting `shownRange` (what the run showed) when given, else the chunk's own range. */
     private readonly openChunk: (chunkId: string, shownRange?: SourceRange) => Promise<void>,
     private readonly log: (line: string) => void,
+    private readonly pictures?: RunsPanelPictures,
   ) {
     const changed = store.onDidChange(() => this.postState());
     this.subscriptions.push({ dispose: () => changed.dispose() });
@@ -62,6 +78,7 @@ export class RunsPanel implements vscode.Disposable {
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
+      this.sentThumbnails.clear();
     }, undefined, this.subscriptions);
   }
 
@@ -78,12 +95,25 @@ export class RunsPanel implements vscode.Disposable {
     }
     switch (message.type) {
       case 'ready':
+        // A new webview (first open, or shown again after being hidden) holds no thumbnails yet.
         this.ready = true;
+        this.sentThumbnails.clear();
         this.postState();
         break;
       case 'selectRun':
         this.selectedRunId = message.runId;
+        await this.postThumbnails(message.runId);
         break;
+      case 'openPicture': {
+        const shown = this.store.shownPicture(message.runId, message.documentId, message.selfRef);
+        if (shown && this.pictures) {
+          const mimeType = this.thumbnailCache.get(pictureKey(shown.documentId, shown.selfRef))?.mimeType;
+          await this.pictures.open({ documentId: shown.documentId, selfRef: shown.selfRef, documentPath: shown.relativePath, mimeType });
+        } else {
+          this.log(`Runs panel: run ${message.runId} does not show picture ${message.selfRef} of ${message.documentId}; not opened.`);
+        }
+        break;
+      }
       case 'openChunk': {
         // Only chunks the run shows may be opened: the webview names ids, the host decides.
         const shown = this.store.shownChunk(message.runId, message.chunkId);
@@ -102,6 +132,57 @@ export class RunsPanel implements vscode.Disposable {
 
   private postState(): void {
     this.post({ type: 'state', runs: this.store.all(), selectedRunId: this.selectedRunId });
+    const shown = this.selectedRunId ?? this.store.latest()?.id;
+    if (shown) {
+      void this.postThumbnails(shown).catch((error: unknown) => this.log(`Runs panel: could not read the pictures of run ${shown}: ${String(error)}`));
+    }
+  }
+
+  /** Drops the cached thumbnails (the index changed: a re-indexed document may show other pictures under the same refs). */
+  forgetThumbnails(): void {
+    this.thumbnailCache.clear();
+  }
+
+  /** Sends the thumbnails of a run's pictures the webview does not hold yet, read from the index. */
+  private async postThumbnails(runId: string): Promise<void> {
+    const run = this.store.get(runId);
+    if (!run || !this.pictures || !this.panel || !this.ready) {
+      return;
+    }
+    const thumbnails: Record<string, RunThumbnail> = {};
+    for (const picture of runPictures(run)) {
+      const key = pictureKey(picture.documentId, picture.selfRef);
+      if (this.sentThumbnails.has(key)) {
+        continue;
+      }
+      const thumbnail = this.thumbnailCache.get(key) ?? await this.readThumbnail(picture.documentId, picture.selfRef);
+      if (thumbnail) {
+        thumbnails[key] = thumbnail;
+        this.sentThumbnails.add(key);
+      }
+    }
+    if (Object.keys(thumbnails).length > 0) {
+      this.post({ type: 'thumbnails', runId, thumbnails });
+    }
+  }
+
+  private async readThumbnail(documentId: string, selfRef: string): Promise<RunThumbnail | undefined> {
+    const image = await this.pictures?.bytes(documentId, selfRef);
+    if (!image) {
+      return undefined;
+    }
+    const thumbnail: RunThumbnail = {
+      mimeType: image.mimeType,
+      width: image.width,
+      height: image.height,
+      // A huge image would bloat every message: shown as a link that opens it instead.
+      dataUri: image.bytes.byteLength <= RUNS_THUMBNAIL_MAX_BYTES ? imageDataUri(image.bytes, image.mimeType) : undefined,
+    };
+    this.thumbnailCache.set(pictureKey(documentId, selfRef), thumbnail);
+    while (this.thumbnailCache.size > THUMBNAIL_CACHE_ENTRIES) {
+      this.thumbnailCache.delete(this.thumbnailCache.keys().next().value!);
+    }
+    return thumbnail;
   }
 
   private post(message: HostToWebviewMessage): void {
@@ -118,7 +199,8 @@ export class RunsPanel implements vscode.Disposable {
       "default-src 'none'",
       `style-src ${webview.cspSource}`,
       `script-src 'nonce-${nonce}'`,
-      `img-src ${webview.cspSource}`,
+      // Thumbnails arrive as data URIs of bounded size (see postThumbnails); nothing else is loaded.
+      `img-src ${webview.cspSource} data:`,
       `font-src ${webview.cspSource}`,
     ].join('; ');
     return `<!DOCTYPE html>

@@ -1,5 +1,5 @@
 import { RUNS_KEPT } from '../../core/limits';
-import type { RenderedCounts, RunChunkView, RunView } from '../../shared/runsProtocol';
+import { runPictures, type RenderedCounts, type RunChunkView, type RunPictureView, type RunView } from '../../shared/runsProtocol';
 
 /** Counts the webview reports after rendering a run: what it drew. */
 export type RenderReport = RenderedCounts & { runId: string };
@@ -43,6 +43,12 @@ export class RunsStore {
   /** True when the run shows this chunk (as a hit or a citation): the webview may only open those. */
   showsChunk(runId: string, chunkId: string): boolean {
     return this.shownChunk(runId, chunkId) !== undefined;
+  }
+
+  /** The picture of this run (a thumbnail it shows) with this document and ref, or undefined: the webview may only open those. */
+  shownPicture(runId: string, documentId: string, selfRef: string): RunPictureView | undefined {
+    const run = this.get(runId);
+    return run ? runPictures(run).find((picture) => picture.documentId === documentId && picture.selfRef === selfRef) : undefined;
   }
 
   /** The citation (else the search hit) of this run that shows `chunkId`, or undefined. */

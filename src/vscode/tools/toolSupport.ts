@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../../core/config';
+import type { DocumentSummary, StoredItem } from '../../core/model/search';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
+import { findDocument } from './toolFormatting';
 
 /** What every language-model tool needs: the store (opened on demand), path display and the settings. */
 export interface ToolContext {
@@ -22,4 +24,19 @@ export function signalOf(token: vscode.CancellationToken): AbortSignal {
     token.onCancellationRequested(() => controller.abort());
   }
   return controller.signal;
+}
+
+/** The document a tool's input names (id, path or unique path suffix) with its items, or the result saying none matches. */
+export async function documentForTool(
+  context: ToolContext,
+  reference: string | undefined,
+  token: vscode.CancellationToken,
+): Promise<{ knowledgeBase: ExtensionKnowledgeBase; document: DocumentSummary; items: StoredItem[] } | vscode.LanguageModelToolResult> {
+  const knowledgeBase = await context.knowledgeBase();
+  const documents = await knowledgeBase.listDocuments({ abortSignal: signalOf(token) });
+  const document = findDocument(documents, reference ?? '');
+  if (!document) {
+    return textResult(`No indexed document matches "${reference}". Call haiku_listDocuments for the ids and paths.`);
+  }
+  return { knowledgeBase, document, items: await knowledgeBase.getDocumentItems(document.id) };
 }

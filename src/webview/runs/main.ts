@@ -1,4 +1,4 @@
-import type { HostToWebviewMessage, RenderedCounts, RunChunkView, RunView, WebviewToHostMessage } from '../../shared/runsProtocol';
+import { pictureKey, picturesOf, type HostToWebviewMessage, type RenderedCounts, type RunChunkView, type RunThumbnail, type RunView, type WebviewToHostMessage } from '../../shared/runsProtocol';
 import DOMPurify from 'dompurify';
 import { answerHtml } from './answerMarkdown';
 import { tokenize } from './highlight';
@@ -13,6 +13,8 @@ declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getS
 const vscodeApi = acquireVsCodeApi();
 let runs: RunView[] = [];
 let selectedRunId: string | undefined;
+/** Thumbnails the host sent, by `pictureKey`; kept for the life of this webview. */
+const thumbnails = new Map<string, RunThumbnail>();
 
 function post(message: WebviewToHostMessage): void {
   vscodeApi.postMessage(message);
@@ -59,6 +61,37 @@ function chunkDescription(chunk: RunChunkView): HTMLElement {
     element('div', { className: 'chunk-preview', text: chunk.preview }));
 }
 
+/** The pictures of some chunks as clickable thumbnails (a link where the host sent no image data); each opens the picture. */
+function thumbnailStrip(run: RunView, chunks: readonly RunChunkView[], counts: RenderedCounts): HTMLElement | undefined {
+  const pictures = picturesOf(chunks);
+  if (pictures.length === 0) {
+    return undefined;
+  }
+  const strip = element('div', { className: 'thumbnails' });
+  for (const picture of pictures) {
+    const thumbnail = thumbnails.get(pictureKey(picture.documentId, picture.selfRef));
+    const link = element('a', { className: 'thumbnail' });
+    link.href = '#';
+    link.title = `Open picture ${picture.selfRef} of ${picture.relativePath}${thumbnail ? ` (${thumbnail.width}×${thumbnail.height})` : ''}`;
+    link.dataset.pictureRef = picture.selfRef;
+    if (thumbnail?.dataUri) {
+      const image = element('img');
+      image.src = thumbnail.dataUri;
+      image.alt = link.title;
+      link.append(image);
+      counts.thumbnails++;
+    } else {
+      link.textContent = `picture ${picture.selfRef.replace('#/pictures/', '')}`;
+    }
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      post({ type: 'openPicture', runId: run.id, documentId: picture.documentId, selfRef: picture.selfRef });
+    });
+    strip.append(link);
+  }
+  return strip;
+}
+
 const ANSWER_BLOCKS = 'p, h1, h2, h3, h4, h5, h6, ul, ol, blockquote, pre, table';
 
 function renderedAnswer(run: RunView, counts: RenderedCounts): HTMLElement {
@@ -98,7 +131,7 @@ function linkCitationMarkers(run: RunView, root: DocumentFragment): void {
 }
 
 function renderRun(run: RunView): { node: HTMLElement; counts: RenderedCounts } {
-  const counts: RenderedCounts = { executions: 0, searches: 0, hits: 0, citations: 0, highlightedBlocks: 0, answerBlocks: 0 };
+  const counts: RenderedCounts = { executions: 0, searches: 0, hits: 0, citations: 0, highlightedBlocks: 0, answerBlocks: 0, thumbnails: 0 };
   const section = element('section', { className: `run run-${run.status}` });
   section.dataset.runId = run.id;
   section.append(element('h2', { className: 'question', text: run.question }));
@@ -121,9 +154,14 @@ function renderRun(run: RunView): { node: HTMLElement; counts: RenderedCounts } 
         hits.append(element('li', { className: 'hit' }, chunkLink(run, hit, `#${hit.rank} ${hit.locationLabel || 'open'}`),
           element('span', { className: 'score', text: ` score ${hit.score.toFixed(3)}` }), chunkDescription(hit)));
       }
-      steps.append(element('li', { className: 'step step-search' },
-        element('div', { className: 'step-title', text: `Search (${step.source}): ${step.query}${step.refused ? ' — refused (budget spent)' : ''}` }),
-        step.hits.length > 0 ? hits : element('div', { className: 'empty', text: 'No hits.' })));
+      const item = element('li', { className: 'step step-search' },
+        element('div', { className: 'step-title', text: `Search (${step.source}): ${step.query}${step.refused ? ' — refused (budget spent)' : ''}` }));
+      const strip = thumbnailStrip(run, step.hits, counts);
+      if (strip) {
+        item.append(strip);
+      }
+      item.append(step.hits.length > 0 ? hits : element('div', { className: 'empty', text: 'No hits.' }));
+      steps.append(item);
     } else {
       counts.executions++;
       counts.highlightedBlocks++;
@@ -148,6 +186,10 @@ function renderRun(run: RunView): { node: HTMLElement; counts: RenderedCounts } 
     citations.append(element('li', { className: 'citation' }, chunkLink(run, citation, `[${citation.index}] ${citation.locationLabel || 'open'}`), chunkDescription(citation)));
   }
   section.append(element('h3', { text: `Citations (${run.citations.length})` }), run.citations.length > 0 ? citations : element('div', { className: 'empty', text: 'No citations.' }));
+  const citedPictures = thumbnailStrip(run, run.citations, counts);
+  if (citedPictures) {
+    section.append(element('h3', { text: 'Cited pictures' }), citedPictures);
+  }
   return { node: section, counts };
 }
 
@@ -187,6 +229,13 @@ window.addEventListener('message', (event: MessageEvent<HostToWebviewMessage>) =
   } else if (message.type === 'select') {
     selectedRunId = message.runId;
     render();
+  } else if (message.type === 'thumbnails') {
+    for (const [key, thumbnail] of Object.entries(message.thumbnails)) {
+      thumbnails.set(key, thumbnail);
+    }
+    if (message.runId === (selectedRunId ?? runs[runs.length - 1]?.id)) {
+      render();
+    }
   }
 });
 

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert';
 import type { Citation } from '../../../src/core/agent/conversationState';
 import type { SearchResult } from '../../../src/core/model/search';
-import { RUNS_KEPT } from '../../../src/core/limits';
-import { parseWebviewMessage } from '../../../src/shared/runsProtocol';
+import { RUNS_KEPT, RUNS_THUMBNAILS_PER_STEP } from '../../../src/core/limits';
+import { parseWebviewMessage, picturesOf, runPictures } from '../../../src/shared/runsProtocol';
 import { RunRecorder } from '../../../src/vscode/runs/runRecorder';
 import { RunsStore } from '../../../src/vscode/runs/runsStore';
 import { answerHtml } from '../../../src/webview/runs/answerMarkdown';
@@ -65,9 +65,34 @@ describe('runs: recorder, store, protocol, highlighter', () => {
     assert.strictEqual(parseWebviewMessage({ type: 'openChunk', runId: 'run-1', chunkId: '../../etc/passwd' }), undefined);
     assert.strictEqual(parseWebviewMessage({ type: 'openFile', path: '/etc/passwd' }), undefined);
     assert.strictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1 } }), undefined);
-    assert.deepStrictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2, extra: 9 } }),
-      { type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2 } });
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2, thumbnails: 4, extra: 9 } }),
+      { type: 'rendered', runId: 'r', counts: { executions: 1, searches: 2, hits: 3, citations: 1, highlightedBlocks: 1, answerBlocks: 2, thumbnails: 4 } });
     assert.strictEqual(parseWebviewMessage('ready'), undefined);
+    assert.deepStrictEqual(parseWebviewMessage({ type: 'openPicture', runId: 'run-1', documentId: 'doc-1', selfRef: '#/pictures/3' }), { type: 'openPicture', runId: 'run-1', documentId: 'doc-1', selfRef: '#/pictures/3' });
+    assert.strictEqual(parseWebviewMessage({ type: 'openPicture', runId: 'run-1', documentId: 'doc-1', selfRef: '#/texts/3' }), undefined);
+    assert.strictEqual(parseWebviewMessage({ type: 'openPicture', runId: 'run-1', documentId: '../x', selfRef: '#/pictures/3' }), undefined);
+  });
+
+  it('carries hits\' and citations\' pictures, shows at most RUNS_THUMBNAILS_PER_STEP per step, and opens only those', () => {
+    const pictureRefs = Array.from({ length: RUNS_THUMBNAILS_PER_STEP + 3 }, (_, index) => `#/pictures/${index}`);
+    const state = { searches: { figures: [{ ...hit, pictureRefs }, { ...hit, chunkId: 'chunk-2', pictureRefs: ['#/pictures/0'] }, { ...hit, chunkId: 'chunk-3' }] } } as never;
+    const recorder = new RunRecorder({ id: 'run-p', question: 'q', route: 'ask', model: 'm' }, relativePathOf, state);
+    recorder.apply({ type: 'search-finished', source: 'rag_search', query: 'figures', resultCount: 3 });
+    recorder.addCitation({ ...citation, chunkId: 'chunk-cited', pictureRefs: ['#/pictures/20'] });
+    const [search] = recorder.run.steps;
+    assert.ok(search.kind === 'search');
+    assert.deepStrictEqual([search.hits[0].documentId, search.hits[0].pictureRefs?.length], ['doc-1', pictureRefs.length]);
+    assert.strictEqual(search.hits[2].pictureRefs, undefined, 'no picture fields on a hit without pictures');
+    const shown = picturesOf(search.hits);
+    assert.deepStrictEqual(shown.map((picture) => picture.selfRef), pictureRefs.slice(0, RUNS_THUMBNAILS_PER_STEP));
+    assert.strictEqual(shown[0].relativePath, 'guides/features.md');
+    assert.deepStrictEqual(runPictures(recorder.run).map((picture) => picture.selfRef).slice(-1), ['#/pictures/20']);
+    const store = new RunsStore();
+    store.put(recorder.run);
+    assert.ok(store.shownPicture('run-p', 'doc-1', '#/pictures/20'));
+    assert.ok(store.shownPicture('run-p', 'doc-1', '#/pictures/0'));
+    assert.strictEqual(store.shownPicture('run-p', 'doc-1', `#/pictures/${RUNS_THUMBNAILS_PER_STEP + 1}`), undefined, 'beyond the cap: not shown, not openable');
+    assert.strictEqual(store.shownPicture('run-p', 'doc-2', '#/pictures/0'), undefined);
   });
 
   it('renders an answer\'s Markdown: headings, lists, tables, highlighted JavaScript; raw HTML stays text', () => {
