@@ -35,15 +35,23 @@ export class ItemReader {
     if (!generation) {
       return undefined;
     }
-    const where = `document_id = ${sqlString(documentId)} AND generation = ${sqlString(generation)} AND picture IS NOT NULL`;
-    const rows = await plainRows<Pick<ItemRow, 'self_ref' | 'picture' | 'picture_data'>>(this.tables.items.query().where(where).select(['self_ref', 'picture', 'picture_data']));
-    const own = rows.find((row) => row.self_ref === selfRef);
+    type PictureRow = Pick<ItemRow, 'self_ref' | 'picture' | 'picture_data'>;
+    const documentRows = `document_id = ${sqlString(documentId)} AND generation = ${sqlString(generation)} AND picture IS NOT NULL`;
+    const readRows = (where: string, columns: Array<keyof PictureRow>) => plainRows<PictureRow>(this.tables.items.query().where(where).select(columns));
+    // Only the wanted row's bytes are read: a document may hold megabytes of pictures.
+    const [own] = await readRows(`${documentRows} AND self_ref = ${sqlString(selfRef)}`, ['self_ref', 'picture', 'picture_data']);
     const metadata = own ? parseJson<{ mimeType: string; width: number; height: number; digest: string } | undefined>(own.picture, undefined) : undefined;
     if (!metadata) {
       return undefined;
     }
-    const holder = own?.picture_data ? own : rows.find((row) => row.picture_data && parseJson<{ digest?: string }>(row.picture, {}).digest === metadata.digest);
-    return holder?.picture_data ? { bytes: new Uint8Array(holder.picture_data), mimeType: metadata.mimeType, width: metadata.width, height: metadata.height } : undefined;
+    let bytes = own.picture_data;
+    if (!bytes) {
+      // Identical pictures are stored once per document: find the row holding these bytes by digest, then read them.
+      const holders = await readRows(`${documentRows} AND picture_data IS NOT NULL`, ['self_ref', 'picture']);
+      const holder = holders.find((row) => parseJson<{ digest?: string }>(row.picture, {}).digest === metadata.digest);
+      bytes = holder ? (await readRows(`${documentRows} AND self_ref = ${sqlString(holder.self_ref)}`, ['picture_data']))[0]?.picture_data : undefined;
+    }
+    return bytes ? { bytes: new Uint8Array(bytes), mimeType: metadata.mimeType, width: metadata.width, height: metadata.height } : undefined;
   }
 
   async getDocumentItems(documentId: string): Promise<StoredItem[]> {
