@@ -101,9 +101,10 @@ export type ConfigFileValues = Partial<Record<ConfigPath, unknown>>;
 
 /**
  * Parses and validates the file's text. Every problem is reported at once, each with its dotted key; `source`
- * (the file's path) starts the message.
+ * (the file's path) starts the message. A relative `index.database` goes through `resolveRelative` (against the
+ * file's folder, so the file means the same index from any working folder); URIs (`s3://…`) pass unchanged.
  */
-export function parseConfigFile(text: string, source: string): ConfigFileValues {
+export function parseConfigFile(text: string, source: string, resolveRelative: (relativePath: string) => string = (relativePath) => relativePath): ConfigFileValues {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -121,6 +122,10 @@ export function parseConfigFile(text: string, source: string): ConfigFileValues 
     if (value !== undefined) {
       values[path] = value;
     }
+  }
+  const database = values['index.databaseUri'];
+  if (typeof database === 'string' && !/^[a-z][a-z0-9+.-]+:\/\//i.test(database)) {
+    values['index.databaseUri'] = resolveRelative(database);
   }
   return values;
 }

@@ -65,9 +65,16 @@ export class HaikuError extends Error {
   }
 }
 
-/** The remedy of anything thrown (only `HaikuError`s have one). */
+/**
+ * The remedy of anything thrown (only `HaikuError`s have one). Matched by name, not `instanceof`: VS Code loads
+ * the backend as a separate bundle with its own copy of the class.
+ */
 export function errorRemedy(error: unknown): ErrorRemedy | undefined {
-  return error instanceof HaikuError ? error.remedy : undefined;
+  if (error instanceof Error && /^(Haiku|Conversion|Cancelled)Error$/.test(error.name)) {
+    const remedy = (error as { remedy?: unknown }).remedy;
+    return typeof remedy === 'object' && remedy !== null ? (remedy as ErrorRemedy) : undefined;
+  }
+  return undefined;
 }
 
 /** A file could not be turned into a document; `path` names it. */

@@ -110,12 +110,7 @@ export function readWorkspaceConfigFile(folders: readonly string[]): { file?: st
       continue;
     }
     try {
-      const values = parseConfigFile(text, file);
-      const database = values['index.databaseUri'];
-      if (typeof database === 'string' && !/^[a-z][a-z0-9+.-]+:\/\//i.test(database)) {
-        values['index.databaseUri'] = path.resolve(folder, database);
-      }
-      return { file, values };
+      return { file, values: parseConfigFile(text, file, (relativePath) => path.resolve(folder, relativePath)) };
     } catch (error) {
       return { file, values: {}, problem: errorMessage(error) };
     }
