@@ -114,7 +114,7 @@ export class StoreTables {
   /** Throws the typed "rebuild needed" error when the stored layout does not match this version. */
   assertUsable(): void {
     if (this.rebuildReason) {
-      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Run \`haiku rebuild\` (VS Code: "Haiku: Rebuild Index") to re-index everything.`);
+      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Rebuild the index to re-index everything.`);
     }
   }
 
