@@ -91,9 +91,9 @@ export const configFileSchema: z.ZodObject = (() => {
   return strictGroups({ ...tree, $schema: z.string().describe('Where editors find this schema.') });
 })();
 
-/** The JSON schema editors validate the file with (checked in as `schemas/haiku.config.schema.json`). */
+/** The JSON schema editors validate the file with (checked in as `schemas/haiku.config.schema.json`; draft 7, which every editor reads). */
 export function configFileJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(configFileSchema, { io: 'input' }), title: 'Haiku project configuration (haiku.config.json)' };
+  return { ...z.toJSONSchema(configFileSchema, { io: 'input', target: 'draft-7' }), title: 'Haiku project configuration (haiku.config.json)' };
 }
 
 /** The settings a file gives, by configuration path (only the keys it holds). */
