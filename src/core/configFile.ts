@@ -77,23 +77,28 @@ function strictGroups(tree: SchemaTree): z.ZodObject {
   return z.strictObject(shape);
 }
 
-/** The whole file as nested strict objects built from `CONFIG_FILE_KEYS`; `$schema` lets editors find the JSON schema. */
-export const configFileSchema: z.ZodObject = (() => {
-  const tree: SchemaTree = {};
-  for (const [key, { schema }] of Object.entries(CONFIG_FILE_KEYS)) {
-    const parts = key.split('.');
-    let group = tree;
-    for (const part of parts.slice(0, -1)) {
-      group = (group[part] ??= {}) as SchemaTree;
+let schema: z.ZodObject | undefined;
+
+/** The whole file as nested strict objects built from `CONFIG_FILE_KEYS` (built on first use: most windows have no file); `$schema` lets editors find the JSON schema. */
+export function configFileSchema(): z.ZodObject {
+  if (!schema) {
+    const tree: SchemaTree = {};
+    for (const [key, entry] of Object.entries(CONFIG_FILE_KEYS)) {
+      const parts = key.split('.');
+      let group = tree;
+      for (const part of parts.slice(0, -1)) {
+        group = (group[part] ??= {}) as SchemaTree;
+      }
+      group[parts[parts.length - 1]] = entry.schema;
     }
-    group[parts[parts.length - 1]] = schema;
+    schema = strictGroups({ ...tree, $schema: z.string().describe('Where editors find this schema.') });
   }
-  return strictGroups({ ...tree, $schema: z.string().describe('Where editors find this schema.') });
-})();
+  return schema;
+}
 
 /** The JSON schema editors validate the file with (checked in as `schemas/haiku.config.schema.json`; draft 7, which every editor reads). */
 export function configFileJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(configFileSchema, { io: 'input', target: 'draft-7' }), title: 'Haiku project configuration (haiku.config.json)' };
+  return { ...z.toJSONSchema(configFileSchema(), { io: 'input', target: 'draft-7' }), title: 'Haiku project configuration (haiku.config.json)' };
 }
 
 /** The settings a file gives, by configuration path (only the keys it holds). */
@@ -111,7 +116,7 @@ export function parseConfigFile(text: string, source: string, resolveRelative: (
   } catch (error) {
     throw new HaikuError('invalid_settings', `${source} is not valid JSON (${error instanceof Error ? error.message : String(error)}). Fix it or delete it.`);
   }
-  const parsed = configFileSchema.safeParse(json);
+  const parsed = configFileSchema().safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(issueText);
     throw new HaikuError('invalid_settings', `${source}: ${problems.join('; ')}. The keys and their types are in the README's Configuration section and in schemas/haiku.config.schema.json.`);

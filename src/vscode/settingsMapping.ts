@@ -118,6 +118,28 @@ export function readWorkspaceConfigFile(folders: readonly string[]): { file?: st
   return { values: {} };
 }
 
+/**
+ * The workspace file's values, read again only when a candidate file appears, changes or goes (settings are read
+ * often: every search reads the configuration). `onProblem` hears each new problem once.
+ */
+export function workspaceConfigFileValues(folders: () => readonly string[], onProblem: (problem: string) => void): () => ConfigFileValues {
+  let stamp = '';
+  let values: ConfigFileValues = {};
+  return () => {
+    const candidates = folders().map((folder) => path.join(folder, CONFIG_FILE_NAME));
+    const current = candidates.map((file) => `${file}:${fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? '-'}`).join('|');
+    if (current !== stamp) {
+      stamp = current;
+      const read = readWorkspaceConfigFile(folders());
+      values = read.values;
+      if (read.problem !== undefined) {
+        onProblem(read.problem);
+      }
+    }
+    return values;
+  };
+}
+
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
 }
