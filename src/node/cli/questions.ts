@@ -11,7 +11,7 @@ import { defaultConfig } from '../../core/config';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
-import { booleanFlag, stringFlag, type CliArgument, type CliOption, type CommandContext } from './command';
+import { booleanFlag, type CliArgument, type CliOption, type CommandContext } from './command';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, checkedFilter, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from './indexAccess';
 import { commandConfig } from '../config/cliConfig';
 import { textArgument } from './textInput';
