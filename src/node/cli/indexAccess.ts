@@ -17,7 +17,7 @@ import { commandConfig } from '../config/cliConfig';
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
   flags: '--db <folder or uri>',
-  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path.',
+  description: 'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder).',
 };
 
 /** `--json`: machine-readable output on stdout. */
