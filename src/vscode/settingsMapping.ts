@@ -81,7 +81,8 @@ export const SECRET_PATHS: readonly ConfigPath[] = ['qa.model.apiKey', 'embeddin
 export function layeredSettingReader(read: SettingReader, isExplicitlySet: (key: string) => boolean, fileValues: ConfigFileValues): SettingReader {
   return (key) => {
     const path = (SETTING_PATHS as Record<string, ConfigPath | undefined>)[key];
-    if (isExplicitlySet(key) || path === undefined || !(path in fileValues)) {
+    // The file first: without one (most windows) no setting needs inspecting.
+    if (path === undefined || !(path in fileValues) || isExplicitlySet(key)) {
       return read(key);
     }
     const value = fileValues[path];
