@@ -32,6 +32,7 @@ export const FLAG_SETTINGS = {
   model: 'qa.model.name',
   'api-key': 'qa.model.apiKey',
   thinking: 'qa.model.thinking',
+  vision: 'qa.model.vision',
   pictures: 'processing.pictures',
   limit: 'search.limit',
   'follow-links-outside': 'index.followLinksOutside',

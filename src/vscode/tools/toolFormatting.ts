@@ -33,11 +33,6 @@ export function formatDocumentList(documents: readonly DocumentSummary[], t: Tra
   return `${t('{0} documents:', documents.length)}\n${documents.map((document) => `- ${document.relativePath} — "${document.title}" (${t('{0}, id {1}', document.format, document.id)})`).join('\n')}`;
 }
 
-/** No document matched the reference: says so and how to find the ids and paths. */
-export function findMissingDocumentText(reference: string | undefined, t: Translate = untranslated): string {
-  return t('No indexed document matches "{0}". Call {1} for the ids and paths.', reference ?? '', 'haiku_listDocuments');
-}
-
 /** A document by id, exact relative path, or a unique path suffix. */
 export function findDocument(documents: readonly DocumentSummary[], reference: string): DocumentSummary | undefined {
   const wanted = reference.trim().replace(/\\/g, '/').replace(/^\.\//, '');
@@ -93,11 +88,6 @@ export function formatTableOfContents(document: DocumentSummary, sections: reado
     lines.length > 0 ? lines.join('\n') : t('(no headings)'),
     t('Read one with {0} and its title.', 'haiku_readSection'),
   ].join('\n');
-}
-
-/** A section reference that matched nothing: says so, then lists the sections to pick from. */
-export function formatMissingSection(document: DocumentSummary, reference: string, sections: readonly SectionNode[], t: Translate = untranslated): string {
-  return `${t('No section "{0}" in {1}.', reference, document.relativePath)}\n\n${formatTableOfContents(document, sections, t)}`;
 }
 
 /** The section's items as Markdown, with where it sits in the source; cut at `TOOL_SECTION_MAX_CHARS`. */

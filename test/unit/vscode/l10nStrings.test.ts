@@ -3,7 +3,7 @@ import type { SectionNode } from '../../../src/core/model/document';
 import type { DocumentSummary, SearchResult } from '../../../src/core/model/search';
 import { chatErrorView, indexNotReadyView } from '../../../src/vscode/chat/chatErrors';
 import { untranslated, type Translate } from '../../../src/vscode/statusText';
-import { findMissingDocumentText, formatDocumentList, formatMissingSection, formatSearchHits, formatTableOfContents } from '../../../src/vscode/tools/toolFormatting';
+import { formatDocumentList, formatSearchHits, formatTableOfContents } from '../../../src/vscode/tools/toolFormatting';
 
 /** A translator that marks what it translated, so untranslated sentences stand out. */
 const marked: Translate = (message, ...args) => `«${untranslated(message, ...args)}»`;
@@ -45,7 +45,5 @@ describe('l10n: chat errors and tool output go through vscode.l10n.t', () => {
     assert.equal(formatDocumentList([], marked), '«No documents are indexed (or none match).»');
     assert.equal(formatDocumentList([document], marked), '«1 documents:»\n- guides/a.md — "A" («markdown, id d1»)');
     assert.equal(formatTableOfContents(document, sections, marked), '«Sections of guides/a.md ("A"):»\n- Intro\n«Read one with haiku_readSection and its title.»');
-    assert.match(formatMissingSection(document, 'Outro', sections, marked), /^«No section "Outro" in guides\/a\.md\.»\n\n«Sections of/);
-    assert.equal(findMissingDocumentText('b.md', marked), '«No indexed document matches "b.md". Call haiku_listDocuments for the ids and paths.»');
   });
 });
