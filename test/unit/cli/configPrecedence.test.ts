@@ -97,6 +97,19 @@ describe('CLI configuration: defaults < config file < environment < flags', func
     assert.equal((JSON.parse(fromFlag.stdout) as unknown[]).length, 2);
   });
 
+  it('index: the file\'s include and exclude apply, and --exclude adds to them', async () => {
+    const folder = path.join(workspace.path, 'globs');
+    for (const name of ['keep.md', 'drafts/skip.md', 'notes.txt', 'archive/old.md']) {
+      fs.mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+      fs.writeFileSync(path.join(folder, name), `# ${name}\n\nText.\n`);
+    }
+    writeConfig(folder, { index: { include: ['**/*.md'], exclude: ['drafts/**'] } });
+    const run = await runInProcess(['index', '.', '--exclude', 'archive/**', '--json', '--db', 'globs-index'], { cwd: folder });
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(run.stdout) as { added: string[] };
+    assert.deepEqual(summary.added.map((added) => path.basename(added)).sort(), ['keep.md']);
+  });
+
   it('ask, analyze and chat rerank search hits with the reranker of the file or of --reranker-url', async () => {
     const { server } = workspace;
     for (const [command, flags, config] of [
