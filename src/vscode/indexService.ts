@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
-import { errorMessage } from '../core/errors';
 import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
 import { indexBaseFolder } from './workspacePaths';

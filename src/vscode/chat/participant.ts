@@ -335,7 +335,8 @@ export class HaikuParticipant implements vscode.Disposable {
   private failed(turn: RequestContext, error: unknown): vscode.ChatResult {
     const { runsStore, log } = this.dependencies;
     log.error(`@haiku (${turn.route}) failed: ${errorMessage(error)}`);
-    const view = chatErrorView({ languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), remedy: errorRemedy(error), message: errorMessage(error) }, vscode.l10n.t);
+    const failure = { languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), remedy: errorRemedy(error), message: errorMessage(error) };
+    const view = chatErrorView(failure, vscode.l10n.t);
     const run = runsStore.get(turn.runId);
     if (run) {
       run.status = view.code === 'cancelled' ? 'cancelled' : 'failed';
