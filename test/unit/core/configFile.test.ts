@@ -54,9 +54,10 @@ describe('haiku.config.json', () => {
 
   it('rejects wrong types and values naming the key, every problem at once', () => {
     const message = problemOf('{ "search": { "limit": "five" }, "sandbox": { "code_timeout": -1 } }');
-    assert.match(message, /"search\.limit": .*number/);
+    assert.match(message, /"search\.limit": expected number, got "five"/);
     assert.match(message, /"sandbox\.code_timeout": /);
-    assert.match(problemOf('{ "embeddings": { "provider": "local" } }'), /"embeddings\.provider": .*"none"\|"openai"|"embeddings\.provider": .*none.*openai/);
+    assert.match(problemOf('{ "embeddings": { "provider": "local" } }'), /"embeddings\.provider": expected one of "none", "openai", got "local"/);
+    assert.match(problemOf('{ "qa": { "max_searches": 1.5 } }'), /"qa\.max_searches": expected a whole number, got 1\.5/);
     assert.match(problemOf('{ "search": { "limit": 3, }'), /^\/project\/haiku\.config\.json is not valid JSON/);
   });
 
