@@ -14,6 +14,10 @@ export interface HaikuConfig {
     respectGitignore: boolean;
     /** Index linked files whose real path lies outside the indexed folders (off: they are skipped and reported). */
     followLinksOutside: boolean;
+    /** VS Code: index on start and follow file changes (the CLI indexes when told to). */
+    autoIndex: boolean;
+    /** VS Code: also skip what `files.exclude` and `search.exclude` hide. */
+    useExcludeSettings: boolean;
   };
   search: {
     limit: number;
@@ -24,6 +28,7 @@ export interface HaikuConfig {
     vectorWeight: number;
   };
   embeddings: {
+    /** `local` is retired (see `createEmbedder`); it stays in the type only so an old VS Code setting reaches that actionable error. */
     provider: 'none' | 'openai' | 'local';
     baseUrl: string;
     model: string;
@@ -74,6 +79,8 @@ export function defaultConfig(): HaikuConfig {
       maxFileBytes: limits.MAX_FILE_BYTES,
       respectGitignore: true,
       followLinksOutside: false,
+      autoIndex: true,
+      useExcludeSettings: true,
     },
     search: {
       limit: limits.SEARCH_DEFAULT_LIMIT,
@@ -98,4 +105,51 @@ export function defaultConfig(): HaikuConfig {
     },
     processing: { pictures: 'image' },
   };
+}
+
+/** Every leaf of `HaikuConfig` as a dotted path (`qa.model.baseUrl`): how errors, the config file and the front ends name a setting. */
+export type ConfigPath = LeafPaths<HaikuConfig>;
+
+type LeafPaths<T, Prefix extends string = ''> = {
+  [Key in keyof T & string]-?: NonNullable<T[Key]> extends readonly unknown[]
+    ? `${Prefix}${Key}`
+    : NonNullable<T[Key]> extends object
+      ? LeafPaths<NonNullable<T[Key]>, `${Prefix}${Key}.`>
+      : `${Prefix}${Key}`;
+}[keyof T & string];
+
+/** The value at a dotted path (undefined when a group on the way is missing). */
+export function configValue(config: HaikuConfig, path: ConfigPath): unknown {
+  let value: unknown = config;
+  for (const part of path.split('.')) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return value;
+}
+
+/** Sets the value at a dotted path in place; the groups exist in every `HaikuConfig`. */
+export function setConfigValue(config: HaikuConfig, path: ConfigPath, value: unknown): void {
+  const parts = path.split('.');
+  let group = config as unknown as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) {
+    group = group[part] as Record<string, unknown>;
+  }
+  group[parts[parts.length - 1]] = value;
+}
+
+/** Every leaf path of the default configuration plus the optional ones it leaves unset (API keys, dimensions). */
+export function allConfigPaths(): ConfigPath[] {
+  const paths: string[] = [];
+  const visit = (value: unknown, prefix: string) => {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof child === 'object' && child !== null && !Array.isArray(child)) {
+        visit(child, `${prefix}${key}.`);
+      } else {
+        paths.push(`${prefix}${key}`);
+      }
+    }
+  };
+  visit(defaultConfig(), '');
+  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey'];
+  return [...(paths as ConfigPath[]), ...optional.filter((path) => !paths.includes(path))];
 }

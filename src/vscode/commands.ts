@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
 import { errorMessage } from '../core/errors';
 import { plainCitation } from './citationFormat';
+import { vscodeErrorText } from './errorWording';
 import { COMMANDS, type CommandId } from './contributionIds';
 import { renderingUri, type DocumentNavigator } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
@@ -33,7 +34,7 @@ function guarded<T extends unknown[]>(output: vscode.LogOutputChannel, body: (..
     } catch (error) {
       output.error(errorMessage(error));
       const showLog = vscode.l10n.t('Show Log');
-      void vscode.window.showErrorMessage(vscode.l10n.t('Haiku: {0}', errorMessage(error)), showLog).then((choice) => choice === showLog && output.show());
+      void vscode.window.showErrorMessage(vscode.l10n.t('Haiku: {0}', vscodeErrorText(error, vscode.l10n.t)), showLog).then((choice) => choice === showLog && output.show());
       return undefined;
     }
   };

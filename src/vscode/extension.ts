@@ -14,7 +14,8 @@ import { RunsPanel } from './runs/runsPanel';
 import { RunsStore } from './runs/runsStore';
 import { createSectionsView, SectionsTreeProvider } from './sectionsTree';
 import { ApiKeyStore } from './apiKeys';
-import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, type SettingReader } from './settingsMapping';
+import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, layeredSettingReader, workspaceConfigFileValues, type SettingReader } from './settingsMapping';
+import { CONFIG_FILE_NAME } from '../core/configFile';
 import { createStatusBar } from './statusBar';
 import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
@@ -139,7 +140,20 @@ export function deactivate(): void {
 /** The settings reader, the API keys from secret storage and the core configuration built from both. */
 function readSettings(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): ExtensionSettings {
   // `get` (not `inspect`) so untrusted workspaces cannot override the restricted settings (capabilities in package.json).
-  const read: SettingReader = (key) => vscode.workspace.getConfiguration('haiku').get(key);
+  const readSetting: SettingReader = (key) => vscode.workspace.getConfiguration('haiku').get(key);
+  // The workspace's haiku.config.json lies under the settings the user set explicitly; never read untrusted.
+  const fileValues = workspaceConfigFileValues(
+    () => (vscode.workspace.isTrusted ? (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath) : []),
+    (problem) => {
+      output.warn(`${problem} Haiku uses its settings without the file until it is fixed.`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Haiku ignores {0}: {1}', CONFIG_FILE_NAME, problem));
+    },
+  );
+  const isExplicitlySet = (key: string): boolean => {
+    const inspected = vscode.workspace.getConfiguration('haiku').inspect(key);
+    return inspected !== undefined && [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].some((value) => value !== undefined);
+  };
+  const read: SettingReader = (key) => layeredSettingReader(readSetting, isExplicitlySet, fileValues())(key);
   const apiKeys = new ApiKeyStore(context.secrets, output);
   const keysLoaded = apiKeys.load().catch((error: unknown) => output.warn(`Could not read API keys from secret storage: ${String(error)}`));
   const storageFolder = context.storageUri ?? context.globalStorageUri;

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
-import { errorMessage } from '../core/errors';
 import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
 import { indexBaseFolder } from './workspacePaths';
+import { vscodeErrorText } from './errorWording';
 import { INDEX_WATCH_DEBOUNCE_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
 
@@ -400,7 +400,7 @@ export class IndexService implements vscode.Disposable {
         this.indexEmitter.fire();
         return;
       }
-      const message = errorMessage(error);
+      const message = vscodeErrorText(error, vscode.l10n.t);
       this.output.error(`Indexing failed: ${message}`);
       this.setStatus({ state: 'error', progress: undefined, message });
     } finally {

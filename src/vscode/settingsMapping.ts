@@ -1,4 +1,8 @@
-import { defaultConfig, type HaikuConfig } from '../core/config';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { defaultConfig, type ConfigPath, type HaikuConfig } from '../core/config';
+import { CONFIG_FILE_NAME, parseConfigFile, type ConfigFileValues } from '../core/configFile';
+import { errorMessage } from '../core/errors';
 
 /** Reads one `haiku.*` setting by its key without the `haiku.` prefix; undefined when unset. */
 export type SettingReader = (key: string) => unknown;
@@ -10,19 +14,132 @@ export interface ApiKeys {
   reranker?: string;
 }
 
+const BYTES_PER_MEGABYTE = 1024 * 1024;
+
 export const SECRET_KEYS = { model: 'haiku.model.apiKey', embeddings: 'haiku.embeddings.apiKey', reranker: 'haiku.reranker.apiKey' } as const;
 
-/** Every `haiku.*` setting the mapping reads (the contributions test checks package.json declares exactly these). */
-export const SETTING_KEYS = [
-  'index.autoIndex', 'index.databaseUri', 'index.include', 'index.exclude', 'index.useExcludeSettings', 'index.maxFileSizeMB', 'index.respectGitignore', 'index.followLinksOutside',
-  'search.limit', 'search.maxContextChars', 'search.rerankPoolFactor', 'search.fullTextWeight', 'search.vectorWeight',
-  'embeddings.provider', 'embeddings.baseUrl', 'embeddings.model', 'embeddings.dimensions', 'embeddings.batchSize',
-  'reranker.provider', 'reranker.baseUrl', 'reranker.model',
-  'model.baseUrl', 'model.name', 'model.temperature', 'model.vision', 'model.thinking',
-  'qa.maxSearches', 'qa.maxExecutions', 'qa.requestLimit', 'qa.domainPreamble',
-  'sandbox.codeTimeoutSeconds', 'sandbox.maxOutputChars', 'sandbox.memoryLimitBytes',
-  'processing.pictures',
-] as const;
+/**
+ * Every `haiku.*` setting (without the prefix) and the configuration path it sets: the one mapping between VS Code
+ * settings and `HaikuConfig`, used to read settings, to layer `haiku.config.json` under them, and to name the
+ * setting an error asks for. (The contributions test checks package.json declares exactly these.)
+ */
+export const SETTING_PATHS = {
+  'index.autoIndex': 'index.autoIndex',
+  'index.databaseUri': 'index.databaseUri',
+  'index.include': 'index.include',
+  'index.exclude': 'index.exclude',
+  'index.useExcludeSettings': 'index.useExcludeSettings',
+  'index.maxFileSizeMB': 'index.maxFileBytes',
+  'index.respectGitignore': 'index.respectGitignore',
+  'index.followLinksOutside': 'index.followLinksOutside',
+  'search.limit': 'search.limit',
+  'search.maxContextChars': 'search.maxContextChars',
+  'search.rerankPoolFactor': 'search.rerankPoolFactor',
+  'search.fullTextWeight': 'search.fullTextWeight',
+  'search.vectorWeight': 'search.vectorWeight',
+  'embeddings.provider': 'embeddings.provider',
+  'embeddings.baseUrl': 'embeddings.baseUrl',
+  'embeddings.model': 'embeddings.model',
+  'embeddings.dimensions': 'embeddings.dimensions',
+  'embeddings.batchSize': 'embeddings.batchSize',
+  'reranker.provider': 'reranker.provider',
+  'reranker.baseUrl': 'reranker.baseUrl',
+  'reranker.model': 'reranker.model',
+  'model.baseUrl': 'qa.model.baseUrl',
+  'model.name': 'qa.model.name',
+  'model.temperature': 'qa.model.temperature',
+  'model.vision': 'qa.model.vision',
+  'model.thinking': 'qa.model.thinking',
+  'qa.maxSearches': 'qa.maxSearches',
+  'qa.maxExecutions': 'qa.maxExecutions',
+  'qa.requestLimit': 'qa.requestLimit',
+  'qa.domainPreamble': 'qa.domainPreamble',
+  'sandbox.codeTimeoutSeconds': 'sandbox.codeTimeoutSeconds',
+  'sandbox.maxOutputChars': 'sandbox.maxOutputChars',
+  'sandbox.memoryLimitBytes': 'sandbox.memoryLimitBytes',
+  'processing.pictures': 'processing.pictures',
+} as const satisfies Record<string, ConfigPath>;
+
+export type SettingKey = keyof typeof SETTING_PATHS;
+
+/** Every `haiku.*` setting the mapping reads. */
+export const SETTING_KEYS = Object.keys(SETTING_PATHS) as SettingKey[];
+
+/** The `haiku.*` setting (without the prefix) that sets a configuration path, if one does. */
+export function settingKeyOf(path: ConfigPath): SettingKey | undefined {
+  return SETTING_KEYS.find((key) => SETTING_PATHS[key] === path);
+}
+
+/** The configuration paths whose value lives in SecretStorage and is set with the Set API Key command. */
+export const SECRET_PATHS: readonly ConfigPath[] = ['qa.model.apiKey', 'embeddings.apiKey', 'reranker.apiKey'];
+
+/**
+ * Settings layered over `haiku.config.json`: a setting the user set explicitly (in any scope) wins; otherwise
+ * the file's value, turned into the setting's terms; otherwise the setting's default. Everything that reads
+ * settings (the configuration, the model picker, automatic indexing) sees the same layering.
+ */
+export function layeredSettingReader(read: SettingReader, isExplicitlySet: (key: string) => boolean, fileValues: ConfigFileValues): SettingReader {
+  return (key) => {
+    const path = (SETTING_PATHS as Record<string, ConfigPath | undefined>)[key];
+    // The file first: without one (most windows) no setting needs inspecting.
+    if (path === undefined || !(path in fileValues) || isExplicitlySet(key)) {
+      return read(key);
+    }
+    const value = fileValues[path];
+    switch (key) {
+      case 'index.maxFileSizeMB':
+        return typeof value === 'number' ? value / BYTES_PER_MEGABYTE : undefined;
+      case 'model.name':
+        return typeof value === 'string' ? [value] : undefined;
+      default:
+        return value;
+    }
+  };
+}
+
+/**
+ * The workspace's `haiku.config.json` (the first workspace folder that has one): its values with a relative
+ * `index.database` resolved against its folder, or the problem that made it unusable (the settings then apply alone).
+ */
+export function readWorkspaceConfigFile(folders: readonly string[]): { file?: string; values: ConfigFileValues; problem?: string } {
+  for (const folder of folders) {
+    const file = path.join(folder, CONFIG_FILE_NAME);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    try {
+      return { file, values: parseConfigFile(text, file, (relativePath) => path.resolve(folder, relativePath)) };
+    } catch (error) {
+      return { file, values: {}, problem: errorMessage(error) };
+    }
+  }
+  return { values: {} };
+}
+
+/**
+ * The workspace file's values, read again only when a candidate file appears, changes or goes (settings are read
+ * often: every search reads the configuration). `onProblem` hears each new problem once.
+ */
+export function workspaceConfigFileValues(folders: () => readonly string[], onProblem: (problem: string) => void): () => ConfigFileValues {
+  let stamp = '';
+  let values: ConfigFileValues = {};
+  return () => {
+    const candidates = folders().map((folder) => path.join(folder, CONFIG_FILE_NAME));
+    const current = candidates.map((file) => `${file}:${fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? '-'}`).join('|');
+    if (current !== stamp) {
+      stamp = current;
+      const read = readWorkspaceConfigFile(folders());
+      values = read.values;
+      if (read.problem !== undefined) {
+        onProblem(read.problem);
+      }
+    }
+    return values;
+  };
+}
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
@@ -44,7 +161,6 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
-const BYTES_PER_MEGABYTE = 1024 * 1024;
 
 /**
  * The globs of VS Code's `files.exclude` and `search.exclude` that are switched on (`true`; entries with a `when`
@@ -94,6 +210,8 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
         : defaults.index.maxFileBytes,
       respectGitignore: booleanOr(read('index.respectGitignore'), defaults.index.respectGitignore),
       followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
+      autoIndex: autoIndexEnabled(read),
+      useExcludeSettings: booleanOr(read('index.useExcludeSettings'), defaults.index.useExcludeSettings),
     },
     search: {
       limit: numberOr(read('search.limit'), defaults.search.limit),

@@ -39,8 +39,8 @@ export function isNoServerError(error: unknown): boolean {
 export function modelUnreachableError(where: string, detail: string, options?: { cause?: unknown }): HaikuError {
   return new HaikuError(
     'model_unreachable',
-    `Cannot reach the model server at ${where} (${detail}). Start it (for Ollama: 'ollama serve') or set the base URL (--base-url, HAIKU_BASE_URL or the haiku.qa.model.baseUrl setting).`,
-    options,
+    `Cannot reach the model server at ${where} (${detail}). Start it (for Ollama: 'ollama serve') or point Haiku at the right base URL.`,
+    { ...options, remedy: { settings: ['qa.model.baseUrl'] } },
   );
 }
 
@@ -90,12 +90,12 @@ export function toModelError(error: unknown, model: ModelDescription = {}, abort
     if (status === 404) {
       return new HaikuError(
         'model_failed',
-        `The model server at ${where} does not know the model ${name} (404: ${said}). Check the name (--model, HAIKU_MODEL or haiku.qa.model.name; for Ollama: 'ollama pull <name>') and that the base URL ends in /v1.`,
-        { cause: error },
+        `The model server at ${where} does not know the model ${name} (404: ${said}). Check the model name (for Ollama: 'ollama pull <name>') and that the base URL ends in /v1.`,
+        { cause: error, remedy: { settings: ['qa.model.name', 'qa.model.baseUrl'] } },
       );
     }
     if (status === 401 || status === 403) {
-      return new HaikuError('model_failed', `The model server at ${where} rejected the API key (${status}: ${said}). Set the key (--api-key, HAIKU_API_KEY or haiku.qa.model.apiKey).`, { cause: error });
+      return new HaikuError('model_failed', `The model server at ${where} rejected the API key (${status}: ${said}). Set a valid key.`, { cause: error, remedy: { settings: ['qa.model.apiKey'] } });
     }
     if (status === 400) {
       return new HaikuError('model_failed', `The model server at ${where} rejected the request for ${name} (400: ${said}). Check that the model supports chat completions with tools.`, { cause: error });

@@ -49,12 +49,12 @@ const LOCAL_SERVER_API_KEY = 'not-needed';
 export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOptions): OpenAiCompatibleModel {
   const baseUrl = (options.baseUrl ?? limits.DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
   if (options.name.trim() === '') {
-    throw new HaikuError('invalid_settings', 'No model name is set. Pass --model NAME (or HAIKU_MODEL, or the haiku.qa.model.name setting), e.g. qwen3:8b.');
+    throw new HaikuError('invalid_settings', 'No model name is set: name the chat model to ask, e.g. qwen3:8b.', { remedy: { settings: ['qa.model.name'] } });
   }
   try {
     new URL(baseUrl);
   } catch {
-    throw new HaikuError('invalid_settings', `The model base URL '${baseUrl}' is not a URL. Use e.g. ${limits.DEFAULT_MODEL_BASE_URL}.`);
+    throw new HaikuError('invalid_settings', `The model base URL '${baseUrl}' is not a URL. Use e.g. ${limits.DEFAULT_MODEL_BASE_URL}.`, { remedy: { settings: ['qa.model.baseUrl'] } });
   }
   const timeoutMs = options.requestTimeoutMs ?? limits.MODEL_REQUEST_TIMEOUT_MS;
   const innerFetch = options.fetch ?? fetch;

@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
 import { HaikuError } from '../../core/errors';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
-import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
-import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
 import type { SourceRange } from '../../core/model/document';
 import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
@@ -14,11 +12,12 @@ import { hasUriScheme } from '../store/storeTables';
 import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
+import { commandConfig } from '../config/cliConfig';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
   flags: '--db <folder or uri>',
-  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path.',
+  description: 'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder).',
 };
 
 /** `--json`: machine-readable output on stdout. */
@@ -39,13 +38,13 @@ export const PICTURES_OPTION: CliOption = {
   description: "Pictures in PDF and DOCX files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions.",
 };
 
-/** The `--pictures` mode; anything but `image` or `none` is a usage error. */
-export function picturesFromFlags(context: CommandContext): PictureProcessing | undefined {
+/** The pictures mode (`--pictures`, else the config file's `processing.pictures`); a flag other than `image` or `none` is a usage error. */
+export function picturesFromFlags(context: CommandContext): PictureProcessing {
   const mode = stringFlag(context, 'pictures');
-  if (mode === undefined || mode === 'image' || mode === 'none') {
-    return mode;
+  if (mode !== undefined && mode !== 'image' && mode !== 'none') {
+    throw new UsageError(`--pictures takes 'image' or 'none', got '${mode}'.`);
   }
-  throw new UsageError(`--pictures takes 'image' or 'none', got '${mode}'.`);
+  return commandConfig(context).processing.pictures;
 }
 
 /** `--filter`: a SQL condition over the documents table. */
@@ -84,9 +83,9 @@ export async function checkedFilter(context: CommandContext, store: LanceStore):
 /** `--quiet`: no progress output. */
 export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };
 
-/** The `--db` value resolved against the command's folder (default `.haiku/`). */
+/** The index (`--db`, `HAIKU_DB`, the config file's `index.database`, else `.haiku/`) resolved against the command's folder. */
 export function databaseLocation(context: CommandContext): string {
-  return resolveDatabaseUri(stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER, context.io.cwd);
+  return resolveDatabaseUri(commandConfig(context).index.databaseUri, context.io.cwd);
 }
 
 /**
@@ -109,22 +108,20 @@ export function requireExistingIndex(location: string): void {
   }
 }
 
-/** The embedder named by `--embeddings-model` (and `--embeddings-url`, default Ollama's), or none. */
+/** The embedder the configuration names (`--embeddings-model` switches one on), or none. */
 export function embedderFromFlags(context: CommandContext): Embedder | undefined {
-  const model = stringFlag(context, 'embeddings-model');
-  if (!model) {
-    return undefined;
-  }
-  const settings = defaultConfig().embeddings;
-  return createEmbedder({ ...settings, provider: 'openai', model, baseUrl: stringFlag(context, 'embeddings-url') ?? settings.baseUrl });
+  return createEmbedder(commandConfig(context).embeddings);
 }
 
+/** `--reranker-url` and `--reranker-model`: an HTTP reranker applied to search hits (also from the config file). */
+export const RERANKER_OPTIONS: readonly CliOption[] = [
+  { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank, Cohere or TEI style) applied to search hits (or reranker.base_url in haiku.config.json).' },
+  { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
+];
+
+/** The reranker the configuration names (`--reranker-url` switches one on), or none. */
 export function rerankerFromFlags(context: CommandContext): Reranker | undefined {
-  const baseUrl = stringFlag(context, 'reranker-url');
-  if (!baseUrl) {
-    return undefined;
-  }
-  return createReranker({ provider: 'http', baseUrl, model: stringFlag(context, 'reranker-model') ?? '' });
+  return createReranker(commandConfig(context).reranker);
 }
 
 export interface CommandStoreOptions {
@@ -139,7 +136,7 @@ export async function openCommandStore(context: CommandContext, options: Command
   if (!options.createIfMissing) {
     requireExistingIndex(location);
   }
-  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
+  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, search: commandConfig(context).search, abortSignal: context.abortSignal });
 }
 
 /** Runs `work` with an open store and always closes it. */

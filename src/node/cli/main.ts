@@ -3,7 +3,8 @@ import type { CliCommand, CommandIo } from './command';
 import { UsageError } from './command';
 import { errorMessage } from '../../core/errors';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
-import { parseInvocation, USAGE_EXIT_CODE } from './program';
+import { CONFIG_OPTION, parseInvocation, USAGE_EXIT_CODE } from './program';
+import { cliErrorText, flagNames } from '../config/cliErrorWording';
 import { stripTerminalControls } from './terminalText';
 import { convertCommand } from './commands/convert';
 import { indexCommand } from './commands/indexFiles';
@@ -49,7 +50,7 @@ export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSi
       terminalIo.stderr(`haiku ${command.name}: interrupted.\n`);
       return INTERRUPTED_EXIT_CODE;
     }
-    terminalIo.stderr(`haiku ${command.name}: ${errorMessage(error)}\n`);
+    terminalIo.stderr(`haiku ${command.name}: ${cliErrorText(error, flagNames([...command.options, CONFIG_OPTION]))}\n`);
     if (error instanceof UsageError) {
       terminalIo.stderr(`Run 'haiku ${command.name} --help' for its arguments and flags.\n`);
       return USAGE_EXIT_CODE;

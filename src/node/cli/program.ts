@@ -13,6 +13,12 @@ import type { CliCommand, CliOption, CommandContext, CommandIo, OptionValueKind 
 
 export type Invocation = { command: CliCommand; positionals: string[]; flags: CommandContext['flags'] } | { exitCode: number };
 
+/** `--config <file>`, on every command: the settings file instead of the `haiku.config.json` found from the current folder upwards. */
+export const CONFIG_OPTION: CliOption = {
+  flags: '--config <file>',
+  description: 'Read settings from this file instead of the haiku.config.json found in the current folder or above it (flags and HAIKU_* variables still win).',
+};
+
 /** Exit code of a usage error: a missing argument, a bad number, an unknown flag or command. */
 export const USAGE_EXIT_CODE = 2;
 
@@ -43,7 +49,7 @@ export function parseInvocation(commands: readonly CliCommand[], argv: readonly 
     for (const argument of command.arguments) {
       sub.argument(argument.syntax, argument.description);
     }
-    for (const option of command.options) {
+    for (const option of [...command.options, CONFIG_OPTION]) {
       sub.addOption(commanderOption(option));
     }
     if (command.examples && command.examples.length > 0) {

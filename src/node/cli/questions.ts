@@ -6,19 +6,21 @@ import type { ModelMessage } from 'ai';
 import type { AgentEvent } from '../../core/agent/agentEvents';
 import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
-import { runAgent, type AgentAnswer } from '../../core/agent/runAgent';
+import { agentSettingsFromConfig, runAgent, type AgentAnswer } from '../../core/agent/runAgent';
 import { defaultConfig } from '../../core/config';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
-import { booleanFlag, stringFlag, type CliArgument, type CliOption, type CommandContext } from './command';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, checkedFilter, embedderFromFlags, locationText, printJson, snippet, wantsJson, withStore } from './indexAccess';
+import { booleanFlag, type CliArgument, type CliOption, type CommandContext } from './command';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, checkedFilter, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from './indexAccess';
+import { commandConfig } from '../config/cliConfig';
 import { textArgument } from './textInput';
 
 /** Flags of `ask`, `analyze` and `chat`. */
 export const QUESTION_OPTIONS: readonly CliOption[] = [
   ...DATABASE_OPTIONS,
   ...EMBEDDING_OPTIONS,
+  ...RERANKER_OPTIONS,
   { flags: '--base-url <url>', description: `OpenAI-compatible chat server (or HAIKU_BASE_URL; default: ${defaultConfig().qa.model.baseUrl}, Ollama).` },
   { flags: '--model <name>', description: `Chat model (or HAIKU_MODEL; default: ${defaultConfig().qa.model.name}).` },
   {
@@ -37,18 +39,10 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
 /** The question argument of `ask` and `analyze`. */
 export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
 
-/** The question model's settings from flags, then `HAIKU_*` variables, then defaults (`ask`, `analyze`, `chat`, `mcp`). */
+/** The question model's settings: flags, then `HAIKU_*` variables, then the config file's `qa.model`, then defaults (`ask`, `analyze`, `chat`, `mcp`). */
 export function questionModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
-  const env = context.io.env;
-  const settings = defaultConfig().qa.model;
-  return {
-    baseUrl: stringFlag(context, 'base-url') ?? env.HAIKU_BASE_URL ?? settings.baseUrl,
-    name: stringFlag(context, 'model') ?? env.HAIKU_MODEL ?? settings.name,
-    apiKey: stringFlag(context, 'api-key') ?? env.HAIKU_API_KEY,
-    temperature: settings.temperature,
-    vision: booleanFlag(context, 'vision') || settings.vision,
-    thinking: booleanFlag(context, 'thinking'),
-  };
+  const { baseUrl, name, apiKey, temperature, vision, thinking } = commandConfig(context).qa.model;
+  return { baseUrl, name, apiKey, temperature, vision, thinking };
 }
 
 /** A question's model, built once per command. */
@@ -66,7 +60,7 @@ export interface Conversation {
 export async function runSingleQuestion(context: CommandContext, mode: AgentMode, example: string): Promise<number> {
   const question = await textArgument(context, 'question', example);
   const model = modelFromFlags(context);
-  const answer = await withStore(context, { embedder: embedderFromFlags(context) }, async (store) =>
+  const answer = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) =>
     // The filter is checked against the index before the model is asked anything.
     answerQuestion(context, { store, model, mode, question, filter: await checkedFilter(context, store) }),
   );
@@ -80,7 +74,8 @@ export async function answerQuestion(
   options: { store: LanceStore; model: ReturnType<typeof createOpenAiCompatibleModel>; mode: AgentMode; question: string; filter: string | undefined; conversation?: Conversation },
 ): Promise<AgentAnswer> {
   const { model, conversation } = options;
-  const sandboxLimits = defaultConfig().sandbox;
+  const config = commandConfig(context);
+  const sandboxLimits = config.sandbox;
   const answer = await runAgent({
     model: model.model,
     modelDescription: model.description,
@@ -90,7 +85,7 @@ export async function answerQuestion(
     history: conversation?.history,
     state: conversation?.state,
     documentFilter: options.filter ?? null,
-    settings: { vision: model.vision, temperature: defaultConfig().qa.model.temperature },
+    settings: { ...agentSettingsFromConfig(config), vision: model.vision },
     // The rag capability runs no code: no sandbox is started for it.
     createSandbox:
       options.mode === 'rag'

@@ -8,13 +8,12 @@ import { OpenAiCompatibleEmbedder } from './openAiCompatibleEmbedder';
  * Universal Sentence Encoder lite, which scored 0.21 nDCG@10 on SciFact (full-text search alone: 0.66) and
  * dragged hybrid search down to 0.43. Shipping it would make results worse, so `local` explains instead.
  */
-const LOCAL_PROVIDER_UNAVAILABLE =
-  'haiku.embeddings.provider "local" is not available: the only embedding model that can be bundled offline ' +
+const LOCAL_PROVIDER_RETIRED =
+  'The embeddings provider "local" was removed: the only embedding model that can be bundled offline ' +
   '(Universal Sentence Encoder lite) finds the right document far less often than full-text search ' +
   '(0.21 vs 0.66 nDCG@10 on the SciFact benchmark) and makes hybrid search worse (0.43). ' +
-  'Set haiku.embeddings.provider to "none" for full-text search only, or to "openai" with a local ' +
-  'OpenAI-compatible server, e.g. Ollama (`ollama pull nomic-embed-text`, haiku.embeddings.baseUrl ' +
-  'http://127.0.0.1:11434/v1, haiku.embeddings.model nomic-embed-text).';
+  'Set the provider to "none" for full-text search only, or to "openai" with a local OpenAI-compatible ' +
+  'server, e.g. Ollama (`ollama pull nomic-embed-text`, base URL http://127.0.0.1:11434/v1, model nomic-embed-text).';
 
 /**
  * The embedder the settings ask for; undefined for `none` (full-text search only).
@@ -35,9 +34,9 @@ export function createEmbedder(settings: HaikuConfig['embeddings'], options: { s
         ...instructionPrefixes(settings.model),
       });
     case 'local':
-      throw new HaikuError('invalid_settings', LOCAL_PROVIDER_UNAVAILABLE);
+      throw new HaikuError('invalid_settings', LOCAL_PROVIDER_RETIRED, { remedy: { settings: ['embeddings.provider', 'embeddings.baseUrl', 'embeddings.model'] } });
     default:
-      throw new HaikuError('invalid_settings', `Unknown haiku.embeddings.provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "openai".`);
+      throw new HaikuError('invalid_settings', `Unknown embeddings provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "openai".`, { remedy: { settings: ['embeddings.provider'] } });
   }
 }
 

@@ -61,14 +61,14 @@ export class OpenAiCompatibleEmbedder implements Embedder {
 
   constructor(options: OpenAiCompatibleEmbedderOptions) {
     if (!options.baseUrl.trim()) {
-      throw new HaikuError('invalid_settings', 'No embeddings server is configured. Set haiku.embeddings.baseUrl (e.g. http://127.0.0.1:11434/v1 for Ollama) or set haiku.embeddings.provider to "none".');
+      throw new HaikuError('invalid_settings', 'No embeddings server is configured: give its base URL (e.g. http://127.0.0.1:11434/v1 for Ollama), or turn embeddings off (provider "none", full-text search only).', { remedy: { settings: ['embeddings.baseUrl', 'embeddings.provider'] } });
     }
     if (!options.model.trim()) {
-      throw new HaikuError('invalid_settings', `No embeddings model is configured for ${options.baseUrl}. Set haiku.embeddings.model (e.g. nomic-embed-text) or set haiku.embeddings.provider to "none".`);
+      throw new HaikuError('invalid_settings', `No embeddings model is configured for ${options.baseUrl}: name one (e.g. nomic-embed-text), or turn embeddings off (provider "none", full-text search only).`, { remedy: { settings: ['embeddings.model', 'embeddings.provider'] } });
     }
-    for (const [name, value] of [['dimensions', options.dimensions], ['batchSize', options.batchSize], ['maxAttempts', options.maxAttempts]] as const) {
+    for (const [name, value, path] of [['dimensions', options.dimensions, 'embeddings.dimensions'], ['batch size', options.batchSize, 'embeddings.batchSize'], ['attempts', options.maxAttempts, undefined]] as const) {
       if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-        throw new HaikuError('invalid_settings', `haiku.embeddings.${name} must be a positive whole number, not ${value}.`);
+        throw new HaikuError('invalid_settings', `The embeddings ${name} must be a positive whole number, not ${value}.`, path ? { remedy: { settings: [path] } } : undefined);
       }
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -141,7 +141,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     if (embeddings.length !== batch.length) {
       return {
         retryable: false,
-        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} returned ${embeddings.length} vectors for ${batch.length} texts (model "${this.modelName}"). The server is not OpenAI-compatible or is misbehaving; check haiku.embeddings.baseUrl.`),
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} returned ${embeddings.length} vectors for ${batch.length} texts (model "${this.modelName}"). The server is not OpenAI-compatible or is misbehaving; check its base URL.`, { remedy: { settings: ['embeddings.baseUrl'] } }),
       };
     }
     return embeddings.map((embedding) => this.checkedUnitVector(embedding));
@@ -152,7 +152,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     if (timedOut) {
       return {
         retryable: true,
-        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s ${attempts}. Check that it is running and not overloaded, or lower haiku.embeddings.batchSize.`, { cause: error }),
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s ${attempts}. Check that it is running and not overloaded, or send smaller batches.`, { cause: error, remedy: { settings: ['embeddings.batchSize'] } }),
       };
     }
     if (APICallError.isInstance(error)) {
@@ -162,32 +162,32 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         const reason = errorMessage(error.cause ?? error).replace(/^Cannot connect to API: /, '');
         return {
           retryable: true,
-          error: new HaikuError('embedding_failed', `Cannot reach the embeddings server at ${this.baseUrl}: ${reason}. Start it or change haiku.embeddings.baseUrl.`, { cause: error }),
+          error: new HaikuError('embedding_failed', `Cannot reach the embeddings server at ${this.baseUrl}: ${reason}. Start it or change its base URL.`, { cause: error, remedy: { settings: ['embeddings.baseUrl'] } }),
         };
       }
       const detail = excerpt(error.responseBody ?? error.message);
       if (status === 401 || status === 403) {
         return {
           retryable: false,
-          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} refused the request (HTTP ${status}: ${detail}). Set a valid haiku.embeddings.apiKey.`, { cause: error }),
+          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} refused the request (HTTP ${status}: ${detail}). Set a valid API key for it.`, { cause: error, remedy: { settings: ['embeddings.apiKey'] } }),
         };
       }
       if (status === 404) {
         return {
           retryable: false,
-          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP 404 for model "${this.modelName}" (${detail}). Check haiku.embeddings.model (is the model pulled or served?) and that haiku.embeddings.baseUrl ends with the API prefix, e.g. /v1.`, { cause: error }),
+          error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP 404 for model "${this.modelName}" (${detail}). Check the model name (is the model pulled or served?) and that the base URL ends with the API prefix, e.g. /v1.`, { cause: error, remedy: { settings: ['embeddings.model', 'embeddings.baseUrl'] } }),
         };
       }
       return {
         retryable: status === 408 || status === 429 || status >= 500,
         retryAfterMs: retryAfterMs(error.responseHeaders),
-        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP ${status} for model "${this.modelName}" ${attempts}: ${detail}. Check the server's log and haiku.embeddings.model.`, { cause: error }),
+        error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} answered HTTP ${status} for model "${this.modelName}" ${attempts}: ${detail}. Check the server's log and the model name.`, { cause: error, remedy: { settings: ['embeddings.model'] } }),
       };
     }
     // The SDK's response validation failed, or something unexpected: not worth retrying.
     return {
       retryable: false,
-      error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} gave an unusable answer for model "${this.modelName}": ${excerpt(errorMessage(error))}. Check that haiku.embeddings.baseUrl points at an OpenAI-compatible /embeddings API.`, { cause: error }),
+      error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} gave an unusable answer for model "${this.modelName}": ${excerpt(errorMessage(error))}. Check that the base URL points at an OpenAI-compatible /embeddings API.`, { cause: error, remedy: { settings: ['embeddings.baseUrl'] } }),
     };
   }
 
@@ -195,14 +195,14 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   private checkedUnitVector(embedding: number[]): Float32Array {
     const length = embedding.length;
     if (this.requestedDimensions !== undefined && length !== this.requestedDimensions) {
-      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but haiku.embeddings.dimensions is ${this.requestedDimensions}. Set haiku.embeddings.dimensions to ${length} (or remove it), or use a model that supports ${this.requestedDimensions} dimensions.`);
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but ${this.requestedDimensions} dimensions were asked for. Ask for ${length} (or leave the dimensions unset), or use a model that supports ${this.requestedDimensions} dimensions.`, { remedy: { settings: ['embeddings.dimensions'] } });
     }
     if (this.storedDimensions !== undefined && length !== this.storedDimensions) {
-      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but the index holds ${this.storedDimensions}-dimensional ones. Switch back to the model the index was built with, or rebuild the index.`);
+      throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned ${length}-dimensional vectors, but the index holds ${this.storedDimensions}-dimensional ones. Switch back to the model the index was built with, or rebuild the index.`, { remedy: { settings: ['embeddings.model'], action: 'rebuild_index' } });
     }
     if (this.discoveredDimensions === undefined) {
       if (length === 0) {
-        throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned empty vectors. Check haiku.embeddings.model.`);
+        throw new HaikuError('embedding_failed', `The embeddings model "${this.modelName}" at ${this.baseUrl} returned empty vectors. Check the model name.`, { remedy: { settings: ['embeddings.model'] } });
       }
       this.discoveredDimensions = length;
     } else if (length !== this.discoveredDimensions) {

@@ -90,7 +90,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   const report = (progress: IndexProgress) => options.onProgress?.(progress);
   store.assertWritable();
   if (embedder && !store.hasVectors) {
-    throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Run \`haiku rebuild\` to re-index with it.`);
+    throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to re-index with it.`);
   }
   report({ filesDone: 0, filesTotal: 0, phase: 'scanning' });
   const scan = await scanRoots({

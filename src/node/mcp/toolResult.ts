@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isHaikuError } from '../../core/errors';
 import type { McpToolContext } from './toolContext';
+import { cliErrorText } from '../config/cliErrorWording';
 
 /** A successful tool result: readable text, plus the same data as JSON for clients that read `structuredContent`. */
 export function textResult(text: string, structured?: Record<string, unknown>): CallToolResult {
@@ -23,7 +24,8 @@ export async function runTool(context: McpToolContext, requestSignal: AbortSigna
     return await work(abortSignal);
   } catch (error) {
     if (isHaikuError(error)) {
-      return errorResult(error.message);
+      // The server's settings come from its environment and config file (flags are the host's launch line).
+      return errorResult(cliErrorText(error, new Set()));
     }
     return errorResult(`The tool failed: ${errorMessage(error)}. Check the arguments; if it persists, restart the Haiku MCP server and report the message.`);
   }

@@ -1,4 +1,4 @@
-import type { HaikuConfig } from '../../core/config';
+import type { ConfigPath, HaikuConfig } from '../../core/config';
 import { CancelledError, HaikuError, errorMessage } from '../../core/errors';
 import * as limits from '../../core/limits';
 import type { Reranker } from '../../core/search/reranker';
@@ -33,7 +33,7 @@ export class HttpReranker implements Reranker {
 
   constructor(options: HttpRerankerOptions) {
     if (!options.baseUrl.trim()) {
-      throw new HaikuError('invalid_settings', 'No reranker server is configured. Set haiku.reranker.baseUrl (e.g. http://127.0.0.1:8000/v1 for vLLM) or set haiku.reranker.provider to "none".');
+      throw new HaikuError('invalid_settings', 'No reranker server is configured: give its base URL (e.g. http://127.0.0.1:8000/v1 for vLLM), or turn the reranker off (provider "none").', { remedy: { settings: ['reranker.baseUrl', 'reranker.provider'] } });
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.url = `${this.baseUrl}/rerank`;
@@ -58,7 +58,7 @@ export class HttpReranker implements Reranker {
       answer = await this.post(this.requestBody(query, documents, topN), options.abortSignal);
     }
     if (answer.status < 200 || answer.status >= 300) {
-      throw new HaikuError('rerank_failed', this.statusMessage(answer.status, answer.text));
+      throw new HaikuError('rerank_failed', this.statusMessage(answer.status, answer.text), { remedy: { settings: statusSettings(answer.status) } });
     }
     return this.parseScores(answer.text, documents.length).sort((left, right) => right.score - left.score).slice(0, topN);
   }
@@ -87,22 +87,22 @@ export class HttpReranker implements Reranker {
         throw new CancelledError('Reranking');
       }
       if (timeoutSignal.aborted) {
-        throw new HaikuError('rerank_failed', `The reranker at ${this.url} did not answer within ${this.timeoutMs / 1000} s. Check that it is running and not overloaded, or set haiku.reranker.provider to "none".`, { cause: error });
+        throw new HaikuError('rerank_failed', `The reranker at ${this.url} did not answer within ${this.timeoutMs / 1000} s. Check that it is running and not overloaded, or turn the reranker off (provider "none").`, { cause: error, remedy: { settings: ['reranker.provider'] } });
       }
       const reason = errorMessage((error as { cause?: unknown }).cause ?? error);
-      throw new HaikuError('rerank_failed', `Cannot reach the reranker at ${this.url}: ${reason}. Start it, change haiku.reranker.baseUrl, or set haiku.reranker.provider to "none".`, { cause: error });
+      throw new HaikuError('rerank_failed', `Cannot reach the reranker at ${this.url}: ${reason}. Start it, change its base URL, or turn the reranker off (provider "none").`, { cause: error, remedy: { settings: ['reranker.baseUrl', 'reranker.provider'] } });
     }
   }
 
   private statusMessage(status: number, text: string): string {
     const detail = excerpt(text);
     if (status === 401 || status === 403) {
-      return `The reranker at ${this.url} refused the request (HTTP ${status}: ${detail}). Set a valid haiku.reranker.apiKey.`;
+      return `The reranker at ${this.url} refused the request (HTTP ${status}: ${detail}). Set a valid API key for it.`;
     }
     if (status === 404) {
-      return `The reranker at ${this.url} answered HTTP 404 (${detail}). Check haiku.reranker.baseUrl (the request goes to {baseUrl}/rerank, so vLLM needs the /v1 prefix) and haiku.reranker.model.`;
+      return `The reranker at ${this.url} answered HTTP 404 (${detail}). Check its base URL (the request goes to {baseUrl}/rerank, so vLLM needs the /v1 prefix) and the model name.`;
     }
-    return `The reranker at ${this.url} answered HTTP ${status}${this.model ? ` for model "${this.model}"` : ''}: ${detail}. Check the server's log and haiku.reranker.model.`;
+    return `The reranker at ${this.url} answered HTTP ${status}${this.model ? ` for model "${this.model}"` : ''}: ${detail}. Check the server's log and the model name.`;
   }
 
   /** Accepts `{results: [{index, relevance_score | score}]}` (Cohere, vLLM, Jina) and `[{index, score}]` (TEI). */
@@ -111,7 +111,7 @@ export class HttpReranker implements Reranker {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new HaikuError('rerank_failed', `The reranker at ${this.url} answered with something that is not JSON: ${excerpt(text)}. Check haiku.reranker.baseUrl.`);
+      throw new HaikuError('rerank_failed', `The reranker at ${this.url} answered with something that is not JSON: ${excerpt(text)}. Check its base URL.`, { remedy: { settings: ['reranker.baseUrl'] } });
     }
     const entries = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown } | null)?.results;
     if (!Array.isArray(entries)) {
@@ -138,8 +138,16 @@ export function createReranker(settings: HaikuConfig['reranker'], options: { tim
     case 'http':
       return new HttpReranker({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey, timeoutMs: options.timeoutMs });
     default:
-      throw new HaikuError('invalid_settings', `Unknown haiku.reranker.provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "http".`);
+      throw new HaikuError('invalid_settings', `Unknown reranker provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "http".`, { remedy: { settings: ['reranker.provider'] } });
   }
+}
+
+/** What a failed status points at: the key, the URL and model, or the model. */
+function statusSettings(status: number): ConfigPath[] {
+  if (status === 401 || status === 403) {
+    return ['reranker.apiKey'];
+  }
+  return status === 404 ? ['reranker.baseUrl', 'reranker.model'] : ['reranker.model'];
 }
 
 function excerpt(text: string): string {

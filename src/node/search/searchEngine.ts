@@ -150,7 +150,7 @@ export class SearchEngine {
     }
     if (!this.embedder || !this.store.hasVectors) {
       if (requested === 'vector') {
-        throw new HaikuError('invalid_settings', 'Vector search needs an embedder, and this index has no vectors. Configure an embedder and run `haiku rebuild`.');
+        throw new HaikuError('invalid_settings', 'Vector search needs an embedder, and this index has no vectors. Configure an embedding model and rebuild the index.', { remedy: { settings: ['embeddings.model'], action: 'rebuild_index' } });
       }
       return 'fullText';
     }

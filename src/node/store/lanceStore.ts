@@ -61,7 +61,7 @@ export async function openStore(options: OpenStoreOptions): Promise<LanceStore> 
   try {
     connection = await lancedb.connect(uri);
   } catch (error) {
-    throw new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${errorMessage(error)}. Check the path or the --db option.`, { cause: error });
+    throw new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${errorMessage(error)}. Check the path and its permissions.`, { cause: error, remedy: { settings: ['index.databaseUri'] } });
   }
   const store = new LanceStore(connection, uri, options);
   await store.initialize();

@@ -107,14 +107,14 @@ export class StoreTables {
       this.rebuildReason = `The index at ${this.uri} was built with ${stored}; the configured embedder is ${this.embedder.id} (${this.embedder.dimensions} dimensions).`;
     } else if (!this.embedder && settings.embedder_id) {
       // Full-text search still works; writing would leave chunks without vectors.
-      this.writeBlockedReason = `The index at ${this.uri} was built with embedder ${settings.embedder_id}, which is not configured now. Configure it again, or run \`haiku rebuild\` to re-index for full text only.`;
+      this.writeBlockedReason = `The index at ${this.uri} was built with embedder ${settings.embedder_id}, which is not configured now. Configure it again, or rebuild the index for full text only.`;
     }
   }
 
   /** Throws the typed "rebuild needed" error when the stored layout does not match this version. */
   assertUsable(): void {
     if (this.rebuildReason) {
-      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Run \`haiku rebuild\` (VS Code: "Haiku: Rebuild Index") to re-index everything.`);
+      throw new HaikuError('rebuild_needed', `${this.rebuildReason} Rebuild the index to re-index everything.`);
     }
   }
 
@@ -122,7 +122,7 @@ export class StoreTables {
   assertWritable(): void {
     this.assertUsable();
     if (this.writeBlockedReason) {
-      throw new HaikuError('rebuild_needed', this.writeBlockedReason);
+      throw new HaikuError('rebuild_needed', this.writeBlockedReason, { remedy: { settings: ['embeddings.model'], action: 'rebuild_index' } });
     }
     if (this.closed) {
       throw new HaikuError('invalid_settings', 'The index was closed; open it again before writing.');

@@ -226,6 +226,6 @@ function checkVectors(entry: DocumentWrite, vectorDimensions: number | null | un
   }
   const wrong = vectors.find((vector) => vector.length !== vectorDimensions);
   if (wrong) {
-    throw new HaikuError('embedding_failed', `${document.relativePath}: the embedder returned ${wrong.length}-dimensional vectors, but the index holds ${vectorDimensions}. Run \`haiku rebuild\` after changing the embedding model.`);
+    throw new HaikuError('embedding_failed', `${document.relativePath}: the embedder returned ${wrong.length}-dimensional vectors, but the index holds ${vectorDimensions}. Rebuild the index after changing the embedding model.`, { remedy: { action: 'rebuild_index' } });
   }
 }

@@ -4,7 +4,7 @@ import type { AgentEvent } from '../../core/agent/agentEvents';
 import { createConversationState, type Citation, type ConversationState } from '../../core/agent/conversationState';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { HaikuConfig } from '../../core/config';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, errorRemedy } from '../../core/errors';
 import { compileDocumentFilter } from '../../core/search/documentFilter';
 import { haikuErrorCode } from '../backendModule';
 import type { DocumentSummary, SearchResult } from '../../core/model/search';
@@ -194,7 +194,7 @@ export class HaikuParticipant implements vscode.Disposable {
       // Nothing was indexed automatically: an index built earlier (or by Build Index) may still answer.
       await indexService.knowledgeBase();
     }
-    const notReady = indexNotReadyView(indexService.current);
+    const notReady = indexNotReadyView(indexService.current, vscode.l10n.t);
     if (notReady) {
       return this.refuse(turn, notReady);
     }
@@ -337,7 +337,8 @@ export class HaikuParticipant implements vscode.Disposable {
   private failed(turn: RequestContext, error: unknown): vscode.ChatResult {
     const { runsStore, log } = this.dependencies;
     log.error(`@haiku (${turn.route}) failed: ${errorMessage(error)}`);
-    const view = chatErrorView({ languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), message: errorMessage(error) });
+    const failure = { languageModelErrorCode: languageModelErrorCode(error), haikuErrorCode: haikuErrorCode(error), remedy: errorRemedy(error), message: errorMessage(error) };
+    const view = chatErrorView(failure, vscode.l10n.t);
     const run = runsStore.get(turn.runId);
     if (run) {
       run.status = view.code === 'cancelled' ? 'cancelled' : 'failed';

@@ -19,7 +19,7 @@ export function registerListDocumentsTool(context: ToolContext): vscode.Disposab
       const documents = (await knowledgeBase.listDocuments({ abortSignal: signalOf(token) }))
         .filter((document) => !wanted || document.relativePath.toLowerCase().includes(wanted))
         .sort((left, right) => left.relativePath.localeCompare(right.relativePath));
-      return textResult(formatDocumentList(documents));
+      return textResult(formatDocumentList(documents, vscode.l10n.t));
     },
   });
 }

@@ -20,13 +20,13 @@ export function registerSearchTool(context: ToolContext): vscode.Disposable {
     async invoke(options, token) {
       const { query, path } = options.input;
       if (typeof query !== 'string' || query.trim() === '') {
-        return textResult('Give a non-empty "query".');
+        return textResult(vscode.l10n.t('Give a non-empty "query".'));
       }
       const limit = searchToolLimit(options.input.limit, context.getConfig().search.limit);
       const filter = path ? compileDocumentFilter({ documentIds: [documentIdForPath(path.replace(/\\/g, '/').replace(/^\.\//, ''))] }) : undefined;
       const knowledgeBase = await context.knowledgeBase();
       const results = await knowledgeBase.search(query, { limit, filter, expand: true, abortSignal: signalOf(token) });
-      return textResult(formatSearchHits(query, results, context.relativePathOf));
+      return textResult(formatSearchHits(query, results, context.relativePathOf, vscode.l10n.t));
     },
   });
 }

@@ -3,30 +3,34 @@ import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model
 import { walkSections } from '../../core/toc';
 import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
 import { locationLabel } from '../citationFormat';
+import { untranslated, type Translate } from '../statusText';
 
-/** Pure text rendering of the language-model tools' results (no `vscode` import, unit-tested). */
+/**
+ * Pure text rendering of the language-model tools' results (no `vscode` import, unit-tested). The sentences go
+ * through `t` (`vscode.l10n.t` in the host); document text, paths and tool names stay as they are.
+ */
 
-export function formatSearchHits(query: string, results: readonly SearchResult[], relativePathOf: (uri: string) => string): string {
+export function formatSearchHits(query: string, results: readonly SearchResult[], relativePathOf: (uri: string) => string, t: Translate = untranslated): string {
   if (results.length === 0) {
-    return `No hits for "${query}". Try other words, or haiku_listDocuments to see what is indexed.`;
+    return t('No hits for "{0}". Try other words, or {1} to see what is indexed.', query, 'haiku_listDocuments');
   }
   const blocks = results.map((result) => {
     const location = locationLabel(result.sourceRange, result.pageNumbers);
     const trail = result.headings.length > 0 ? result.headings.join(' > ') : result.title;
     return [
       `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''} — ${trail}`,
-      `chunk: ${result.chunkId} · score ${result.score.toFixed(3)}`,
+      t('chunk: {0} · score {1}', result.chunkId, result.score.toFixed(3)),
       result.content.trim(),
     ].join('\n');
   });
-  return `${results.length} hits for "${query}" (cite as path and line or page):\n\n${blocks.join('\n\n---\n\n')}`;
+  return `${t('{0} hits for "{1}" (cite as path and line or page):', results.length, query)}\n\n${blocks.join('\n\n---\n\n')}`;
 }
 
-export function formatDocumentList(documents: readonly DocumentSummary[]): string {
+export function formatDocumentList(documents: readonly DocumentSummary[], t: Translate = untranslated): string {
   if (documents.length === 0) {
-    return 'No documents are indexed (or none match).';
+    return t('No documents are indexed (or none match).');
   }
-  return `${documents.length} documents:\n${documents.map((document) => `- ${document.relativePath} — "${document.title}" (${document.format}, id ${document.id})`).join('\n')}`;
+  return `${t('{0} documents:', documents.length)}\n${documents.map((document) => `- ${document.relativePath} — "${document.title}" (${t('{0}, id {1}', document.format, document.id)})`).join('\n')}`;
 }
 
 /** A document by id, exact relative path, or a unique path suffix. */
@@ -69,21 +73,25 @@ export function findSection(sections: readonly SectionNode[], reference: string)
   return all.find((section) => normalizeTitle(section.title) === last) ?? all.find((section) => normalizeTitle(section.title).includes(last));
 }
 
-export function formatTableOfContents(document: DocumentSummary, sections: readonly SectionNode[]): string {
+export function formatTableOfContents(document: DocumentSummary, sections: readonly SectionNode[], t: Translate = untranslated): string {
   const lines: string[] = [];
   const visit = (nodes: readonly SectionNode[], depth: number): void => {
     for (const node of nodes) {
-      const page = node.pageNumbers.length > 0 ? ` (p. ${node.pageNumbers[0]})` : '';
+      const page = node.pageNumbers.length > 0 ? ` (${t('p. {0}', node.pageNumbers[0])})` : '';
       lines.push(`${'  '.repeat(depth)}- ${node.title}${page}`);
       visit(node.children, depth + 1);
     }
   };
   visit(sections, 0);
-  return `Sections of ${document.relativePath} ("${document.title}"):\n${lines.length > 0 ? lines.join('\n') : '(no headings)'}\nRead one with haiku_readSection and its title.`;
+  return [
+    t('Sections of {0} ("{1}"):', document.relativePath, document.title),
+    lines.length > 0 ? lines.join('\n') : t('(no headings)'),
+    t('Read one with {0} and its title.', 'haiku_readSection'),
+  ].join('\n');
 }
 
 /** The section's items as Markdown, with where it sits in the source; cut at `TOOL_SECTION_MAX_CHARS`. */
-export function formatSection(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[]): string {
+export function formatSection(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[], t: Translate = untranslated): string {
   const [start, end] = section.itemRange;
   const inside = items.filter((item) => item.position >= start && item.position < end);
   const lines = inside.filter((item) => item.sourceRange?.startLine !== undefined).map((item) => item.sourceRange!);
@@ -93,7 +101,7 @@ export function formatSection(document: DocumentSummary, section: SectionNode, i
   const where = first ? locationLabel({ startLine: first.startLine, endLine: last.endLine, endColumn: last.endColumn }) : locationLabel(undefined, pages);
   let text = inside.map((item) => (item.label === 'section_header' ? `${'#'.repeat(Math.max(1, item.headingLevel))} ${item.text}` : item.label === 'code' ? `\`\`\`\n${item.text}\n\`\`\`` : item.text)).join('\n\n');
   if (text.length > TOOL_SECTION_MAX_CHARS) {
-    text = `${text.slice(0, TOOL_SECTION_MAX_CHARS)}\n[… cut at ${TOOL_SECTION_MAX_CHARS} characters; read a subsection for the rest]`;
+    text = `${text.slice(0, TOOL_SECTION_MAX_CHARS)}\n[${t('… cut at {0} characters; read a subsection for the rest', TOOL_SECTION_MAX_CHARS)}]`;
   }
   return `${document.relativePath}${where ? ` ${where}` : ''} — ${section.title}\n\n${text}`;
 }

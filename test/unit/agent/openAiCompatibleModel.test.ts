@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createOpenAiCompatibleModel } from '../../../src/node/agent/openAiCompatibleModel';
 import { runAgent } from '../../../src/core/agent/runAgent';
 import { HaikuError } from '../../../src/core/errors';
+import { cliErrorText } from '../../../src/node/config/cliErrorWording';
 import { closedPort } from '../../support/httpJson';
 import { MemoryKnowledgeBase } from '../../support/memoryKnowledgeBase';
 import { startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
@@ -90,7 +91,7 @@ describe('agent: OpenAI-compatible model', function () {
   });
 
   it('rejects a missing model name and a malformed base URL with actionable messages', () => {
-    assert.throws(() => createOpenAiCompatibleModel({ name: '' }), (error: HaikuError) => error.code === 'invalid_settings' && /--model/.test(error.message));
+    assert.throws(() => createOpenAiCompatibleModel({ name: '' }), (error: HaikuError) => error.code === 'invalid_settings' && error.remedy?.settings?.[0] === 'qa.model.name');
     assert.throws(() => createOpenAiCompatibleModel({ name: 'm', baseUrl: 'not a url' }), (error: HaikuError) => error.code === 'invalid_settings');
   });
 
@@ -98,14 +99,17 @@ describe('agent: OpenAI-compatible model', function () {
     const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
     const error = await failureOf(baseUrl);
     assert.strictEqual(error.code, 'model_unreachable');
-    assert.match(error.message, new RegExp(`Cannot reach the model server at ${baseUrl.replace(/[.]/g, '\\.')}.*ECONNREFUSED.*ollama serve.*--base-url`));
+    assert.match(error.message, new RegExp(`Cannot reach the model server at ${baseUrl.replace(/[.]/g, '\\.')}.*ECONNREFUSED.*ollama serve`));
+    // The setting is named by each front end: here the CLI's flag, variable and config key.
+    assert.match(cliErrorText(error, new Set(['base-url'])), /ollama serve.*--base-url, HAIKU_BASE_URL or "qa\.model\.base_url" in haiku\.config\.json/);
   });
 
   it('an unknown model (404) is model_failed and says how to fix the name', async () => {
     server.push({ status: 404, body: { error: { message: "model 'qwen3:8b' not found, try pulling it first" } } });
     const error = await failureOf(server.baseUrl);
     assert.strictEqual(error.code, 'model_failed');
-    assert.match(error.message, /does not know the model 'qwen3:8b' \(404: model 'qwen3:8b' not found.*--model/);
+    assert.match(error.message, /does not know the model 'qwen3:8b' \(404: model 'qwen3:8b' not found/);
+    assert.match(cliErrorText(error, new Set(['model', 'base-url'])), /--model, HAIKU_MODEL or "qa\.model\.name" in haiku\.config\.json/);
   });
 
   it('a model without tool calling (400 or a server error mentioning tools) is model_failed naming the cause', async () => {

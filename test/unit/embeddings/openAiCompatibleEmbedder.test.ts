@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
-import { isHaikuError } from '../../../src/core/errors';
+import { isHaikuError, type HaikuError } from '../../../src/core/errors';
 import { createEmbedder, embedderDimensions, instructionPrefixes } from '../../../src/node/embeddings/createEmbedder';
 import { OpenAiCompatibleEmbedder } from '../../../src/node/embeddings/openAiCompatibleEmbedder';
 import { closedPort } from '../../support/httpJson';
@@ -99,7 +99,8 @@ describe('OpenAiCompatibleEmbedder', () => {
     const error = await rejection(embedder.embed(['a'], { kind: 'document' }));
     assert.ok(isHaikuError(error, 'embedding_failed'));
     assert.match(error.message, /HTTP 404 for model "nomic-embed-text"/);
-    assert.match(error.message, /haiku\.embeddings\.model/);
+    assert.match(error.message, /Check the model name/);
+    assert.deepStrictEqual(error.remedy?.settings, ['embeddings.model', 'embeddings.baseUrl']);
     assert.strictEqual(server.requests.length, 1);
   });
 
@@ -107,7 +108,8 @@ describe('OpenAiCompatibleEmbedder', () => {
     server.script('error401');
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'm' });
     const error = await rejection(embedder.embed(['a'], { kind: 'document' }));
-    assert.match(error.message, /HTTP 401.*haiku\.embeddings\.apiKey/);
+    assert.match(error.message, /HTTP 401.*Set a valid API key/);
+    assert.deepStrictEqual((error as HaikuError).remedy?.settings, ['embeddings.apiKey']);
   });
 
   it('names the URL and the setting when nothing listens there', async () => {
@@ -115,7 +117,8 @@ describe('OpenAiCompatibleEmbedder', () => {
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', maxAttempts: 2, retryBaseMs: 1 });
     const error = await rejection(embedder.embed(['a'], { kind: 'document' }));
     assert.ok(isHaikuError(error, 'embedding_failed'));
-    assert.match(error.message, new RegExp(`^Cannot reach the embeddings server at ${baseUrl.replace(/[.]/g, '\\.')}: .*ECONNREFUSED.*\\. Start it or change haiku\\.embeddings\\.baseUrl\\.$`));
+    assert.match(error.message, new RegExp(`^Cannot reach the embeddings server at ${baseUrl.replace(/[.]/g, '\\.')}: .*ECONNREFUSED.*\\. Start it or change its base URL\\.$`));
+    assert.deepStrictEqual(error.remedy?.settings, ['embeddings.baseUrl']);
   });
 
   it('times out a hanging request, retries, and reports the timeout', async () => {
@@ -158,7 +161,8 @@ describe('OpenAiCompatibleEmbedder', () => {
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'm', dimensions: 32 });
     const error = await rejection(embedder.embed(['a'], { kind: 'document' }));
     assert.ok(isHaikuError(error, 'embedding_failed'));
-    assert.match(error.message, /returned 33-dimensional vectors, but haiku\.embeddings\.dimensions is 32/);
+    assert.match(error.message, /returned 33-dimensional vectors, but 32 dimensions were asked for/);
+    assert.deepStrictEqual(error.remedy?.settings, ['embeddings.dimensions']);
     assert.strictEqual(server.requests.length, 1);
   });
 
@@ -193,11 +197,12 @@ describe('createEmbedder', () => {
     assert.strictEqual(createEmbedder(defaultConfig().embeddings), undefined);
   });
 
-  it('explains why "local" is unavailable and what to use instead', () => {
+  it('explains to an old setting still saying "local" why it was removed and what to use instead', () => {
     const settings = { ...defaultConfig().embeddings, provider: 'local' as const };
     assert.throws(() => createEmbedder(settings), (error: Error) => {
       assert.ok(isHaikuError(error, 'invalid_settings'));
-      assert.match(error.message, /"local" is not available/);
+      assert.match(error.message, /"local" was removed/);
+      assert.deepStrictEqual(error.remedy?.settings?.[0], 'embeddings.provider');
       assert.match(error.message, /0\.21 vs 0\.66 nDCG@10/);
       assert.match(error.message, /"none"/);
       assert.match(error.message, /"openai"/);
@@ -207,7 +212,7 @@ describe('createEmbedder', () => {
 
   it('requires a model for "openai"', () => {
     const settings = { ...defaultConfig().embeddings, provider: 'openai' as const, model: '' };
-    assert.throws(() => createEmbedder(settings), /Set haiku\.embeddings\.model/);
+    assert.throws(() => createEmbedder(settings), (error: HaikuError) => /No embeddings model is configured/.test(error.message) && error.remedy?.settings?.[0] === 'embeddings.model');
   });
 
   it('knows the documented prefixes of common asymmetric models, and adds none to others', () => {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import { defaultConfig } from '../../../src/core/config';
-import { isHaikuError } from '../../../src/core/errors';
+import { isHaikuError, type HaikuError } from '../../../src/core/errors';
 import { HttpReranker, createReranker } from '../../../src/node/search/httpReranker';
 import { closedPort } from '../../support/httpJson';
 import { rejection } from '../../support/rejection';
@@ -67,7 +67,8 @@ describe('HttpReranker', () => {
     server = await startScriptedRerankServer();
     const baseUrl = server.baseUrl.replace(/\/v1$/, '');
     const error = await rejection(new HttpReranker({ baseUrl, model: 'm' }).rerank(query, documents, { topN: 2 }));
-    assert.match(error.message, /HTTP 404 .*haiku\.reranker\.baseUrl/);
+    assert.match(error.message, /HTTP 404 .*Check its base URL/);
+    assert.deepStrictEqual((error as HaikuError).remedy?.settings, ['reranker.baseUrl', 'reranker.model']);
   });
 
   it('rejects answers that are not JSON or point outside the documents', async () => {
@@ -82,7 +83,8 @@ describe('HttpReranker', () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
     const error = await rejection(new HttpReranker({ baseUrl, model: 'm' }).rerank(query, documents, { topN: 2 }));
     assert.ok(isHaikuError(error, 'rerank_failed'));
-    assert.match(error.message, /^Cannot reach the reranker at http:\/\/127\.0\.0\.1:\d+\/v1\/rerank: .*ECONNREFUSED.*haiku\.reranker\.baseUrl/);
+    assert.match(error.message, /^Cannot reach the reranker at http:\/\/127\.0\.0\.1:\d+\/v1\/rerank: .*ECONNREFUSED.*change its base URL/);
+    assert.deepStrictEqual((error as HaikuError).remedy?.settings, ['reranker.baseUrl', 'reranker.provider']);
   });
 
   it('times out a hanging server', async () => {
@@ -122,6 +124,6 @@ describe('createReranker', () => {
   });
 
   it('requires a base URL', () => {
-    assert.throws(() => createReranker({ provider: 'http', baseUrl: '', model: 'm' }), /Set haiku\.reranker\.baseUrl/);
+    assert.throws(() => createReranker({ provider: 'http', baseUrl: '', model: 'm' }), (error: HaikuError) => /No reranker server is configured/.test(error.message) && error.remedy?.settings?.[0] === 'reranker.baseUrl');
   });
 });

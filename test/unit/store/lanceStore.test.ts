@@ -156,7 +156,7 @@ describe('LanceStore', function () {
 
     const otherEmbedder = await openStore({ uri: folder.path + '/vectors', embedder: new HashingEmbedder(64) });
     assert.match(otherEmbedder.rebuildNeeded ?? '', /test:hashing-32 \(32 dimensions\).*test:hashing-64/);
-    await assert.rejects(otherEmbedder.search('apples'), (error: unknown) => isHaikuError(error, 'rebuild_needed') && /haiku rebuild/.test(error.message));
+    await assert.rejects(otherEmbedder.search('apples'), (error: unknown) => isHaikuError(error, 'rebuild_needed') && error.remedy?.action === 'rebuild_index');
     await otherEmbedder.reset();
     assert.equal(otherEmbedder.rebuildNeeded, undefined);
     assert.equal((await otherEmbedder.listDocuments()).length, 0);

@@ -1,7 +1,7 @@
 import * as readline from 'node:readline';
 import { errorMessage } from '../../../core/errors';
 import { UsageError, type CliCommand, type CommandContext } from '../command';
-import { checkedFilter, embedderFromFlags, withStore } from '../indexAccess';
+import { checkedFilter, embedderFromFlags, rerankerFromFlags, withStore } from '../indexAccess';
 import { answerQuestion, modelFromFlags, printAnswer, QUESTION_OPTIONS, type Conversation } from '../questions';
 import { textArgument } from '../textInput';
 
@@ -24,7 +24,7 @@ export const chatCommand: CliCommand = {
     }
     const question = conversational ? undefined : await textArgument(context, 'question', EXAMPLE);
     const model = modelFromFlags(context);
-    return withStore(context, { embedder: embedderFromFlags(context) }, async (store) => {
+    return withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
       const filter = await checkedFilter(context, store);
       if (question !== undefined) {
         printAnswer(context, await answerQuestion(context, { store, model, mode: 'auto', question, filter }));

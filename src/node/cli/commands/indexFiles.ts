@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { booleanFlag, listFlag, type CliCommand } from '../command';
+import { listFlag, type CliCommand } from '../command';
+import { commandConfig } from '../../config/cliConfig';
 import { indexPaths } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTION, QUIET_OPTION, embedderFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
@@ -20,6 +21,7 @@ export const indexCommand: CliCommand = {
   ],
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
+    const config = commandConfig(context);
     const embedder = embedderFromFlags(context);
     const progress = createProgressReporter(context);
     const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
@@ -28,9 +30,12 @@ export const indexCommand: CliCommand = {
         baseFolder: context.io.cwd,
         store,
         embedder,
-        include: listFlag(context, 'include'),
-        exclude: listFlag(context, 'exclude'),
-        followLinksOutside: booleanFlag(context, 'follow-links-outside'),
+        include: listFlag(context, 'include') ?? config.index.include,
+        // --exclude adds to the configured exclusions (the defaults, or the config file's list).
+        exclude: [...config.index.exclude, ...(listFlag(context, 'exclude') ?? [])],
+        maxFileBytes: config.index.maxFileBytes,
+        respectGitignore: config.index.respectGitignore,
+        followLinksOutside: config.index.followLinksOutside,
         pictures: picturesFromFlags(context),
         abortSignal: context.abortSignal,
         onProgress: progress.onProgress,

@@ -1,4 +1,3 @@
-import { defaultConfig } from '../../../core/config';
 import { HaikuError } from '../../../core/errors';
 import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../../agent/openAiCompatibleModel';
@@ -9,8 +8,9 @@ import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
 import { haikuVersion } from '../program';
+import { commandConfig } from '../../config/cliConfig';
 import { questionModelOptions, QUESTION_OPTIONS } from '../questions';
-import { DATABASE_OPTION, EMBEDDING_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
@@ -50,8 +50,7 @@ export const mcpCommand: CliCommand = {
   options: [
     DATABASE_OPTION,
     ...EMBEDDING_OPTIONS,
-    { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank) applied to search hits.' },
-    { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
+    ...RERANKER_OPTIONS,
     { flags: '--http', description: 'Serve Streamable HTTP on 127.0.0.1 instead of stdio.' },
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
     { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document).' },
@@ -68,7 +67,7 @@ export const mcpCommand: CliCommand = {
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
     const abortSignal = AbortSignal.any([context.abortSignal, stop.signal]);
-    const sandbox = defaultConfig().sandbox;
+    const sandbox = commandConfig(context).sandbox;
     const options: HaikuMcpServerOptions = {
       index,
       readOnly,

@@ -1,9 +1,9 @@
 import type { CliCommand } from '../command';
-import { numberFlag } from '../command';
+import { commandConfig } from '../../config/cliConfig';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { SearchResult } from '../../../core/model/search';
 import { textArgument } from '../textInput';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
@@ -13,16 +13,15 @@ export const searchCommand: CliCommand = {
   options: [
     ...DATABASE_OPTIONS,
     ...EMBEDDING_OPTIONS,
-    { flags: '--limit <count>', description: `How many results to print (default ${SEARCH_DEFAULT_LIMIT}).`, value: 'positive integer' },
+    { flags: '--limit <count>', description: `How many results to print (default: search.limit in haiku.config.json, else ${SEARCH_DEFAULT_LIMIT}).`, value: 'positive integer' },
     FILTER_OPTION,
     { flags: '--expand', description: "Grow each hit to its surrounding section's text (context expansion)." },
-    { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank, Cohere or TEI style) applied to the hits.' },
-    { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
+    ...RERANKER_OPTIONS,
   ],
   examples: ['haiku search "dependency pre-bundling" --limit 5', "haiku search caching --filter \"format = 'pdf'\" --json"],
   async run(context) {
     const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
-    const limit = numberFlag(context, 'limit');
+    const limit = commandConfig(context).search.limit;
     const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
       const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
       const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { defaultConfig } from '../../../core/config';
 import { numberFlag, stringFlag, type CliCommand } from '../command';
+import { commandConfig } from '../../config/cliConfig';
 import { visualizeChunk } from '../../visualize/visualizeChunk';
 import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAccess';
 
@@ -25,7 +25,7 @@ export const visualizeCommand: CliCommand = {
         knowledgeBase: store,
         chunkId,
         expand: context.flags.expand !== false,
-        maxContextChars: defaultConfig().search.maxContextChars,
+        maxContextChars: commandConfig(context).search.maxContextChars,
         scale: numberFlag(context, 'scale'),
         abortSignal: context.abortSignal,
       }),

@@ -1,0 +1,125 @@
+/**
+ * The CLI's configuration, in layers: defaults < `haiku.config.json` (from the current folder upwards, or
+ * `--config <file>`) < environment variables < flags. Every command reads its settings from here, so a flag, a
+ * variable and a config key for the same thing always mean the same.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { defaultConfig, setConfigValue, type ConfigPath, type HaikuConfig } from '../../core/config';
+import { applyConfigValues, CONFIG_FILE_NAME, parseConfigFile, type ConfigFileValues } from '../../core/configFile';
+import { HaikuError } from '../../core/errors';
+import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
+import type { CommandContext } from '../cli/command';
+
+/** Environment variables the CLI reads, each setting one configuration path (an empty value counts as unset). */
+export const ENVIRONMENT_SETTINGS = {
+  HAIKU_DB: 'index.databaseUri',
+  HAIKU_BASE_URL: 'qa.model.baseUrl',
+  HAIKU_MODEL: 'qa.model.name',
+  HAIKU_API_KEY: 'qa.model.apiKey',
+  HAIKU_EMBEDDINGS_API_KEY: 'embeddings.apiKey',
+  HAIKU_RERANKER_API_KEY: 'reranker.apiKey',
+} as const satisfies Record<string, ConfigPath>;
+
+/** Flags (long name without dashes) that set a configuration path; only the flags a command declares apply to it. */
+export const FLAG_SETTINGS = {
+  db: 'index.databaseUri',
+  'embeddings-url': 'embeddings.baseUrl',
+  'embeddings-model': 'embeddings.model',
+  'reranker-url': 'reranker.baseUrl',
+  'reranker-model': 'reranker.model',
+  'base-url': 'qa.model.baseUrl',
+  model: 'qa.model.name',
+  'api-key': 'qa.model.apiKey',
+  thinking: 'qa.model.thinking',
+  vision: 'qa.model.vision',
+  pictures: 'processing.pictures',
+  limit: 'search.limit',
+  'follow-links-outside': 'index.followLinksOutside',
+} as const satisfies Record<string, ConfigPath>;
+
+/** A flag that names an embedding model or a reranker also switches it on (the file may leave the provider `none`). */
+const FLAG_IMPLIES: Partial<Record<keyof typeof FLAG_SETTINGS, { path: ConfigPath; value: unknown }>> = {
+  'embeddings-model': { path: 'embeddings.provider', value: 'openai' },
+  'reranker-url': { path: 'reranker.provider', value: 'http' },
+};
+
+export interface CliConfigSources {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Parsed flags by long name; undefined ones were not given. */
+  flags: Record<string, unknown>;
+}
+
+export interface ResolvedCliConfig {
+  config: HaikuConfig;
+  /** The config file that was read, if any. */
+  file?: string;
+}
+
+/** `haiku.config.json` in `folder` or the nearest folder above it. */
+export function findConfigFile(folder: string): string | undefined {
+  for (let current = path.resolve(folder); ; current = path.dirname(current)) {
+    const candidate = path.join(current, CONFIG_FILE_NAME);
+    if (fs.existsSync(candidate)) {
+      return candidate;
+    }
+    if (path.dirname(current) === current) {
+      return undefined;
+    }
+  }
+}
+
+/** Reads and validates a config file; a relative `index.database` is taken from the file's folder. */
+export function readConfigFile(file: string): ConfigFileValues {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new HaikuError('not_found', `Cannot read the config file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}). Check the path given to --config.`, { cause: error });
+  }
+  return parseConfigFile(text, file, (relativePath) => path.resolve(path.dirname(file), relativePath));
+}
+
+/** The layered configuration for one invocation. */
+export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
+  const config = defaultConfig();
+  const given = sources.flags.config;
+  const file = typeof given === 'string' ? path.resolve(sources.cwd, given) : findConfigFile(sources.cwd);
+  if (file !== undefined) {
+    const values = readConfigFile(file);
+    // A project's file is found from its subfolders too: its index is the project's, not one per working folder.
+    values['index.databaseUri'] ??= path.resolve(path.dirname(file), DEFAULT_DATABASE_FOLDER);
+    applyConfigValues(config, values);
+  }
+  for (const [name, configPath] of Object.entries(ENVIRONMENT_SETTINGS)) {
+    const value = sources.env[name];
+    if (value !== undefined && value !== '') {
+      setConfigValue(config, configPath, value);
+    }
+  }
+  for (const [name, configPath] of Object.entries(FLAG_SETTINGS) as Array<[keyof typeof FLAG_SETTINGS, ConfigPath]>) {
+    const value = sources.flags[name];
+    // Boolean flags are only ever switched on: absent means "not given", never false.
+    if (value !== undefined && value !== false) {
+      setConfigValue(config, configPath, value);
+      const implied = FLAG_IMPLIES[name];
+      if (implied) {
+        setConfigValue(config, implied.path, implied.value);
+      }
+    }
+  }
+  return { config, file };
+}
+
+const resolved = new WeakMap<CommandContext['flags'], ResolvedCliConfig>();
+
+/** The layered configuration of a running command, resolved once per invocation. */
+export function commandConfig(context: Pick<CommandContext, 'flags' | 'io'>): HaikuConfig {
+  let entry = resolved.get(context.flags);
+  if (!entry) {
+    entry = resolveCliConfig({ cwd: context.io.cwd, env: context.io.env, flags: context.flags });
+    resolved.set(context.flags, entry);
+  }
+  return entry.config;
+}
