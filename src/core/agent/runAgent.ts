@@ -7,7 +7,7 @@ import type { AgentEventListener } from './agentEvents';
 import { AgentRun, type SandboxFactory } from './agentRun';
 import { compactEarlierTurns } from './contextManagement';
 import { currentCitations, startQuestion, type Citation, type CitationStatus, type ConversationState, type ExecutionRecord } from './conversationState';
-import { CITATION_REDIRECT_MESSAGE, type AgentMode } from './instructions';
+import { CITATION_REDIRECT_MESSAGE, type AgentMode, type CapabilityName } from './instructions';
 import { toModelError, type ModelDescription } from './modelErrors';
 import { runModelTurn, type ModelTurnOptions, type ModelTurnResult } from './modelTurn';
 import { ToolPlan } from './toolPlan';
@@ -17,8 +17,10 @@ export interface AgentSettings {
   /** Search units per question (up to three searches in one response share a unit). */
   maxSearches: number;
   maxExecutions: number;
-  /** Model requests per question before search tools are withdrawn; null disables. */
+  /** Model requests per question the rag capability is active for before its search is withdrawn; null disables. */
   requestLimit: number | null;
+  /** The same for the analysis capability (its own counter: requests spent on rag do not count); null disables. */
+  analysisRequestLimit: number | null;
   /** Prepended to the instructions. */
   domainPreamble: string;
   /** Default `limit` of the search tools. */
@@ -41,6 +43,7 @@ export function defaultAgentSettings(): AgentSettings {
     maxSearches: limits.QA_MAX_SEARCHES,
     maxExecutions: limits.QA_MAX_EXECUTIONS,
     requestLimit: limits.QA_REQUEST_LIMIT,
+    analysisRequestLimit: limits.ANALYSIS_REQUEST_LIMIT,
     domainPreamble: '',
     searchLimit: limits.SEARCH_DEFAULT_LIMIT,
     vision: false,
@@ -55,6 +58,8 @@ export function agentSettingsFromConfig(config: HaikuConfig): AgentSettings {
     maxSearches: config.qa.maxSearches,
     maxExecutions: config.qa.maxExecutions,
     requestLimit: config.qa.requestLimit,
+    // `qa.requestLimit` set to null turns both limits off; otherwise analysis keeps its own, larger default.
+    analysisRequestLimit: config.qa.requestLimit === null ? null : limits.ANALYSIS_REQUEST_LIMIT,
     domainPreamble: config.qa.domainPreamble,
     searchLimit: config.search.limit,
     vision: config.qa.model.vision,
@@ -74,6 +79,11 @@ export interface RunAgentOptions {
   question: string;
   /** `auto` attaches both tool sets and lets the model route (default); `rag` is `/ask`, `analysis` is `/analyze`. */
   mode?: AgentMode;
+  /**
+   * In `auto` mode, offer each tool set as one line plus `load_capability` until the model loads it (default true):
+   * the first request then carries no tool-set instructions or tools. Dedicated modes never defer.
+   */
+  deferLoading?: boolean;
   /** Earlier turns of the conversation (their large evidence returns are replaced by a marker on the wire). */
   history?: readonly ModelMessage[];
   /** The conversation's state from the previous question (or undefined for a new conversation). */
@@ -122,12 +132,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
     onEvent: options.onEvent,
     abortSignal: options.abortSignal,
   });
-  const plan = new ToolPlan(run, mode, settings);
+  const plan = new ToolPlan(run, capabilitiesOf(mode), settings, mode === 'auto' && (options.deferLoading ?? true));
   const turnOptions: ModelTurnOptions = {
     model: options.model,
     plan,
     run,
-    maxRequests: maxRequestsOf(settings.requestLimit),
+    maxRequests: plan.maxRequests,
     temperature: settings.temperature,
     maxRetries: options.maxRetries ?? limits.MODEL_MAX_RETRIES,
     abortSignal: options.abortSignal,
@@ -172,9 +182,8 @@ async function startScopedQuestion(options: RunAgentOptions): Promise<Conversati
   return state;
 }
 
-/** Full requests, then each tool set's cite window, then one request to answer without tools. */
-function maxRequestsOf(requestLimit: number | null): number {
-  return requestLimit === null ? limits.AGENT_MAX_REQUESTS_UNLIMITED : requestLimit + 2 * limits.CITE_GRACE_REQUESTS + 1;
+function capabilitiesOf(mode: AgentMode): [CapabilityName, ...CapabilityName[]] {
+  return mode === 'rag' ? ['rag'] : mode === 'analysis' ? ['analysis'] : ['rag', 'analysis'];
 }
 
 /**

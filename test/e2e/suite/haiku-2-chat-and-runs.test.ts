@@ -18,14 +18,15 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     await waitForIndex(api);
   });
 
-  it('answers with search, cite and an anchored, referenced citation (no command: both tool sets)', async () => {
+  it('answers with search, cite and an anchored, referenced citation (no command: both tool sets, deferred)', async () => {
     const requestsBefore = fakeModelRequests().length;
     const record = await askHaiku(api, '@haiku What is hot module replacement in Vite?');
     assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
     assert.strictEqual(record.route, 'both');
     assert.strictEqual(record.model, 'fake-lm/fake-1');
-    const offered = fakeModelRequests()[requestsBefore].toolNames;
-    assert.ok(offered.includes('rag_search') && offered.includes('execute_code'), offered.join(', '));
+    const [first, second] = fakeModelRequests().slice(requestsBefore).map((request) => request.toolNames);
+    assert.deepStrictEqual(first, ['load_capability'], 'the first request carries only the loader');
+    assert.deepStrictEqual([...second].sort(), ['load_capability', 'rag_cite', 'rag_search'], 'loading rag adds its tools');
     const run = api.runsStore.get(record.runId)!;
     assert.strictEqual(run.status, 'done', run.error);
     assert.match(run.answer, /According to the documents/);

@@ -143,7 +143,7 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
       { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [] } }] },
       { text: 'ok' },
     );
-    await askScripted(server, corpus.store, { mode: 'auto', createSandbox, settings: { requestLimit: 1 } });
+    await askScripted(server, corpus.store, { mode: 'auto', deferLoading: false, createSandbox, settings: { requestLimit: 1, analysisRequestLimit: 1 } });
     assert.deepStrictEqual(server.requests.map(offeredToolNames), [
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
       ['cite', 'rag_cite'],

@@ -131,7 +131,7 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     );
     const { answer } = await askScripted(server, corpus.store, { settings: { requestLimit: 2 } });
     assert.deepStrictEqual(server.requests.map(offeredToolNames), [['rag_cite', 'rag_search'], ['rag_cite', 'rag_search'], ['rag_cite'], ['rag_cite'], []]);
-    assert.match(notices(server.requests[2]), /request limit of this question is reached; only rag_cite remain/);
+    assert.match(notices(server.requests[2]), /request limit of this question is reached for rag; only rag_cite remains/);
     assert.doesNotMatch(notices(server.requests[2]), /rag_search/, 'a notice never names a withdrawn tool');
     assert.match(notices(server.requests[4]), /tools are gone/);
     assert.doesNotMatch(notices(server.requests[4]), /rag_cite/);
@@ -306,19 +306,21 @@ describe('agent: rag tool set (real LanceDB index of Vite guide pages)', functio
     assert.deepStrictEqual(answer.responseMessages.map((message) => message.role), ['assistant', 'tool', 'assistant']);
   });
 
-  it('routing: /ask offers only rag tools, /analyze only analysis tools, default both', async () => {
+  it('routing: /ask offers only rag tools, /analyze only analysis tools, both when routing is not deferred', async () => {
     const neverCalled = async () => {
       throw new Error('not used');
     };
     server.push({ text: 'a' }, { text: 'b' }, { text: 'c' });
     await askScripted(server, corpus.store, { mode: 'rag', createSandbox: neverCalled });
     await askScripted(server, corpus.store, { mode: 'analysis', createSandbox: neverCalled });
-    await askScripted(server, corpus.store, { mode: 'auto', createSandbox: neverCalled });
+    await askScripted(server, corpus.store, { mode: 'auto', deferLoading: false, createSandbox: neverCalled });
     assert.deepStrictEqual(server.requests.map(offeredToolNames), [
       ['rag_cite', 'rag_search'],
       ['cite', 'execute_code', 'search'],
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
     ]);
+    assert.doesNotMatch(systemPrompt(server.requests[0]), /load_capability/, 'dedicated agents are not deferred');
+    assert.doesNotMatch(systemPrompt(server.requests[1]), /load_capability/);
     assert.match(systemPrompt(server.requests[0]), /rag_search/);
     assert.doesNotMatch(systemPrompt(server.requests[0]), /execute_code/);
     assert.doesNotMatch(systemPrompt(server.requests[1]), /rag_search/);
