@@ -128,7 +128,10 @@ export class AgentRun {
     const report = await registerCitations(this.state, this.knowledgeBase, chunkIds, {
       onCitationAdded: (citation) => this.emit({ type: 'citation-added', citation }),
     });
-    this.declarations.push({ step: this.currentStep, cited: report.accepted.length > 0 });
+    // A cite whose ids all failed declares nothing: the question stays `missing` (the tool says so to the model).
+    if (report.accepted.length > 0 || chunkIds.length === 0) {
+      this.declarations.push({ step: this.currentStep, cited: report.accepted.length > 0 });
+    }
     return report;
   }
 

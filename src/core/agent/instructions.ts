@@ -134,4 +134,4 @@ export function budgetNotices(capabilities: readonly CapabilityBudgetView[]): st
 export const CITATION_REDIRECT_TAG = '[haiku/citation-redirect]';
 
 /** The one message the citation policy sends when an answer used evidence but cited nothing. */
-export const CITATION_REDIRECT_MESSAGE = `${CITATION_REDIRECT_TAG} Before this question ends, record what grounds the answer you just gave: call the cite tool with the chunk ids of the retrieved evidence that supports it, or with an empty list if nothing you retrieved supports it. Do not change the answer; after citing, repeat it as it was.`;
+export const CITATION_REDIRECT_MESSAGE = `${CITATION_REDIRECT_TAG} Before this question ends, record what grounds the answer you just gave: call the cite tool with the chunk ids of the evidence that supports it (retrieved in this question or cited earlier in the conversation), or with an empty list if nothing you retrieved supports it. Do not change the answer; after citing, repeat it as it was.`;

@@ -6,7 +6,7 @@ import type { KnowledgeBase } from '../model/search';
 import type { AgentEventListener } from './agentEvents';
 import { AgentRun, type SandboxFactory } from './agentRun';
 import { compactEarlierTurns } from './contextManagement';
-import { currentCitations, startQuestion, type Citation, type CitationStatus, type ConversationState, type ExecutionRecord } from './conversationState';
+import { currentCitations, hasEarlierCitations, startQuestion, type Citation, type CitationStatus, type ConversationState, type ExecutionRecord } from './conversationState';
 import { CITATION_REDIRECT_MESSAGE, type AgentMode, type CapabilityName } from './instructions';
 import { toModelError, type ModelDescription } from './modelErrors';
 import { runModelTurn, type ModelTurnOptions, type ModelTurnResult } from './modelTurn';
@@ -121,6 +121,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
   throwIfAborted(options.abortSignal, 'The question');
   const mode = resolveMode(options);
   const state = await startScopedQuestion(options);
+  const hadEarlierCitations = hasEarlierCitations(state);
   const run = new AgentRun({
     knowledgeBase: options.knowledgeBase,
     state,
@@ -145,7 +146,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
   const messages: ModelMessage[] = [...compactEarlierTurns(options.history ?? []), { role: 'user', content: options.question }];
   try {
     const first = await runModelTurn(turnOptions, messages);
-    const final = settings.citationPolicy ? await applyCitationPolicy(turnOptions, messages, first) : first;
+    const final = settings.citationPolicy ? await applyCitationPolicy(turnOptions, messages, first, hadEarlierCitations) : first;
     state.citationStatus = run.citationStatus();
     return {
       answer: final.texts.at(-1) ?? '',
@@ -187,11 +188,14 @@ function capabilitiesOf(mode: AgentMode): [CapabilityName, ...CapabilityName[]] 
 }
 
 /**
- * The optional citation policy: an answer that used evidence but cited nothing gets one more turn to declare its
+ * The optional citation policy (reference §5.8): an answer with something to declare (evidence of this question, or
+ * citations of earlier questions a follow-up may rest on) that cited nothing gets one more turn to declare its
  * citations (the answer is repeated unchanged); a turn that says nothing keeps the first answer.
  */
-async function applyCitationPolicy(turnOptions: ModelTurnOptions, messages: ModelMessage[], first: ModelTurnResult): Promise<ModelTurnResult> {
-  if (turnOptions.run.citationStatus() !== 'missing' || !turnOptions.plan.offersCiteNext()) {
+async function applyCitationPolicy(turnOptions: ModelTurnOptions, messages: ModelMessage[], first: ModelTurnResult, hadEarlierCitations: boolean): Promise<ModelTurnResult> {
+  const status = turnOptions.run.citationStatus();
+  const undeclared = status === 'missing' || (status === 'none' && hadEarlierCitations);
+  if (!undeclared || !turnOptions.plan.offersCiteNext()) {
     return first;
   }
   const redirect: ModelMessage = { role: 'user', content: CITATION_REDIRECT_MESSAGE };

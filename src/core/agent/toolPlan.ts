@@ -155,9 +155,16 @@ export class ToolPlan {
     return { activeTools, system: notices.length > 0 ? `${instructions}\n\n${notices.join('\n')}` : instructions };
   }
 
-  /** Whether the next request would still offer a cite tool (the citation policy needs one). */
+  /**
+   * Whether the next request offers a cite tool (the citation policy needs one). Deferred with nothing loaded yet
+   * (a follow-up answered from earlier citations), the first capability is loaded for it by the host.
+   */
   offersCiteNext(): boolean {
-    const offered = this.forRequest(this.requestsMade).activeTools;
+    const next = this.requestsMade;
+    if (this.deferred && this.loadedBy(next).length === 0) {
+      this.capabilities[0].activeFrom = next;
+    }
+    const offered = this.forRequest(next).activeTools;
     return this.capabilities.some((capability) => offered.includes(capability.shape.citeToolName));
   }
 

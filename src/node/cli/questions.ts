@@ -140,6 +140,8 @@ export function citationJson(citation: Citation) {
     content: citation.content,
     source_range: citation.sourceRange ?? null,
     picture_refs: citation.pictureRefs,
+    document_meta: citation.documentMeta ?? {},
+    chunk_meta: citation.chunkMeta ?? {},
   };
 }
 

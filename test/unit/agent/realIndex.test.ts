@@ -125,9 +125,10 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       const printed = JSON.parse(io.out.join('')) as { answer: string; citations: Array<Record<string, unknown>>; executions: unknown[] };
       assert.strictEqual(printed.answer, 'Pre-bundling converts CommonJS to ESM.');
       assert.ok(printed.citations.length >= 1);
-      for (const key of ['chunk_id', 'document_id', 'uri', 'title', 'headings', 'page_numbers', 'content']) {
+      for (const key of ['chunk_id', 'document_id', 'uri', 'title', 'headings', 'page_numbers', 'content', 'document_meta', 'chunk_meta']) {
         assert.ok(key in printed.citations[0], `citation has ${key}`);
       }
+      assert.strictEqual((printed.citations[0].document_meta as { format: string }).format, 'markdown');
       assert.deepStrictEqual(printed.executions, []);
       // `ask` is the rag capability: its tools only (`chat` is the routed mode).
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['rag_cite', 'rag_search']);
