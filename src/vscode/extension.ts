@@ -21,6 +21,7 @@ import { registerListDocumentsTool } from './tools/listDocumentsTool';
 import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchTool } from './tools/searchTool';
 import { registerHaikuMcpServer } from './mcpServerProvider';
+import { configuredAnalysisModel, type AnalysisModelSources } from './analysisModel';
 
 /** Settings, API keys and paths every part reads. */
 interface ExtensionSettings {
@@ -178,6 +179,10 @@ function createParticipant(
       await settings.keysLoaded;
       return hasConfiguredEndpoint(settings.read) ? loadBackendModule().loadConfiguredModel(settings.getConfig()) : undefined;
     },
+    analysisModel: async () => {
+      await settings.keysLoaded;
+      return configuredAnalysisModel(analysisModelSources(settings));
+    },
     loadAgent: () => loadBackendModule().loadAgentModule(),
     loadSandboxFactory: async () => {
       try {
@@ -193,6 +198,16 @@ function createParticipant(
     observeStream: parts.recorder?.observeStream,
     recordFeedback: createFeedbackLog(context.globalStorageUri, output),
   });
+}
+
+/** Where `haiku.analysis.model.*` finds its model (the participant's /analyze and the haiku_analyze tool). */
+function analysisModelSources(settings: ExtensionSettings): AnalysisModelSources {
+  return {
+    read: settings.read,
+    getConfig: settings.getConfig,
+    loadConfiguredModel: (config) => loadBackendModule().loadConfiguredModel(config),
+    justification: vscode.l10n.t('Haiku analyses your workspace documents by running code over them.'),
+  };
 }
 
 function registerTools(toolContext: Parameters<typeof registerSearchTool>[0]): vscode.Disposable[] {

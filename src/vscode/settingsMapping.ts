@@ -20,6 +20,7 @@ export const SETTING_KEYS = [
   'reranker.provider', 'reranker.baseUrl', 'reranker.model',
   'model.baseUrl', 'model.name', 'model.temperature', 'model.vision', 'model.thinking',
   'qa.maxSearches', 'qa.maxExecutions', 'qa.requestLimit', 'qa.domainPreamble',
+  'analysis.model.baseUrl', 'analysis.model.name',
   'sandbox.codeTimeoutSeconds', 'sandbox.maxOutputChars', 'sandbox.memoryLimitBytes',
   'processing.pictures',
 ] as const;
@@ -130,6 +131,7 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       requestLimit: requestLimit === null ? null : numberOr(requestLimit, defaults.qa.requestLimit ?? 0),
       domainPreamble: stringOr(read('qa.domainPreamble'), defaults.qa.domainPreamble),
     },
+    analysis: { model: analysisModelFromSettings(read) },
     sandbox: {
       codeTimeoutSeconds: numberOr(read('sandbox.codeTimeoutSeconds'), defaults.sandbox.codeTimeoutSeconds),
       maxOutputChars: numberOr(read('sandbox.maxOutputChars'), defaults.sandbox.maxOutputChars),
@@ -139,6 +141,16 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       pictures: read('processing.pictures') === 'none' ? 'none' : defaults.processing.pictures,
     },
   };
+}
+
+/**
+ * `haiku.analysis.model.*`: null when neither is set (analysis runs on the QA model). No key of its own: the stored
+ * model key goes along only when the analysis model uses `haiku.model.baseUrl` (see `analysisModelOf`).
+ */
+function analysisModelFromSettings(read: SettingReader): HaikuConfig['analysis']['model'] {
+  const baseUrl = stringOr(read('analysis.model.baseUrl'), '').trim();
+  const name = stringOr(read('analysis.model.name'), '').trim();
+  return baseUrl === '' && name === '' ? null : { baseUrl: baseUrl || undefined, name: name || undefined };
 }
 
 /** `haiku.model.name` lists models (an array; a comma-separated string from older settings also works): all are offered in the model picker. */

@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../core/agent/agentEvents';
 import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
 import { runAgent, type AgentAnswer } from '../../core/agent/runAgent';
-import { defaultConfig } from '../../core/config';
+import { analysisModelOf, defaultConfig } from '../../core/config';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
@@ -30,6 +30,15 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
   { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
 ];
 
+/** Flags of the analysis model (`analyze`, `mcp`); unset, the analysis capability runs on the question model. */
+export const ANALYSIS_MODEL_OPTIONS: readonly CliOption[] = [
+  { flags: '--analysis-model <name>', description: 'Model of the analysis capability (or HAIKU_ANALYSIS_MODEL; default: the --model one).' },
+  {
+    flags: '--analysis-base-url <url>',
+    description: 'OpenAI-compatible server of the analysis model (or HAIKU_ANALYSIS_BASE_URL; default: the --base-url one). A server other than --base-url gets only the key of HAIKU_ANALYSIS_API_KEY.',
+  },
+];
+
 /** The question argument of `ask` and `analyze`. */
 export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
 
@@ -47,6 +56,19 @@ export function questionModelOptions(context: CommandContext): OpenAiCompatibleM
   };
 }
 
+/** The analysis model's settings: `--analysis-*` flags, then `HAIKU_ANALYSIS_*` variables, over the question model's. */
+export function analysisModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
+  const question = questionModelOptions(context);
+  const env = context.io.env;
+  const defaults = defaultConfig();
+  const model = analysisModelOf({
+    ...defaults,
+    qa: { ...defaults.qa, model: { ...defaults.qa.model, baseUrl: question.baseUrl ?? defaults.qa.model.baseUrl, name: question.name, apiKey: question.apiKey } },
+    analysis: { model: { name: stringFlag(context, 'analysis-model') ?? env.HAIKU_ANALYSIS_MODEL, baseUrl: stringFlag(context, 'analysis-base-url') ?? env.HAIKU_ANALYSIS_BASE_URL, apiKey: env.HAIKU_ANALYSIS_API_KEY } },
+  });
+  return { ...question, baseUrl: model.baseUrl, name: model.name, apiKey: model.apiKey };
+}
+
 /** A question's model, built once per command. */
 export function modelFromFlags(context: CommandContext): ReturnType<typeof createOpenAiCompatibleModel> {
   return createOpenAiCompatibleModel(questionModelOptions(context));
@@ -61,7 +83,7 @@ export interface Conversation {
 /** `ask` and `analyze`: one question from the arguments (or stdin), answered and printed. */
 export async function runSingleQuestion(context: CommandContext, mode: AgentMode, example: string): Promise<number> {
   const question = await textArgument(context, 'question', example);
-  const model = modelFromFlags(context);
+  const model = mode === 'analysis' ? createOpenAiCompatibleModel(analysisModelOptions(context)) : modelFromFlags(context);
   const answer = await withStore(context, { embedder: embedderFromFlags(context) }, async (store) =>
     // The filter is checked against the index before the model is asked anything.
     answerQuestion(context, { store, model, mode, question, filter: await checkedFilter(context, store) }),

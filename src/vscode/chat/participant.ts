@@ -17,6 +17,7 @@ import { renderingUri } from '../documentNavigation';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
 import type { IndexService } from '../indexService';
 import { languageModelFromChat } from '../languageModelAdapter';
+import type { ResolvedModel } from '../analysisModel';
 import { hitView, RunRecorder } from '../runs/runRecorder';
 import type { RunsStore } from '../runs/runsStore';
 import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
@@ -42,6 +43,8 @@ export interface ParticipantDependencies {
   getConfig: () => HaikuConfig;
   /** The configured OpenAI-compatible model, when `haiku.model.baseUrl`/`name` are set. */
   configuredModel: () => Promise<{ model: LanguageModel; description: string } | undefined>;
+  /** The model `haiku.analysis.model.*` names for `/analyze` (undefined: the question model answers). */
+  analysisModel?: () => Promise<ResolvedModel | undefined>;
   /** Loads the agent lazily (the AI SDK and the tools are heavy). */
   loadAgent: () => Promise<typeof import('../../core/agent/runAgent')>;
   /** The sandbox factory for the analysis tools (undefined: analysis unavailable). */
@@ -81,6 +84,8 @@ interface AnswerParts {
   model: LanguageModel;
   /** Set when the configured endpoint answers (not the chat's model). */
   configuredDescription: string | undefined;
+  /** The configured endpoint's base URL (named in errors). */
+  baseUrl?: string;
 }
 
 /** One request in flight: what the steps share. */
@@ -293,19 +298,31 @@ export class HaikuParticipant implements vscode.Disposable {
     return this.finishAnswer(turn, answer);
   }
 
-  /** The agent module, the sandbox (not for /ask) and the model: the configured endpoint's, else the chat's. Undefined when /analyze has no sandbox. */
+  /**
+   * The agent module, the sandbox (not for /ask) and the model: for /analyze the analysis model when one is set, else
+   * the configured endpoint's, else the chat's. Undefined when /analyze has no sandbox.
+   */
   private async loadAnswerParts(turn: RequestContext): Promise<AnswerParts | undefined> {
     const [agent, createSandbox, configured] = await Promise.all([
       this.dependencies.loadAgent(),
       turn.route === 'ask' ? Promise.resolve(undefined) : this.dependencies.loadSandboxFactory(),
-      this.dependencies.configuredModel(),
+      turn.route === 'analyze' ? this.analysisOrConfiguredModel() : this.configuredQuestionModel(),
     ]);
     if (turn.route === 'analyze' && !createSandbox) {
       return undefined;
     }
     const model: LanguageModel = configured?.model ?? languageModelFromChat(turn.request.model, { justification: vscode.l10n.t('Haiku answers questions about your workspace documents with citations.') });
     turn.model = configured?.description ?? turn.model;
-    return { agent, createSandbox, model, configuredDescription: configured?.description };
+    return { agent, createSandbox, model, configuredDescription: configured?.baseUrl === undefined ? undefined : configured.description, baseUrl: configured?.baseUrl };
+  }
+
+  private async configuredQuestionModel(): Promise<ResolvedModel | undefined> {
+    const configured = await this.dependencies.configuredModel();
+    return configured ? { ...configured, baseUrl: this.dependencies.getConfig().qa.model.baseUrl } : undefined;
+  }
+
+  private async analysisOrConfiguredModel(): Promise<ResolvedModel | undefined> {
+    return (await this.dependencies.analysisModel?.()) ?? this.configuredQuestionModel();
   }
 
   private runAgent(turn: RequestContext, parts: AnswerParts, knowledgeBase: ExtensionKnowledgeBase, conversation: ConversationInput, onEvent: (event: AgentEvent) => void): Promise<AgentAnswer> {
@@ -317,7 +334,7 @@ export class HaikuParticipant implements vscode.Disposable {
     }
     return parts.agent.runAgent({
       model: parts.model,
-      modelDescription: parts.configuredDescription ? { name: parts.configuredDescription, baseUrl: config.qa.model.baseUrl } : { name: turn.request.model.name },
+      modelDescription: parts.configuredDescription ? { name: parts.configuredDescription, baseUrl: parts.baseUrl } : { name: turn.model },
       knowledgeBase,
       question: turn.request.prompt,
       mode: agentModeFor(turn.route),

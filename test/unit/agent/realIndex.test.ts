@@ -160,6 +160,30 @@ describe('agent on a real LanceDB index of corpus documents', function () {
     }
   });
 
+  it('haiku analyze runs on --analysis-model (or HAIKU_ANALYSIS_MODEL); ask keeps the question model', async () => {
+    const other = await startScriptedChatServer();
+    try {
+      server.push({ text: 'analysed' }, { text: 'from env' }, { text: 'asked' });
+      const base = ['--db', databasePath, '--base-url', server.baseUrl, '--model', 'question-model', '--api-key', 'question-key'];
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base, '--analysis-model', 'analysis-model'], captureIo(corpus.folder)), 0);
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base], captureIo(corpus.folder, { HAIKU_ANALYSIS_MODEL: 'env-analysis-model' })), 0);
+      assert.strictEqual(await runCli(['ask', 'What?', ...base, '--analysis-model', 'analysis-model'], captureIo(corpus.folder)), 2, 'ask takes no analysis flag (a usage error)');
+      assert.strictEqual(await runCli(['ask', 'What?', ...base], captureIo(corpus.folder)), 0);
+      assert.deepStrictEqual(server.requests.map((request) => [request.body.model, request.headers.authorization]), [
+        ['analysis-model', 'Bearer question-key'],
+        ['env-analysis-model', 'Bearer question-key'],
+        ['question-model', 'Bearer question-key'],
+      ]);
+      // A server of its own gets only its own key, never the question model's.
+      other.push({ text: 'elsewhere' });
+      const io = captureIo(corpus.folder, { HAIKU_ANALYSIS_API_KEY: 'analysis-key' });
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base, '--analysis-base-url', other.baseUrl], io), 0, io.err.join(''));
+      assert.deepStrictEqual([other.requests[0].body.model, other.requests[0].headers.authorization], ['question-model', 'Bearer analysis-key']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('an unreachable model exits non-zero with one line naming the server', async () => {
     const port = await closedPort();
     const io = captureIo(corpus.folder);
