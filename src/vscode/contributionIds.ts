@@ -30,6 +30,7 @@ export const TOOL_NAMES = {
   search: 'haiku_search',
   listDocuments: 'haiku_listDocuments',
   readSection: 'haiku_readSection',
+  analyze: 'haiku_analyze',
 } as const;
 
 export const SECTIONS_VIEW_ID = 'haiku.sections';
