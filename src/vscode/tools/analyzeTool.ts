@@ -53,7 +53,12 @@ export function formatAnalysis(answer: AgentAnswer, relativePathOf: (uri: string
  * configured analysis model or a chat model. It runs code, so VS Code asks for confirmation first.
  */
 export function registerAnalyzeTool(context: AnalyzeToolContext): vscode.Disposable {
-  return vscode.lm.registerTool<AnalyzeToolInput>(TOOL_NAMES.analyze, {
+  return vscode.lm.registerTool<AnalyzeToolInput>(TOOL_NAMES.analyze, createAnalyzeTool(context));
+}
+
+/** The tool's implementation (registered by `registerAnalyzeTool`). */
+export function createAnalyzeTool(context: AnalyzeToolContext): vscode.LanguageModelTool<AnalyzeToolInput> {
+  return {
     prepareInvocation(options) {
       const question = String(options.input.question ?? '');
       return {
@@ -98,5 +103,5 @@ export function registerAnalyzeTool(context: AnalyzeToolContext): vscode.Disposa
       });
       return textResult(formatAnalysis(answer, context.relativePathOf));
     },
-  });
+  };
 }
