@@ -2,21 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { createAnalyzeTool } from '../../../src/vscode/tools/analyzeTool';
-import { activateHaiku, waitFor, waitForIndex } from '../haikuSupport';
-
-function resultText(result: vscode.LanguageModelToolResult): string {
-  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
-}
-
-async function invoke(name: string, input: object): Promise<string> {
-  const cancellation = new vscode.CancellationTokenSource();
-  return resultText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, cancellation.token));
-}
-
-/** Requests the scripted fake model received (test-fixtures/fake-lm shares the extension host's global). */
-function fakeModelRequests(): Array<{ toolNames: string[] }> {
-  return (globalThis as { __fakeLmRequests?: [] }).__fakeLmRequests ?? [];
-}
+import { activateHaiku, fakeModelRequests, invokeToolText, waitFor, waitForIndex } from '../haikuSupport';
 
 /** haiku_analyze through vscode.lm.invokeTool, haiku_search's limit setting, and Haiku's MCP server in VS Code's MCP list. */
 describe('Haiku: agent tools (haiku_analyze, haiku_search limit, MCP server)', () => {
@@ -45,7 +31,7 @@ describe('Haiku: agent tools (haiku_analyze, haiku_search limit, MCP server)', (
   it('haiku_analyze runs the analysis capability on the chat model through vscode.lm.invokeTool', async () => {
     assert.ok(vscode.lm.tools.some((tool) => tool.name === 'haiku_analyze' && tool.tags.includes('runs-code')), 'registered with its tags');
     const before = fakeModelRequests().length;
-    const text = await invoke('haiku_analyze', { question: 'garbage collector pacer' });
+    const text = await invokeToolText('haiku_analyze', { question: 'garbage collector pacer' });
     const requests = fakeModelRequests().slice(before);
     assert.ok(requests.length >= 2, `the fake model answered ${requests.length} request(s)`);
     assert.deepStrictEqual([...requests[0].toolNames].sort(), ['cite', 'execute_code', 'search'], 'the analysis tools only');
@@ -60,7 +46,7 @@ describe('Haiku: agent tools (haiku_analyze, haiku_search limit, MCP server)', (
     try {
       await waitFor(() => api.config().search.limit === 1, 'the new limit');
       await waitForIndex(api);
-      assert.match(await invoke('haiku_search', { query: 'garbage collector' }), /^1 hits for "garbage collector"/);
+      assert.match(await invokeToolText('haiku_search', { query: 'garbage collector' }), /^1 hits for "garbage collector"/);
     } finally {
       await configuration.update('search.limit', undefined, vscode.ConfigurationTarget.Workspace);
       await waitForIndex(api);
@@ -68,6 +54,8 @@ describe('Haiku: agent tools (haiku_analyze, haiku_search limit, MCP server)', (
   });
 
   it("Haiku's MCP server appears in VS Code's MCP servers: started there, its tools join vscode.lm.tools", async () => {
+    assert.ok(!vscode.lm.tools.some((tool) => tool.name.endsWith('search_documents')), 'no MCP tools before the servers start');
+    // VS Code's own command starts every server of its MCP list (ours comes from the extension's definition provider).
     await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
     const names = await waitFor(() => {
       const found = vscode.lm.tools.map((tool) => tool.name).filter((name) => /search_documents|ask_question|execute_code/.test(name));

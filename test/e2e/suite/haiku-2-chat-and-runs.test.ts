@@ -2,12 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { compileDocumentFilter } from '../../../src/core/search/documentFilter';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
-import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
-
-/** Requests the scripted fake model received (test-fixtures/fake-lm shares the extension host's global). */
-function fakeModelRequests(): Array<{ toolNames: string[]; messages: Array<{ role: number; text: string }> }> {
-  return (globalThis as { __fakeLmRequests?: [] }).__fakeLmRequests ?? [];
-}
+import { activateHaiku, askHaiku, fakeModelRequests, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** @haiku through the real Chat view with the scripted tool-calling model, then the runs panel and jump-to-chunk. */
 describe('Haiku: @haiku participant and the runs panel', () => {

@@ -1,8 +1,7 @@
 import * as assert from 'node:assert';
 import { encode } from 'gpt-tokenizer';
-import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, toolMessages, type RecordedRequest, type ScriptedChatServer } from '../../support/scriptedChatServer';
-import { askScripted } from './agentHarness';
-import { buildCorpusIndex, type CorpusIndex } from './corpusIndex';
+import { lastToolText, offeredToolNames, systemPrompt, toolMessages, type RecordedRequest } from '../../support/scriptedChatServer';
+import { askScripted, useScriptedCorpus } from './agentHarness';
 import type { SandboxFactory } from '../../../src/core/agent/agentRun';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 
@@ -21,37 +20,24 @@ export function requestTokens(request: RecordedRequest): number {
 
 describe('agent: routed mode (deferred capabilities, per-capability budgets and request limits)', function () {
   this.timeout(60_000);
-  let corpus: CorpusIndex;
-  let server: ScriptedChatServer;
+  const fixture = useScriptedCorpus();
   const createSandbox: SandboxFactory = (host) => createCodeSandbox({ host, limits: { codeTimeoutSeconds: 10 } });
-  before(async () => {
-    corpus = await buildCorpusIndex();
-  });
-  after(async () => {
-    await corpus?.close();
-  });
-  beforeEach(async () => {
-    server = await startScriptedChatServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
 
   it('the first request carries only the loader and one line per capability; loading adds instructions and tools for the rest of the run', async () => {
-    server.push(
+    fixture.server.push(
       { toolCalls: [load('rag')] },
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'pre-bundling' } }] },
       { toolCalls: [load('analysis'), load('rag')] },
       { text: 'Done.' },
     );
-    const { answer } = await askScripted(server, corpus.store, { mode: 'auto', createSandbox, question: 'Why does Vite pre-bundle dependencies?' });
-    assert.deepStrictEqual(server.requests.map(offeredToolNames), [
+    const { answer } = await askScripted(fixture.server, fixture.corpus.store, { mode: 'auto', createSandbox, question: 'Why does Vite pre-bundle dependencies?' });
+    assert.deepStrictEqual(fixture.server.requests.map(offeredToolNames), [
       ['load_capability'],
       ['load_capability', 'rag_cite', 'rag_search'],
       ['load_capability', 'rag_cite', 'rag_search'],
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
     ]);
-    const [first, second, , fourth] = server.requests.map(systemPrompt);
+    const [first, second, , fourth] = fixture.server.requests.map(systemPrompt);
     assert.doesNotMatch(first, /## Knowledge-base search|## Document analysis|rag_search|execute_code/, 'no tool-set instructions before loading');
     assert.match(first, /^- rag: .+$/m);
     assert.match(first, /^- analysis: .+$/m);
@@ -60,7 +46,7 @@ describe('agent: routed mode (deferred capabilities, per-capability budgets and 
     assert.match(second, /^- analysis: /m, 'what is not loaded yet stays a line');
     assert.match(fourth, /## Knowledge-base search[\s\S]*## Document analysis[\s\S]*## Choosing tools/);
     assert.doesNotMatch(fourth, /## Capabilities/);
-    const loads = toolMessages(server.requests[3]).slice(-2).map((message) => message.content);
+    const loads = toolMessages(fixture.server.requests[3]).slice(-2).map((message) => message.content);
     assert.match(loads[0], /^Loaded analysis: its tools \(search, execute_code, cite\)/);
     assert.match(loads[1], /^rag is already loaded/);
     assert.strictEqual(answer.requests, 4);
@@ -69,15 +55,15 @@ describe('agent: routed mode (deferred capabilities, per-capability budgets and 
 
   it('the deferred first request is less than half the tokens of the eager one on a real question', async () => {
     const question = 'Why does Vite pre-bundle dependencies, and where is the cache stored?';
-    server.push({ text: 'a' }, { text: 'b' });
-    await askScripted(server, corpus.store, { mode: 'auto', deferLoading: false, createSandbox, question });
-    await askScripted(server, corpus.store, { mode: 'auto', createSandbox, question });
-    const [eager, deferred] = server.requests.map(requestTokens);
+    fixture.server.push({ text: 'a' }, { text: 'b' });
+    await askScripted(fixture.server, fixture.corpus.store, { mode: 'auto', deferLoading: false, createSandbox, question });
+    await askScripted(fixture.server, fixture.corpus.store, { mode: 'auto', createSandbox, question });
+    const [eager, deferred] = fixture.server.requests.map(requestTokens);
     assert.ok(deferred * 2 < eager, `deferred ${deferred} tokens, eager ${eager}`);
   });
 
   it('each capability has its own request limit and cite window, counted from its load; withdrawing one leaves the other', async () => {
-    server.push(
+    fixture.server.push(
       { toolCalls: [load('rag'), load('analysis')] },
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'cache' } }] },
       { toolCalls: [{ name: 'search', arguments: { query: 'modes' } }] },
@@ -85,8 +71,8 @@ describe('agent: routed mode (deferred capabilities, per-capability budgets and 
       { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [] } }] },
       { text: 'ok' },
     );
-    await askScripted(server, corpus.store, { mode: 'auto', createSandbox, settings: { requestLimit: 1, analysisRequestLimit: 10 } });
-    assert.deepStrictEqual(server.requests.map(offeredToolNames), [
+    await askScripted(fixture.server, fixture.corpus.store, { mode: 'auto', createSandbox, settings: { requestLimit: 1, analysisRequestLimit: 10 } });
+    assert.deepStrictEqual(fixture.server.requests.map(offeredToolNames), [
       ['load_capability'],
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
       // rag's one request (counted from its load) is spent: only rag_cite stays of rag; analysis keeps everything.
@@ -96,25 +82,25 @@ describe('agent: routed mode (deferred capabilities, per-capability budgets and 
       ['cite', 'execute_code', 'rag_cite', 'search'],
       ['cite', 'execute_code', 'search'],
     ]);
-    assert.match(notices(server.requests[2]), /request limit of this question is reached for rag; only rag_cite remains/);
-    assert.match(notices(server.requests[5]), /reached and the rag tools are gone\.$/m);
-    assert.doesNotMatch(notices(server.requests[5]), /Give your best answer/, 'other tools remain, so the model is not told to stop');
+    assert.match(notices(fixture.server.requests[2]), /request limit of this question is reached for rag; only rag_cite remains/);
+    assert.match(notices(fixture.server.requests[5]), /reached and the rag tools are gone\.$/m);
+    assert.doesNotMatch(notices(fixture.server.requests[5]), /Give your best answer/, 'other tools remain, so the model is not told to stop');
   });
 
   it('each capability has its own search budget: a spent rag budget does not stop the analysis search', async () => {
-    server.push(
+    fixture.server.push(
       { toolCalls: [load('rag'), load('analysis')] },
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'cache' } }] },
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'modes' } }, { name: 'search', arguments: { query: 'deploy' } }] },
       { text: 'ok' },
     );
-    const { answer } = await askScripted(server, corpus.store, { mode: 'auto', createSandbox, settings: { maxSearches: 1 } });
-    const [ragReturn, analysisReturn] = toolMessages(server.requests[3]).slice(-2).map((message) => message.content);
+    const { answer } = await askScripted(fixture.server, fixture.corpus.store, { mode: 'auto', createSandbox, settings: { maxSearches: 1 } });
+    const [ragReturn, analysisReturn] = toolMessages(fixture.server.requests[3]).slice(-2).map((message) => message.content);
     assert.match(ragReturn, /^Search budget spent/);
     assert.doesNotMatch(analysisReturn, /budget spent/);
     assert.deepStrictEqual(Object.keys(answer.state.searches).sort(), ['cache', 'deploy']);
-    assert.match(notices(server.requests[2]), /rag_search will not run again/);
-    assert.doesNotMatch(notices(server.requests[2]), /search will not run again[\s\S]*search will not run again/);
-    assert.match(lastToolText(server.requests[3]), /\[rank 1 of/);
+    assert.match(notices(fixture.server.requests[2]), /rag_search will not run again/);
+    assert.doesNotMatch(notices(fixture.server.requests[2]), /search will not run again[\s\S]*search will not run again/);
+    assert.match(lastToolText(fixture.server.requests[3]), /\[rank 1 of/);
   });
 });
