@@ -195,7 +195,7 @@ function capabilitiesOf(mode: AgentMode): [CapabilityName, ...CapabilityName[]] 
 async function applyCitationPolicy(turnOptions: ModelTurnOptions, messages: ModelMessage[], first: ModelTurnResult, hadEarlierCitations: boolean): Promise<ModelTurnResult> {
   const status = turnOptions.run.citationStatus();
   const undeclared = status === 'missing' || (status === 'none' && hadEarlierCitations);
-  if (!undeclared || !turnOptions.plan.offersCiteNext()) {
+  if (!undeclared || !turnOptions.plan.ensureCiteToolNext()) {
     return first;
   }
   const redirect: ModelMessage = { role: 'user', content: CITATION_REDIRECT_MESSAGE };

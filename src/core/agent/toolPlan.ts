@@ -156,10 +156,10 @@ export class ToolPlan {
   }
 
   /**
-   * Whether the next request offers a cite tool (the citation policy needs one). Deferred with nothing loaded yet
-   * (a follow-up answered from earlier citations), the first capability is loaded for it by the host.
+   * Makes the next request offer a cite tool if it can, and says whether it does (the citation policy needs one).
+   * Deferred with nothing loaded yet (a follow-up answered from earlier citations), the host loads the first capability.
    */
-  offersCiteNext(): boolean {
+  ensureCiteToolNext(): boolean {
     const next = this.requestsMade;
     if (this.deferred && this.loadedBy(next).length === 0) {
       this.capabilities[0].activeFrom = next;
