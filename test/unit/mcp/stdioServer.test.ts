@@ -8,7 +8,15 @@ import { repositoryRoot } from '../../support/paths';
 import { callTool, connectStdio, type StdioSession } from './mcpProcess';
 
 interface SearchJson {
-  results: Array<{ chunk_id: string; relative_path: string; headings: string[]; content: string; location: { start_line: number | null; end_line: number | null }; document_meta: Record<string, unknown>; chunk_meta: Record<string, unknown> }>;
+  results: Array<{
+    chunk_id: string;
+    relative_path: string;
+    headings: string[];
+    content: string;
+    location: { start_line: number | null; end_line: number | null };
+    document_meta: Record<string, unknown>;
+    chunk_meta: Record<string, unknown>;
+  }>;
 }
 
 describe('haiku mcp over stdio (real process, real LanceDB index, scripted model)', function () {
