@@ -59,6 +59,10 @@ export interface HaikuConfig {
     /** Prepended to the agent's instructions (describe the corpus, the audience). */
     domainPreamble: string;
   };
+  analysis: {
+    /** The analysis capability's own model (`analysis.model`); unset fields, or null, fall back to `qa.model`. */
+    model: AnalysisModelConfig | null;
+  };
   sandbox: {
     codeTimeoutSeconds: number;
     maxOutputChars: number;
@@ -98,6 +102,7 @@ export function defaultConfig(): HaikuConfig {
       requestLimit: limits.QA_REQUEST_LIMIT,
       domainPreamble: '',
     },
+    analysis: { model: {} },
     sandbox: {
       codeTimeoutSeconds: limits.SANDBOX_CODE_TIMEOUT_SECONDS,
       maxOutputChars: limits.SANDBOX_MAX_OUTPUT_CHARS,
@@ -150,6 +155,36 @@ export function allConfigPaths(): ConfigPath[] {
     }
   };
   visit(defaultConfig(), '');
-  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey'];
+  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey', 'analysis.model.name', 'analysis.model.baseUrl'];
   return [...(paths as ConfigPath[]), ...optional.filter((path) => !paths.includes(path))];
+}
+
+/** `analysis.model`: what differs from `qa.model` (a name alone keeps the QA server; a server of its own keeps no QA key). */
+export interface AnalysisModelConfig {
+  baseUrl?: string;
+  name?: string;
+  apiKey?: string;
+  temperature?: number;
+}
+
+/**
+ * The model the analysis capability runs on: `analysis.model` over `qa.model`. The QA API key goes along only to
+ * the QA server, never to another base URL.
+ */
+export function analysisModelOf(config: HaikuConfig): HaikuConfig['qa']['model'] {
+  const own = config.analysis.model;
+  const qa = config.qa.model;
+  const name = own?.name?.trim() ?? '';
+  const baseUrl = own?.baseUrl?.trim() ?? '';
+  if (!own || (name === '' && baseUrl === '')) {
+    return qa;
+  }
+  const otherServer = baseUrl !== '' && baseUrl !== qa.baseUrl;
+  return {
+    ...qa,
+    baseUrl: baseUrl || qa.baseUrl,
+    name: name || qa.name,
+    apiKey: otherServer ? own.apiKey : own.apiKey ?? qa.apiKey,
+    temperature: own.temperature ?? qa.temperature,
+  };
 }

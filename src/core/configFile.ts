@@ -55,6 +55,8 @@ export const CONFIG_FILE_KEYS = {
   'qa.model.temperature': { path: 'qa.model.temperature', schema: z.number().check(z.gte(0), z.lte(2), z.describe('Sampling temperature.')) },
   'qa.model.thinking': { path: 'qa.model.thinking', schema: flag('Let a reasoning model think before answering.') },
   'qa.model.vision': { path: 'qa.model.vision', schema: flag('The model can see images (pictures are attached to search results).') },
+  'analysis.model.name': { path: 'analysis.model.name', schema: text('Model of the analysis capability (code execution); default: qa.model.name.') },
+  'analysis.model.base_url': { path: 'analysis.model.baseUrl', schema: baseUrl },
   'qa.max_searches': { path: 'qa.maxSearches', schema: positiveInteger('Search units per question.') },
   'qa.max_executions': { path: 'qa.maxExecutions', schema: positiveInteger('execute_code calls per question.') },
   'qa.request_limit': { path: 'qa.requestLimit', schema: z.nullable(z.int().check(z.positive())).check(z.describe('Model requests per question; null for no limit.')) },

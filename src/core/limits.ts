@@ -147,6 +147,8 @@ export const SEARCHES_PER_UNIT = 3;
 export const QA_MAX_EXECUTIONS = 15;
 /** Model requests per question before `rag_search` is withdrawn (null disables). */
 export const QA_REQUEST_LIMIT = 20;
+/** Model requests per question the analysis capability is active for before its tools but `cite` are withdrawn. */
+export const ANALYSIS_REQUEST_LIMIT = 30;
 /** Requests calling a rag tool that keep `rag_cite` available after the request limit. */
 export const CITE_GRACE_REQUESTS = 2;
 /** Sampling temperature of the answering model. */

@@ -32,6 +32,7 @@ export const TOOL_NAMES = {
   listDocuments: 'haiku_listDocuments',
   readSection: 'haiku_readSection',
   readPicture: 'haiku_readPicture',
+  analyze: 'haiku_analyze',
 } as const;
 
 export const SECTIONS_VIEW_ID = 'haiku.sections';

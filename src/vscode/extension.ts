@@ -24,6 +24,9 @@ import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchTool } from './tools/searchTool';
 import { registerHaikuMcpServer } from './mcpServerProvider';
 import { openPicture, registerPictureView } from './pictureView';
+import { configuredAnalysisModel, type ResolvedModel } from './analysisModel';
+import { registerAnalyzeTool } from './tools/analyzeTool';
+import type { SandboxFactory } from '../core/agent/agentRun';
 
 /** Settings, API keys and paths every part reads. */
 interface ExtensionSettings {
@@ -71,6 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
     registerEndpointModelProvider(modelProvider),
     registerHaikuMcpServer(context, settings.getConfig),
     ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),
+    registerAnalysisTool(context, settings, output, knowledgeBase),
     registerDocumentRenderings(indexService, knowledgeBase),
     registerPictureView(knowledgeBase),
     ...registerCommands({
@@ -201,20 +205,54 @@ function createParticipant(
       await settings.keysLoaded;
       return hasConfiguredEndpoint(settings.read) ? loadBackendModule().loadConfiguredModel(settings.getConfig()) : undefined;
     },
+    analysisModel: () => analysisModel(settings),
     loadAgent: () => loadBackendModule().loadAgentModule(),
-    loadSandboxFactory: async () => {
-      try {
-        return await loadBackendModule().loadSandboxFactory(settings.getConfig(), context.extensionUri.fsPath);
-      } catch (error) {
-        output.warn(`The analysis sandbox is unavailable: ${String(error)}`);
-        return undefined;
-      }
-    },
+    loadSandboxFactory: () => loadSandboxFactory(context, settings, output),
     relativePathOf: settings.relativePathOf,
     compactHistory: (messages) => loadBackendModule().compactHistory(messages),
     log: output,
     observeStream: parts.recorder?.observeStream,
     recordFeedback: createFeedbackLog(context.globalStorageUri, output),
+  });
+}
+
+/** The model `haiku.analysis.model.*` names (the participant's /analyze and the haiku_analyze tool). */
+async function analysisModel(settings: ExtensionSettings): Promise<ResolvedModel | undefined> {
+  await settings.keysLoaded;
+  return configuredAnalysisModel({
+    read: settings.read,
+    getConfig: settings.getConfig,
+    loadConfiguredModel: (config) => loadBackendModule().loadConfiguredModel(config),
+    justification: vscode.l10n.t('Haiku analyses your workspace documents by running code over them.'),
+  });
+}
+
+/** The analysis sandbox, or undefined (logged) when this build cannot start it. */
+async function loadSandboxFactory(context: vscode.ExtensionContext, settings: ExtensionSettings, output: vscode.LogOutputChannel): Promise<SandboxFactory | undefined> {
+  try {
+    return await loadBackendModule().loadSandboxFactory(settings.getConfig(), context.extensionUri.fsPath);
+  } catch (error) {
+    output.warn(`The analysis sandbox is unavailable: ${String(error)}`);
+    return undefined;
+  }
+}
+
+/** `haiku_analyze`: the analysis model, else the configured endpoint (else the tool picks a chat model). */
+function registerAnalysisTool(context: vscode.ExtensionContext, settings: ExtensionSettings, output: vscode.LogOutputChannel, knowledgeBase: () => ReturnType<IndexService['knowledgeBase']>): vscode.Disposable {
+  return registerAnalyzeTool({
+    knowledgeBase,
+    relativePathOf: settings.relativePathOf,
+    getConfig: settings.getConfig,
+    loadAgent: () => loadBackendModule().loadAgentModule(),
+    loadSandboxFactory: () => loadSandboxFactory(context, settings, output),
+    configuredModel: async () => {
+      const analysis = await analysisModel(settings);
+      if (analysis || !hasConfiguredEndpoint(settings.read)) {
+        return analysis;
+      }
+      const configured = await loadBackendModule().loadConfiguredModel(settings.getConfig());
+      return configured ? { ...configured, baseUrl: settings.getConfig().qa.model.baseUrl } : undefined;
+    },
   });
 }
 

@@ -54,6 +54,8 @@ export const SETTING_PATHS = {
   'qa.maxExecutions': 'qa.maxExecutions',
   'qa.requestLimit': 'qa.requestLimit',
   'qa.domainPreamble': 'qa.domainPreamble',
+  'analysis.model.baseUrl': 'analysis.model.baseUrl',
+  'analysis.model.name': 'analysis.model.name',
   'sandbox.codeTimeoutSeconds': 'sandbox.codeTimeoutSeconds',
   'sandbox.maxOutputChars': 'sandbox.maxOutputChars',
   'sandbox.memoryLimitBytes': 'sandbox.memoryLimitBytes',
@@ -248,6 +250,7 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       requestLimit: requestLimit === null ? null : numberOr(requestLimit, defaults.qa.requestLimit ?? 0),
       domainPreamble: stringOr(read('qa.domainPreamble'), defaults.qa.domainPreamble),
     },
+    analysis: { model: analysisModelFromSettings(read) },
     sandbox: {
       codeTimeoutSeconds: numberOr(read('sandbox.codeTimeoutSeconds'), defaults.sandbox.codeTimeoutSeconds),
       maxOutputChars: numberOr(read('sandbox.maxOutputChars'), defaults.sandbox.maxOutputChars),
@@ -257,6 +260,16 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       pictures: read('processing.pictures') === 'none' ? 'none' : defaults.processing.pictures,
     },
   };
+}
+
+/**
+ * `haiku.analysis.model.*`: empty when neither is set (analysis runs on the QA model). No key of its own: the stored
+ * model key goes along only when the analysis model uses `haiku.model.baseUrl` (see `analysisModelOf`).
+ */
+function analysisModelFromSettings(read: SettingReader): HaikuConfig['analysis']['model'] {
+  const baseUrl = stringOr(read('analysis.model.baseUrl'), '').trim();
+  const name = stringOr(read('analysis.model.name'), '').trim();
+  return baseUrl === '' && name === '' ? {} : { baseUrl: baseUrl || undefined, name: name || undefined };
 }
 
 /** `haiku.model.name` lists models (an array; a comma-separated string from older settings also works): all are offered in the model picker. */

@@ -59,9 +59,11 @@ function toolCall(name, input) {
 function decide(messages, toolNames) {
   const last = messages[messages.length - 1];
   const results = last ? last.content.filter((part) => part instanceof vscode.LanguageModelToolResultPart) : [];
-  if (results.length > 0) {
+  const lastResultName = results.length > 0 ? toolNameOfResult(messages, results[results.length - 1]) || '' : '';
+  // After loading a capability the model goes on with the question itself.
+  if (results.length > 0 && lastResultName !== 'load_capability') {
     const resultPart = results[results.length - 1];
-    const name = toolNameOfResult(messages, resultPart) || '';
+    const name = lastResultName;
     const text = partsText({ content: [resultPart] });
     if (name === 'rag_search' || name === 'search') {
       const chunkId = (/\[([A-Za-z0-9_-]{6,})\]/.exec(text) || [])[1];
@@ -83,6 +85,8 @@ function decide(messages, toolNames) {
   const userText = lastUserText(messages);
   const forced = /#tool:([A-Za-z_]+)\((.*)\)\s*$/.exec(userText);
   if (forced && toolNames.includes(forced[1])) { return [toolCall(forced[1], JSON.parse(forced[2] || '{}'))]; }
+  // Routed mode defers the tool sets: load rag first.
+  if (!toolNames.includes('rag_search') && toolNames.includes('load_capability')) { return [toolCall('load_capability', { name: 'rag' })]; }
   if (toolNames.includes('rag_search')) { return [toolCall('rag_search', { query: userText.slice(0, 200) })]; }
   if (toolNames.includes('execute_code')) {
     const query = JSON.stringify(userText.slice(0, 100));

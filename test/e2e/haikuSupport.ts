@@ -85,3 +85,15 @@ export function assertTargets(actual: readonly string[], expected: ReadonlyArray
     throw new Error(`${what}: expected ${expected.map(String).join(', ')}, got ${actual.join(', ')}`);
   }
 }
+
+/** The text of a language-model tool invoked outside a chat request (as an agent outside chat would). */
+export async function invokeToolText(name: string, input: object): Promise<string> {
+  const cancellation = new vscode.CancellationTokenSource();
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, cancellation.token);
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+/** Requests the scripted fake model received (test-fixtures/fake-lm shares the extension host's global). */
+export function fakeModelRequests(): Array<{ toolNames: string[]; messages: Array<{ role: number; text: string }> }> {
+  return (globalThis as { __fakeLmRequests?: [] }).__fakeLmRequests ?? [];
+}

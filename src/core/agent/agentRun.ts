@@ -8,6 +8,7 @@ import { registerCitations, type CitationReport } from './citations';
 import { recordSearch, type CitationStatus, type ConversationState } from './conversationState';
 import type { ShownInResponse } from './searchRendering';
 import { PictureAttachmentLedger } from './pictureAttachments';
+import type { CapabilityName } from './instructions';
 
 /** Makes the question's sandbox around a host the agent built (the Node layer passes `createCodeSandbox`). */
 export type SandboxFactory = (host: SandboxHost) => Promise<CodeSandbox>;
@@ -33,7 +34,8 @@ export interface AgentRunOptions {
 export class AgentRun {
   readonly knowledgeBase: KnowledgeBase;
   readonly state: ConversationState;
-  readonly searchBudget: SearchBudget;
+  /** Each capability's own search budget ("requests spent on other capabilities do not count"). */
+  readonly searchBudgets: Readonly<Record<CapabilityName, SearchBudget>>;
   readonly executionBudget: ExecutionBudget;
   readonly searchLimit: number;
   readonly vision: boolean;
@@ -53,13 +55,18 @@ export class AgentRun {
   constructor(options: AgentRunOptions) {
     this.knowledgeBase = options.knowledgeBase;
     this.state = options.state;
-    this.searchBudget = new SearchBudget(options.maxSearches);
+    this.searchBudgets = { rag: new SearchBudget(options.maxSearches), analysis: new SearchBudget(options.maxSearches) };
     this.executionBudget = new ExecutionBudget(options.maxExecutions);
     this.searchLimit = options.searchLimit;
     this.vision = options.vision;
     this.abortSignal = options.abortSignal;
     this.createSandboxFactory = options.createSandbox;
     this.listener = options.onEvent;
+  }
+
+  /** The budget a search tool spends: `rag_search` the rag capability's, `search` the analysis capability's. */
+  searchBudgetFor(source: SearchSource): SearchBudget {
+    return source === 'rag_search' ? this.searchBudgets.rag : this.searchBudgets.analysis;
   }
 
   /** The run's document filter: fixed by the host, never by the model. */
@@ -124,7 +131,10 @@ export class AgentRun {
     const report = await registerCitations(this.state, this.knowledgeBase, chunkIds, {
       onCitationAdded: (citation) => this.emit({ type: 'citation-added', citation }),
     });
-    this.declarations.push({ step: this.currentStep, cited: report.accepted.length > 0 });
+    // A cite whose ids all failed declares nothing: the question stays `missing` (the tool says so to the model).
+    if (report.accepted.length > 0 || chunkIds.length === 0) {
+      this.declarations.push({ step: this.currentStep, cited: report.accepted.length > 0 });
+    }
     return report;
   }
 

@@ -6,7 +6,7 @@ import { runSearchTool } from './searchToolShared';
 
 export const ANALYSIS_SEARCH_TOOL_NAME = 'search';
 
-/** The analysis tool set's `search(query, limit?)`: the same search as `rag_search`, sharing its budget. */
+/** The analysis tool set's `search(query, limit?)`: the same search as `rag_search`, with the analysis capability's own budget. */
 export function createAnalysisSearchTool(run: AgentRun) {
   return tool({
     description:

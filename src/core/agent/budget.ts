@@ -62,9 +62,10 @@ export class ExecutionBudget {
 export type ToolAvailability = 'all' | 'cite-only' | 'none';
 
 /**
- * The request limit of one tool set. The first `requestLimit` requests of a run see every tool; after that only
- * the cite tool stays, for `CITE_GRACE_REQUESTS` further requests whose responses call one of this tool set's
- * tools (responses that only call other tools or answer in text do not consume that window). `null` disables.
+ * The request limit of one tool set. The first `requestLimit` requests it is active for (from `firstStep`, the
+ * request after it was loaded when deferred) see every tool; after that only the cite tool stays, for
+ * `CITE_GRACE_REQUESTS` further requests whose responses call one of this tool set's tools (responses that only
+ * call other tools or answer in text do not consume that window). `null` disables.
  *
  * @param step 0-based number of the request about to be made.
  * @param toolNamesPerStep tool names each earlier response called, by step.
@@ -74,12 +75,14 @@ export function toolAvailability(
   toolNamesPerStep: ReadonlyArray<readonly string[]>,
   requestLimit: number | null,
   toolSetNames: ReadonlySet<string>,
+  firstStep = 0,
 ): ToolAvailability {
-  if (requestLimit === null || step < requestLimit) {
+  const limitStep = requestLimit === null ? Infinity : firstStep + requestLimit;
+  if (step < limitStep) {
     return 'all';
   }
   let graceUsed = 0;
-  for (let earlier = requestLimit; earlier < step; earlier++) {
+  for (let earlier = limitStep; earlier < step; earlier++) {
     if ((toolNamesPerStep[earlier] ?? []).some((name) => toolSetNames.has(name))) {
       graceUsed += 1;
     }

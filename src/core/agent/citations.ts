@@ -88,6 +88,21 @@ export function repairChunkId(id: string, knownIds: Iterable<string>): string | 
 
 type CitationContent = Omit<Citation, 'index' | 'chunkId'>;
 
+/**
+ * A chunk's own metadata (`chunk_meta`): the store keeps no free-form chunk metadata, so this is the chunk's
+ * structural columns as stored, in snake_case like the rest of the JSON the CLI and MCP print.
+ */
+export function chunkMetaOf(record: ChunkRecord): Record<string, unknown> {
+  return {
+    headings: [...record.headings],
+    labels: [...record.labels],
+    doc_item_refs: [...record.docItemRefs],
+    page_numbers: [...record.pageNumbers],
+    picture_refs: [...(record.pictureRefs ?? [])],
+    source_range: record.sourceRange ?? null,
+  };
+}
+
 /** A search result cites every chunk its expanded context merged; a plain record cites itself. */
 function contentFromSearchResult(result: SearchResult): CitationContent {
   return { ...contentFromChunkRecord(result), chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId] };
@@ -106,6 +121,7 @@ function contentFromChunkRecord(record: ChunkRecord): CitationContent {
     pictureRefs: [...(record.pictureRefs ?? [])],
     labels: [...record.labels],
     sourceRange: record.sourceRange,
+    chunkMeta: chunkMetaOf(record),
   };
 }
 
@@ -159,7 +175,7 @@ export async function registerCitations(
     const id = normalizeCitedId(raw);
     if (id !== '') {
       const hit = retrieved.get(id);
-      slots.push({ raw, id, content: hit ? contentFromSearchResult(hit) : undefined });
+      slots.push({ raw, id, content: hit ? contentFromSearchResult(hit) : contentOfEarlierCitation(state, id) });
     }
   }
   const pending = slots.filter((slot) => slot.content === undefined);
@@ -188,8 +204,8 @@ export async function registerCitations(
       }
     }
   }
-  const resolved = slots;
-  for (const entry of resolved) {
+  await addDocumentMeta(knowledgeBase, slots);
+  for (const entry of slots) {
     if (!entry.content || report.accepted.includes(entry.id)) {
       continue;
     }
@@ -204,6 +220,33 @@ export async function registerCitations(
     report.accepted.push(entry.id);
   }
   return report;
+}
+
+/** A follow-up may cite what an earlier question cited: the same content, as the model saw it then. */
+function contentOfEarlierCitation(state: ConversationState, chunkId: string): CitationContent | undefined {
+  const earlier = state.citationIndex[chunkId];
+  if (!earlier) {
+    return undefined;
+  }
+  const { index: _index, chunkId: _chunkId, ...content } = earlier;
+  return content;
+}
+
+/** Fills `documentMeta` from each cited document's stored metadata (one lookup per document). */
+async function addDocumentMeta(knowledgeBase: KnowledgeBase, slots: ReadonlyArray<{ content?: CitationContent }>): Promise<void> {
+  const byDocument = new Map<string, Promise<Record<string, unknown>>>();
+  for (const slot of slots) {
+    const content = slot.content;
+    if (!content || content.documentMeta) {
+      continue;
+    }
+    let meta = byDocument.get(content.documentId);
+    if (!meta) {
+      meta = knowledgeBase.getDocument(content.documentId).then((document) => ({ ...(document?.metadata ?? {}) }), () => ({}));
+      byDocument.set(content.documentId, meta);
+    }
+    content.documentMeta = await meta;
+  }
 }
 
 function nextCitationIndex(state: ConversationState): number {
@@ -221,7 +264,7 @@ export function describeCitationReport(report: CitationReport, requested: number
   }
   if (report.accepted.length === 0) {
     return (
-      `None of the ${requested} chunk id(s) matched a retrieved chunk: ${report.unknown.join(', ')}. ` +
+      `None of the ${requested} chunk id(s) matched a retrieved chunk: ${report.unknown.join(', ')}. Nothing was registered, so the answer has no citation yet. ` +
       'Copy chunk ids verbatim from the search results (the text inside the first [...] of a result) and call the cite tool again.'
     );
   }

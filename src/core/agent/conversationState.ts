@@ -22,6 +22,10 @@ export interface Citation {
   labels: ItemLabel[];
   /** Where to jump in the source file. */
   sourceRange?: SourceRange;
+  /** The document's metadata column (format, page count, warnings, …), as stored. */
+  documentMeta?: Record<string, unknown>;
+  /** The anchor chunk's own metadata: its stored structural columns (see `chunkMetaOf`). */
+  chunkMeta?: Record<string, unknown>;
 }
 
 /** One `execute_code` call of this question. */
@@ -89,6 +93,11 @@ export function recordSearch(state: ConversationState, query: string, results: r
     byId.set(result.chunkId, result);
   }
   state.searches[query] = [...byId.values()];
+}
+
+/** Whether earlier questions of the conversation cited anything (a follow-up may answer from that evidence). */
+export function hasEarlierCitations(state: ConversationState): boolean {
+  return Object.keys(state.citationIndex).length > 0;
 }
 
 /** The current question's citations, in citation order. */

@@ -36,56 +36,97 @@ When told the execution or search budget is spent, stop: cite and answer from wh
 export const ROUTING_INSTRUCTIONS = `## Choosing tools
 Use rag_search + rag_cite for everyday questions whose answer sits in a passage or two. Use execute_code (with search and cite) when the question needs the whole corpus, a whole section, counting or computation. Cite with the cite tool of the tool set you used (either accepts any retrieved chunk id).`;
 
+/** A tool set the model can load in routed mode, and the one line that describes it before it is loaded. */
+export type CapabilityName = 'rag' | 'analysis';
+
+/** One line per capability: all the model sees of a deferred capability until it loads it. */
+export const CAPABILITY_SUMMARIES: Readonly<Record<CapabilityName, string>> = {
+  rag: 'search the documents for the passages that answer an everyday question, and cite them',
+  analysis: 'run JavaScript over all documents (counting, listings, comparisons, whole sections, structure), with search and cite',
+};
+
+/** The instructions a capability adds once loaded (or from the start when it is not deferred). */
+export const CAPABILITY_INSTRUCTIONS: Readonly<Record<CapabilityName, string>> = {
+  rag: RAG_INSTRUCTIONS,
+  analysis: ANALYSIS_INSTRUCTIONS,
+};
+
+/** Routed mode before (and while) capabilities are loaded: the loader and a line per capability not loaded yet. */
+export function deferredCapabilitiesSection(loaderToolName: string, notLoaded: readonly CapabilityName[]): string {
+  const lines = notLoaded.map((name) => `- ${name}: ${CAPABILITY_SUMMARIES[name]}`);
+  return `## Capabilities
+To use the knowledge base, first call ${loaderToolName} with the capability the question needs; its tools and instructions then stay for the rest of this question.
+${lines.join('\n')}`;
+}
+
 /**
  * The system instructions of one run: the domain preamble (a setting describing the corpus and audience) first,
- * then the agent preamble and the instructions of the attached tool sets.
+ * then the agent preamble and the instructions of the capabilities in use; routed mode with both loaded adds the
+ * routing guidance, and deferred capabilities not loaded yet appear as one line each.
  */
-export function buildInstructions(mode: AgentMode, domainPreamble = ''): string {
+export function buildInstructions(
+  capabilities: readonly CapabilityName[],
+  domainPreamble = '',
+  deferred?: { loaderToolName: string; notLoaded: readonly CapabilityName[] },
+): string {
   const sections: string[] = [];
   if (domainPreamble.trim() !== '') {
     sections.push(domainPreamble.trim());
   }
   sections.push(AGENT_PREAMBLE);
-  if (mode !== 'analysis') {
-    sections.push(RAG_INSTRUCTIONS);
+  for (const name of capabilities) {
+    sections.push(CAPABILITY_INSTRUCTIONS[name]);
   }
-  if (mode !== 'rag') {
-    sections.push(ANALYSIS_INSTRUCTIONS);
-  }
-  if (mode === 'auto') {
+  if (capabilities.length > 1) {
     sections.push(ROUTING_INSTRUCTIONS);
+  }
+  if (deferred && deferred.notLoaded.length > 0) {
+    sections.push(deferredCapabilitiesSection(deferred.loaderToolName, deferred.notLoaded));
   }
   return sections.join('\n\n');
 }
 
-/** Per-request notices appended to the instructions; never names a tool that is not offered in that request. */
-export function budgetNotices(options: {
-  searchToolsOffered: string[];
+/** Where one capability stands for the next request; `offered` are the tool names it offers there. */
+export interface CapabilityBudgetView {
+  name: CapabilityName;
+  offered: readonly string[];
+  searchToolName: string;
   searchBudgetSpent: boolean;
-  executeCodeOffered: boolean;
   executionBudgetSpent: boolean;
-  citeOnlyTools: string[];
-  toolsWithdrawn: boolean;
-}): string[] {
+  citeToolName: string;
+  /** 'all', 'cite-only' after its request limit, 'none' after the cite window. */
+  availability: 'all' | 'cite-only' | 'none';
+}
+
+/**
+ * Per-request notices appended to the instructions, one capability at a time (each has its own budgets and request
+ * limit); never names a tool that is not offered in that request.
+ */
+export function budgetNotices(capabilities: readonly CapabilityBudgetView[]): string[] {
   const notices: string[] = [];
-  if (options.searchBudgetSpent && options.searchToolsOffered.length > 0) {
-    notices.push(
-      `Notice: the search budget of this question is spent; ${options.searchToolsOffered.join(' and ')} will not run again.` +
-        (options.executeCodeOffered && !options.executionBudgetSpent
-          ? ' You may still use execute_code, or cite and answer.'
-          : ' Cite what supports your answer and answer from the evidence you have.'),
-    );
-  }
-  if (options.executionBudgetSpent && options.executeCodeOffered) {
-    notices.push('Notice: the code execution budget of this question is spent; execute_code will not run again. Cite and answer from what you have.');
-  }
-  if (options.citeOnlyTools.length > 0) {
-    notices.push(
-      `Notice: the request limit of this question is reached; only ${options.citeOnlyTools.join(' and ')} remain(s). ` +
-        'Register the chunk ids that support your answer, then answer from the evidence already gathered.',
-    );
-  } else if (options.toolsWithdrawn) {
-    notices.push('Notice: the request limit of this question is reached and the knowledge-base tools are gone. Give your best answer from the evidence already gathered.');
+  const anyToolLeft = capabilities.some((capability) => capability.offered.length > 0);
+  for (const capability of capabilities) {
+    const executeCodeOffered = capability.offered.includes('execute_code');
+    if (capability.searchBudgetSpent && capability.offered.includes(capability.searchToolName)) {
+      notices.push(
+        `Notice: the search budget of this question is spent; ${capability.searchToolName} will not run again.` +
+          (executeCodeOffered && !capability.executionBudgetSpent ? ' You may still use execute_code, or cite and answer.' : ' Cite what supports your answer and answer from the evidence you have.'),
+      );
+    }
+    if (capability.executionBudgetSpent && executeCodeOffered) {
+      notices.push('Notice: the code execution budget of this question is spent; execute_code will not run again. Cite and answer from what you have.');
+    }
+    if (capability.availability === 'cite-only') {
+      notices.push(
+        `Notice: the request limit of this question is reached for ${capability.name}; only ${capability.citeToolName} remains of its tools. ` +
+          'Register the chunk ids that support your answer, then answer from the evidence already gathered.',
+      );
+    } else if (capability.availability === 'none') {
+      notices.push(
+        `Notice: the request limit of this question is reached and the ${capability.name} tools are gone.` +
+          (anyToolLeft ? '' : ' Give your best answer from the evidence already gathered.'),
+      );
+    }
   }
   return notices;
 }
@@ -94,4 +135,4 @@ export function budgetNotices(options: {
 export const CITATION_REDIRECT_TAG = '[haiku/citation-redirect]';
 
 /** The one message the citation policy sends when an answer used evidence but cited nothing. */
-export const CITATION_REDIRECT_MESSAGE = `${CITATION_REDIRECT_TAG} Before this question ends, record what grounds the answer you just gave: call the cite tool with the chunk ids of the retrieved evidence that supports it, or with an empty list if nothing you retrieved supports it. Do not change the answer; after citing, repeat it as it was.`;
+export const CITATION_REDIRECT_MESSAGE = `${CITATION_REDIRECT_TAG} Before this question ends, record what grounds the answer you just gave: call the cite tool with the chunk ids of the evidence that supports it (retrieved in this question or cited earlier in the conversation), or with an empty list if nothing you retrieved supports it. Do not change the answer; after citing, repeat it as it was.`;

@@ -28,9 +28,10 @@ export function runSearchTool(run: AgentRun, source: SearchSource, query: string
     if (problem !== undefined) {
       return `No search ran: ${problem}`;
     }
-    if (!run.searchBudget.tryClaim(run.currentStep)) {
+    const budget = run.searchBudgetFor(source);
+    if (!budget.tryClaim(run.currentStep)) {
       run.emit({ type: 'search-finished', source, query: trimmed, resultCount: 0, results: [], toolCallId, refused: true });
-      return searchBudgetSpentNotice(run.searchBudget.maxUnits);
+      return searchBudgetSpentNotice(budget.maxUnits);
     }
     const effectiveLimit = limit !== undefined && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : run.searchLimit;
     let results;

@@ -1,4 +1,4 @@
-import type { HaikuConfig } from '../config';
+import { analysisModelOf, type HaikuConfig } from '../config';
 
 /** How to start `haiku mcp` over stdio for a configuration: what an MCP host (VS Code) spawns. */
 export interface McpServerLaunch {
@@ -32,5 +32,23 @@ export function mcpServerLaunch(config: HaikuConfig, options: { nodePath: string
   if (options.withSecrets && config.qa.model.apiKey) {
     env.HAIKU_API_KEY = config.qa.model.apiKey;
   }
+  Object.assign(env, analysisModelEnvironment(config, options.withSecrets === true));
   return { command: options.nodePath, args, env };
+}
+
+/**
+ * `analysis.model` as HAIKU_ANALYSIS_* variables when it names an endpoint model (its own base URL, or a name at the
+ * QA endpoint); a VS Code chat-picker model cannot serve a separate process and is left out.
+ */
+function analysisModelEnvironment(config: HaikuConfig, withSecrets: boolean): Record<string, string> {
+  const own = config.analysis.model;
+  if (!own || (!own.baseUrl && config.qa.model.name === '')) {
+    return {};
+  }
+  const model = analysisModelOf(config);
+  const env: Record<string, string> = { HAIKU_ANALYSIS_BASE_URL: model.baseUrl, HAIKU_ANALYSIS_MODEL: model.name };
+  if (withSecrets && model.apiKey && model.baseUrl !== config.qa.model.baseUrl) {
+    env.HAIKU_ANALYSIS_API_KEY = model.apiKey;
+  }
+  return env;
 }

@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../core/agent/agentEvents';
 import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
 import { agentSettingsFromConfig, runAgent, type AgentAnswer } from '../../core/agent/runAgent';
-import { defaultConfig } from '../../core/config';
+import { analysisModelOf, defaultConfig } from '../../core/config';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
@@ -36,6 +36,15 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
   { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
 ];
 
+/** Flags of the analysis model (`analyze`, `mcp`); unset, the analysis capability runs on the question model. */
+export const ANALYSIS_MODEL_OPTIONS: readonly CliOption[] = [
+  { flags: '--analysis-model <name>', description: 'Model of the analysis capability (or HAIKU_ANALYSIS_MODEL; default: the --model one).' },
+  {
+    flags: '--analysis-base-url <url>',
+    description: 'OpenAI-compatible server of the analysis model (or HAIKU_ANALYSIS_BASE_URL; default: the --base-url one). A server other than --base-url gets only the key of HAIKU_ANALYSIS_API_KEY.',
+  },
+];
+
 /** The question argument of `ask` and `analyze`. */
 export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };
 
@@ -43,6 +52,12 @@ export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', descrip
 export function questionModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
   const { baseUrl, name, apiKey, temperature, vision, thinking } = commandConfig(context).qa.model;
   return { baseUrl, name, apiKey, temperature, vision, thinking };
+}
+
+/** The analysis model's settings: `analysis.model` (flags, `HAIKU_ANALYSIS_*`, the config file) over the question model's. */
+export function analysisModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
+  const { baseUrl, name, apiKey, temperature } = analysisModelOf(commandConfig(context));
+  return { ...questionModelOptions(context), baseUrl, name, apiKey, temperature };
 }
 
 /** A question's model, built once per command. */
@@ -59,7 +74,7 @@ export interface Conversation {
 /** `ask` and `analyze`: one question from the arguments (or stdin), answered and printed. */
 export async function runSingleQuestion(context: CommandContext, mode: AgentMode, example: string): Promise<number> {
   const question = await textArgument(context, 'question', example);
-  const model = modelFromFlags(context);
+  const model = mode === 'analysis' ? createOpenAiCompatibleModel(analysisModelOptions(context)) : modelFromFlags(context);
   const answer = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) =>
     // The filter is checked against the index before the model is asked anything.
     answerQuestion(context, { store, model, mode, question, filter: await checkedFilter(context, store) }),
@@ -139,6 +154,8 @@ export function citationJson(citation: Citation) {
     content: citation.content,
     source_range: citation.sourceRange ?? null,
     picture_refs: citation.pictureRefs,
+    document_meta: citation.documentMeta ?? {},
+    chunk_meta: citation.chunkMeta ?? {},
   };
 }
 

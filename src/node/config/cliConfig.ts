@@ -19,6 +19,9 @@ export const ENVIRONMENT_SETTINGS = {
   HAIKU_API_KEY: 'qa.model.apiKey',
   HAIKU_EMBEDDINGS_API_KEY: 'embeddings.apiKey',
   HAIKU_RERANKER_API_KEY: 'reranker.apiKey',
+  HAIKU_ANALYSIS_MODEL: 'analysis.model.name',
+  HAIKU_ANALYSIS_BASE_URL: 'analysis.model.baseUrl',
+  HAIKU_ANALYSIS_API_KEY: 'analysis.model.apiKey',
 } as const satisfies Record<string, ConfigPath>;
 
 /** Flags (long name without dashes) that set a configuration path; only the flags a command declares apply to it. */
@@ -31,6 +34,8 @@ export const FLAG_SETTINGS = {
   'base-url': 'qa.model.baseUrl',
   model: 'qa.model.name',
   'api-key': 'qa.model.apiKey',
+  'analysis-model': 'analysis.model.name',
+  'analysis-base-url': 'analysis.model.baseUrl',
   thinking: 'qa.model.thinking',
   vision: 'qa.model.vision',
   pictures: 'processing.pictures',

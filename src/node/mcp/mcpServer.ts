@@ -46,6 +46,8 @@ export interface HaikuMcpServerOptions {
   readOnly: boolean;
   /** Resolves the model of ask_question/analyze on first use (a server without a model still serves the rest). */
   model: () => OpenAiCompatibleModel;
+  /** The model of `analyze` (`--analysis-model`); absent, `model`. */
+  analysisModel?: () => OpenAiCompatibleModel;
   embedder?: Embedder;
   sandboxLimits: CodeSandboxLimits;
   /** Base folder of `add_document_from_file`. */
@@ -67,6 +69,7 @@ export function createSessionServer(options: HaikuMcpServerOptions): McpSessionS
     store: options.index.store,
     refreshIfChanged: () => options.index.refreshIfChanged(),
     model: options.model,
+    analysisModel: options.analysisModel ?? options.model,
     sandboxLimits: options.sandboxLimits,
     codeSession,
     cwd: options.cwd,

@@ -8,7 +8,7 @@ import type { McpToolContext } from './toolContext';
 
 /** One question through the agent with one capability: `rag` for `ask_question`, `analysis` for `analyze`. */
 export async function answerQuestion(context: McpToolContext, options: { question: string; mode: Exclude<AgentMode, 'auto'>; filter?: string; abortSignal: AbortSignal }): Promise<AgentAnswer> {
-  const { model, description, vision } = context.model();
+  const { model, description, vision } = options.mode === 'analysis' ? context.analysisModel() : context.model();
   return runAgent({
     model,
     modelDescription: description,

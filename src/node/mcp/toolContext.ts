@@ -11,6 +11,8 @@ export interface McpToolContext {
   refreshIfChanged(): Promise<void>;
   /** The model of `ask_question`/`analyze`; throws an `invalid_settings` error naming the flags when none is set. */
   model(): OpenAiCompatibleModel;
+  /** The model of `analyze`: the analysis model when one is set, else `model()`. */
+  analysisModel(): OpenAiCompatibleModel;
   sandboxLimits: CodeSandboxLimits;
   codeSession: CodeSession;
   /** Relative file paths of the write tools resolve against this folder, which is also the documents' base folder. */

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { AgentEvent } from '../../core/agent/agentEvents';
+import type { AgentAnswer } from '../../core/agent/runAgent';
 import { createConversationState, type Citation, type ConversationState } from '../../core/agent/conversationState';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { HaikuConfig } from '../../core/config';
@@ -17,6 +18,7 @@ import type { ExtensionKnowledgeBase } from '../indexBackend';
 import type { IndexService } from '../indexService';
 import { chatModelVision, languageModelFromChat } from '../languageModelAdapter';
 import { citedPictureUris } from '../pictureView';
+import type { ResolvedModel } from '../analysisModel';
 import { hitView, RunRecorder } from '../runs/runRecorder';
 import type { RunsStore } from '../runs/runsStore';
 import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
@@ -42,6 +44,8 @@ export interface ParticipantDependencies {
   getConfig: () => HaikuConfig;
   /** The configured OpenAI-compatible model, when `haiku.model.baseUrl`/`name` are set. */
   configuredModel: () => Promise<{ model: LanguageModel; description: string } | undefined>;
+  /** The model `haiku.analysis.model.*` names for `/analyze` (undefined: the question model answers). */
+  analysisModel?: () => Promise<ResolvedModel | undefined>;
   /** Loads the agent lazily (the AI SDK and the tools are heavy). */
   loadAgent: () => Promise<typeof import('../../core/agent/runAgent')>;
   /** The sandbox factory for the analysis tools (undefined: analysis unavailable). */
@@ -65,6 +69,24 @@ export interface ParticipantRequestReport {
   /** The model that answered (`vendor/id` of the chat's model, or the configured endpoint's model). */
   model: string;
   documentFilter: string | null;
+}
+
+/** What an answer reads from the conversation so far. */
+interface ConversationInput {
+  previousState: ConversationState | undefined;
+  attachmentFilter: string | undefined;
+  history: ModelMessage[];
+}
+
+/** What answering needs, loaded on the first question. */
+interface AnswerParts {
+  agent: typeof import('../../core/agent/runAgent');
+  createSandbox: SandboxFactory | undefined;
+  model: LanguageModel;
+  /** Set when the configured endpoint answers (not the chat's model). */
+  configuredDescription: string | undefined;
+  /** The configured endpoint's base URL (named in errors). */
+  baseUrl?: string;
 }
 
 /** One request in flight: what the steps share. */
@@ -257,69 +279,97 @@ export class HaikuParticipant implements vscode.Disposable {
   }
 
   /** Loads the agent and the model, runs the agent while streaming its text with anchors, then adds references. */
-  private async answer(
-    turn: RequestContext,
-    knowledgeBase: ExtensionKnowledgeBase,
-    conversation: { previousState: ConversationState | undefined; attachmentFilter: string | undefined; history: ModelMessage[] },
-  ): Promise<vscode.ChatResult> {
-    const { runsStore, relativePathOf, getConfig } = this.dependencies;
-    const { request, route, stream, metadata } = turn;
-    const config = getConfig();
-    const [agent, createSandbox, configured] = await Promise.all([
-      this.dependencies.loadAgent(),
-      route === 'ask' ? Promise.resolve(undefined) : this.dependencies.loadSandboxFactory(),
-      this.dependencies.configuredModel(),
-    ]);
-    if (route === 'analyze' && !createSandbox) {
+  private async answer(turn: RequestContext, knowledgeBase: ExtensionKnowledgeBase, conversation: ConversationInput): Promise<vscode.ChatResult> {
+    const parts = await this.loadAnswerParts(turn);
+    if (!parts) {
       return this.refuse(turn, { code: 'no_sandbox', message: vscode.l10n.t('The analysis sandbox is not available in this build of Haiku. Use /ask instead.') });
     }
-    const model: LanguageModel = configured?.model ?? languageModelFromChat(request.model, { justification: vscode.l10n.t('Haiku answers questions about your workspace documents with citations.') });
+    const recorder = new RunRecorder({ id: turn.runId, question: turn.request.prompt, route: turn.route, model: turn.model }, this.dependencies.relativePathOf, undefined);
+    this.dependencies.runsStore.put(recorder.run);
+    const answerStream = new AnswerStream(turn.stream, knowledgeBase, this.dependencies.log);
+    const answer = await this.runAgent(turn, parts, knowledgeBase, conversation, (event) => {
+      answerStream.apply(event);
+      // Searches are recorded now and get their hits from the returned state at the end.
+      if (recorder.apply(event)) {
+        this.dependencies.runsStore.put(recorder.run);
+      }
+    });
+    await answerStream.finish(answer.citations);
+    this.recordRun(recorder, answer);
+    return this.finishAnswer(turn, answer);
+  }
+
+  /**
+   * The agent module, the sandbox (not for /ask) and the model: for /analyze the analysis model when one is set, else
+   * the configured endpoint's, else the chat's. Undefined when /analyze has no sandbox.
+   */
+  private async loadAnswerParts(turn: RequestContext): Promise<AnswerParts | undefined> {
+    const [agent, createSandbox, configured] = await Promise.all([
+      this.dependencies.loadAgent(),
+      turn.route === 'ask' ? Promise.resolve(undefined) : this.dependencies.loadSandboxFactory(),
+      turn.route === 'analyze' ? this.analysisOrConfiguredModel() : this.configuredQuestionModel(),
+    ]);
+    if (turn.route === 'analyze' && !createSandbox) {
+      return undefined;
+    }
+    const model: LanguageModel = configured?.model ?? languageModelFromChat(turn.request.model, { justification: vscode.l10n.t('Haiku answers questions about your workspace documents with citations.') });
     turn.model = configured?.description ?? turn.model;
-    const recorder = new RunRecorder({ id: turn.runId, question: request.prompt, route, model: turn.model }, relativePathOf, undefined);
-    runsStore.put(recorder.run);
-    const answerStream = new AnswerStream(stream, knowledgeBase, this.dependencies.log);
-    const settings = agent.agentSettingsFromConfig(config);
-    if (!configured) {
+    return { agent, createSandbox, model, configuredDescription: configured?.baseUrl === undefined ? undefined : configured.description, baseUrl: configured?.baseUrl };
+  }
+
+  private async configuredQuestionModel(): Promise<ResolvedModel | undefined> {
+    const configured = await this.dependencies.configuredModel();
+    return configured ? { ...configured, baseUrl: this.dependencies.getConfig().qa.model.baseUrl } : undefined;
+  }
+
+  private async analysisOrConfiguredModel(): Promise<ResolvedModel | undefined> {
+    return (await this.dependencies.analysisModel?.()) ?? this.configuredQuestionModel();
+  }
+
+  private runAgent(turn: RequestContext, parts: AnswerParts, knowledgeBase: ExtensionKnowledgeBase, conversation: ConversationInput, onEvent: (event: AgentEvent) => void): Promise<AgentAnswer> {
+    const config = this.dependencies.getConfig();
+    const settings = parts.agent.agentSettingsFromConfig(config);
+    if (!parts.configuredDescription) {
       // The chat's model decides its own sampling, and says whether it takes images.
       settings.temperature = undefined;
-      settings.vision = chatModelVision(request.model, settings.vision);
+      settings.vision = chatModelVision(turn.request.model, settings.vision);
     }
-    const answer = await agent.runAgent({
-      model,
-      modelDescription: configured ? { name: configured.description, baseUrl: config.qa.model.baseUrl } : { name: request.model.name },
+    return parts.agent.runAgent({
+      model: parts.model,
+      modelDescription: parts.configuredDescription ? { name: parts.configuredDescription, baseUrl: parts.baseUrl } : { name: turn.model },
       knowledgeBase,
-      question: request.prompt,
-      mode: agentModeFor(route),
+      question: turn.request.prompt,
+      mode: agentModeFor(turn.route),
       history: conversation.history,
       state: conversation.previousState ? structuredClone(conversation.previousState) : undefined,
       documentFilter: conversation.attachmentFilter,
       settings,
-      createSandbox,
+      createSandbox: parts.createSandbox,
       abortSignal: turn.abortSignal,
-      onEvent: (event) => {
-        answerStream.apply(event);
-        // The agent's per-question state lives inside runAgent: searches are recorded now and get their hits
-        // from the returned state at the end.
-        if (recorder.apply(event)) {
-          runsStore.put(recorder.run);
-        }
-      },
+      onEvent,
     });
-    await answerStream.finish(answer.citations);
+  }
+
+  /** Completes the run in the runs panel: citations, and the hits of searches recorded while they ran. */
+  private recordRun(recorder: RunRecorder, answer: AgentAnswer): void {
     for (const citation of answer.citations) {
       recorder.addCitation(citation);
     }
-    // Search steps were recorded without hits (see above): fill them from the question's state.
     for (const step of recorder.run.steps) {
       if (step.kind === 'search' && step.hits.length === 0) {
-        step.hits = (answer.state.searches[step.query] ?? []).map((result) => hitView(result, relativePathOf));
+        step.hits = (answer.state.searches[step.query] ?? []).map((result) => hitView(result, this.dependencies.relativePathOf));
       }
     }
-    runsStore.put(recorder.finish('done', { answer: answer.answer }));
+    this.dependencies.runsStore.put(recorder.finish('done', { answer: answer.answer }));
+  }
+
+  /** The grounding warning, the run button, and the turn's metadata (state and compacted messages for the next question). */
+  private finishAnswer(turn: RequestContext, answer: AgentAnswer): vscode.ChatResult {
     if (answer.citationStatus === 'missing' && answer.citations.length === 0) {
-      stream.markdown(`\n\n*${vscode.l10n.t('No citation was registered for this answer: check it against the sources.')}*`);
+      turn.stream.markdown(`\n\n*${vscode.l10n.t('No citation was registered for this answer: check it against the sources.')}*`);
     }
     this.showRunButton(turn);
+    const metadata = turn.metadata;
     metadata.state = answer.state;
     metadata.responseMessages = this.dependencies.compactHistory(answer.responseMessages);
     metadata.citedTitles = [...new Set(answer.citations.map((citation) => citation.title))];

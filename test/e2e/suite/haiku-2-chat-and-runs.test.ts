@@ -2,12 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { compileDocumentFilter } from '../../../src/core/search/documentFilter';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
-import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
-
-/** Requests the scripted fake model received (test-fixtures/fake-lm shares the extension host's global). */
-function fakeModelRequests(): Array<{ toolNames: string[]; messages: Array<{ role: number; text: string }> }> {
-  return (globalThis as { __fakeLmRequests?: [] }).__fakeLmRequests ?? [];
-}
+import { activateHaiku, askHaiku, fakeModelRequests, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** @haiku through the real Chat view with the scripted tool-calling model, then the runs panel and jump-to-chunk. */
 describe('Haiku: @haiku participant and the runs panel', () => {
@@ -18,14 +13,15 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     await waitForIndex(api);
   });
 
-  it('answers with search, cite and an anchored, referenced citation (no command: both tool sets)', async () => {
+  it('answers with search, cite and an anchored, referenced citation (no command: both tool sets, deferred)', async () => {
     const requestsBefore = fakeModelRequests().length;
     const record = await askHaiku(api, '@haiku What is hot module replacement in Vite?');
     assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
     assert.strictEqual(record.route, 'both');
     assert.strictEqual(record.model, 'fake-lm/fake-1');
-    const offered = fakeModelRequests()[requestsBefore].toolNames;
-    assert.ok(offered.includes('rag_search') && offered.includes('execute_code'), offered.join(', '));
+    const [first, second] = fakeModelRequests().slice(requestsBefore).map((request) => request.toolNames);
+    assert.deepStrictEqual(first, ['load_capability'], 'the first request carries only the loader');
+    assert.deepStrictEqual([...second].sort(), ['load_capability', 'rag_cite', 'rag_search'], 'loading rag adds its tools');
     const run = api.runsStore.get(record.runId)!;
     assert.strictEqual(run.status, 'done', run.error);
     assert.match(run.answer, /According to the documents/);

@@ -1,16 +1,7 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
-import { activateHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
-
-function resultText(result: vscode.LanguageModelToolResult): string {
-  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
-}
-
-async function invoke(name: string, input: object): Promise<string> {
-  const cancellation = new vscode.CancellationTokenSource();
-  return resultText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, cancellation.token));
-}
+import { activateHaiku, invokeToolText, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /** The language-model tools, "Insert Citation", and the index following file creates, edits and deletes. */
 describe('Haiku: language-model tools, citing while writing, file watching', () => {
@@ -26,21 +17,21 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
     for (const name of ['haiku_search', 'haiku_listDocuments', 'haiku_readSection']) {
       assert.ok(names.includes(name), `${name} in vscode.lm.tools`);
     }
-    const hits = await invoke('haiku_search', { query: 'garbage collector pacer GOGC', limit: 3 });
+    const hits = await invokeToolText('haiku_search', { query: 'garbage collector pacer GOGC', limit: 3 });
     // Expansion merges overlapping hits, so up to three come back.
     assert.match(hits, /^[123] hits for "garbage collector pacer GOGC"/);
     assert.match(hits, /\[1\] guides\/gc-guide\.html L\d+/);
     assert.match(hits, /chunk: \S+ · score/);
-    const scoped = await invoke('haiku_search', { query: 'garbage collector', path: 'guides/features.md' });
+    const scoped = await invokeToolText('haiku_search', { query: 'garbage collector', path: 'guides/features.md' });
     assert.ok(!scoped.includes('gc-guide.html'), 'the path scopes the search');
-    const documents = await invoke('haiku_listDocuments', {});
+    const documents = await invokeToolText('haiku_listDocuments', {});
     assert.match(documents, /^5 documents:/);
     assert.match(documents, /papers\/multi_page\.pdf .*\(pdf/);
-    const toc = await invoke('haiku_readSection', { document: 'features.md' });
+    const toc = await invokeToolText('haiku_readSection', { document: 'features.md' });
     assert.match(toc, /Sections of guides\/features\.md/);
-    const section = await invoke('haiku_readSection', { document: 'guides/features.md', section: 'TypeScript > Transpile Only' });
+    const section = await invokeToolText('haiku_readSection', { document: 'guides/features.md', section: 'TypeScript > Transpile Only' });
     assert.match(section, /^guides\/features\.md L\d+–L\d+ — Transpile Only\n\n### Transpile Only\n\nNote that Vite only performs transpilation/);
-    assert.match(await invoke('haiku_readSection', { document: 'nope.md' }), /No indexed document matches/);
+    assert.match(await invokeToolText('haiku_readSection', { document: 'nope.md' }), /No indexed document matches/);
   });
 
   it('inserts a Markdown citation link to the chosen chunk at the cursor', async () => {

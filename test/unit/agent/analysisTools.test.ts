@@ -135,6 +135,33 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
     assert.deepStrictEqual(output, { docs: [inside], folders: [inside], hits: [inside], other: 'ENOENT' });
   });
 
+  it('a search in flight at the time limit finishes, the execution returns its output with a timeout notice, and the variables stay', async () => {
+    let searchesFinished = 0;
+    const slowKnowledgeBase = Object.assign(Object.create(corpus.store) as typeof corpus.store, {
+      search: async (...args: Parameters<typeof corpus.store.search>) => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const results = await corpus.store.search(...args);
+        searchesFinished += 1;
+        return results;
+      },
+    });
+    const shortSandbox: SandboxFactory = (host) => createCodeSandbox({ host, limits: { codeTimeoutSeconds: 1 } });
+    server.push(
+      { toolCalls: [code('const earlier = "kept";')] },
+      { toolCalls: [code('console.log("searching"); const hits = await search("cache"); console.log("resumed");')] },
+      { toolCalls: [code('console.log(earlier)')] },
+      { text: 'ok' },
+    );
+    const { answer } = await askScripted(server, slowKnowledgeBase, { mode: 'analysis', createSandbox: shortSandbox });
+    const timedOut = lastToolText(server.requests[2]);
+    assert.match(timedOut, /time limit of 1 s was reached while a search or read was running; it finished/);
+    assert.match(timedOut, /Output before the failure:\nsearching\n/);
+    assert.doesNotMatch(timedOut, /resumed|session was reset/);
+    assert.strictEqual(searchesFinished, 1, 'the search in flight ran to its end');
+    assert.strictEqual(lastToolText(server.requests[3]).trim(), 'kept', 'the session kept its variables');
+    assert.deepStrictEqual(answer.executions.map((execution) => execution.success), [true, false, true]);
+  });
+
   it('the cite window of one tool set ignores requests spent on the other tool set', async () => {
     server.push(
       { toolCalls: [{ name: 'rag_search', arguments: { query: 'cache' } }] },
@@ -143,7 +170,7 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
       { toolCalls: [{ name: 'rag_cite', arguments: { chunk_ids: [] } }] },
       { text: 'ok' },
     );
-    await askScripted(server, corpus.store, { mode: 'auto', createSandbox, settings: { requestLimit: 1 } });
+    await askScripted(server, corpus.store, { mode: 'auto', deferLoading: false, createSandbox, settings: { requestLimit: 1, analysisRequestLimit: 1 } });
     assert.deepStrictEqual(server.requests.map(offeredToolNames), [
       ['cite', 'execute_code', 'rag_cite', 'rag_search', 'search'],
       ['cite', 'rag_cite'],

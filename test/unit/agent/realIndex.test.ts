@@ -125,9 +125,10 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       const printed = JSON.parse(io.out.join('')) as { answer: string; citations: Array<Record<string, unknown>>; executions: unknown[] };
       assert.strictEqual(printed.answer, 'Pre-bundling converts CommonJS to ESM.');
       assert.ok(printed.citations.length >= 1);
-      for (const key of ['chunk_id', 'document_id', 'uri', 'title', 'headings', 'page_numbers', 'content']) {
+      for (const key of ['chunk_id', 'document_id', 'uri', 'title', 'headings', 'page_numbers', 'content', 'document_meta', 'chunk_meta']) {
         assert.ok(key in printed.citations[0], `citation has ${key}`);
       }
+      assert.strictEqual((printed.citations[0].document_meta as { format: string }).format, 'markdown');
       assert.deepStrictEqual(printed.executions, []);
       // `ask` is the rag capability: its tools only (`chat` is the routed mode).
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['rag_cite', 'rag_search']);
@@ -156,6 +157,30 @@ describe('agent on a real LanceDB index of corpus documents', function () {
       assert.deepStrictEqual(server.requests[0].body.tools!.map((entry) => entry.function.name).sort(), ['cite', 'execute_code', 'search']);
       assert.strictEqual(server.requests[0].body.model, 'from-env');
       assert.strictEqual(server.requests[0].headers.authorization, 'Bearer env-key');
+    }
+  });
+
+  it('haiku analyze runs on --analysis-model (or HAIKU_ANALYSIS_MODEL); ask keeps the question model', async () => {
+    const other = await startScriptedChatServer();
+    try {
+      server.push({ text: 'analysed' }, { text: 'from env' }, { text: 'asked' });
+      const base = ['--db', databasePath, '--base-url', server.baseUrl, '--model', 'question-model', '--api-key', 'question-key'];
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base, '--analysis-model', 'analysis-model'], captureIo(corpus.folder)), 0);
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base], captureIo(corpus.folder, { HAIKU_ANALYSIS_MODEL: 'env-analysis-model' })), 0);
+      assert.strictEqual(await runCli(['ask', 'What?', ...base, '--analysis-model', 'analysis-model'], captureIo(corpus.folder)), 2, 'ask takes no analysis flag (a usage error)');
+      assert.strictEqual(await runCli(['ask', 'What?', ...base], captureIo(corpus.folder)), 0);
+      assert.deepStrictEqual(server.requests.map((request) => [request.body.model, request.headers.authorization]), [
+        ['analysis-model', 'Bearer question-key'],
+        ['env-analysis-model', 'Bearer question-key'],
+        ['question-model', 'Bearer question-key'],
+      ]);
+      // A server of its own gets only its own key, never the question model's.
+      other.push({ text: 'elsewhere' });
+      const io = captureIo(corpus.folder, { HAIKU_ANALYSIS_API_KEY: 'analysis-key' });
+      assert.strictEqual(await runCli(['analyze', 'How many?', ...base, '--analysis-base-url', other.baseUrl], io), 0, io.err.join(''));
+      assert.deepStrictEqual([other.requests[0].body.model, other.requests[0].headers.authorization], ['question-model', 'Bearer analysis-key']);
+    } finally {
+      await other.close();
     }
   });
 

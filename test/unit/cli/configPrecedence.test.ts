@@ -119,7 +119,11 @@ describe('CLI configuration: defaults < config file < environment < flags', func
     ] as const) {
       writeConfig(workspace.path, config);
       reranker.requests.length = 0;
-      const search = command === 'ask' ? 'rag_search' : 'search';
+      const search = command === 'analyze' ? 'search' : 'rag_search';
+      if (command === 'chat') {
+        // Routed mode offers only the loader until a capability is loaded.
+        server.push({ toolCalls: [{ name: 'load_capability', arguments: { name: 'rag' } }] });
+      }
       server.push({ toolCalls: [{ name: search, arguments: { query: 'ferrets sleep' } }] }, { text: 'Eighteen hours.' });
       const run = await runInProcess([command, 'How long do ferrets sleep?', ...workspace.modelFlags(), ...flags], { cwd: workspace.path });
       assert.equal(run.code, 0, run.stderr);

@@ -48,7 +48,7 @@ describe('haiku.config.json', () => {
   it('rejects an unknown key naming it with its path and the keys known there', () => {
     const nested = problemOf('{ "qa": { "max_serches": 3 } }');
     assert.match(nested, /^\/project\/haiku\.config\.json: unknown key "qa\.max_serches" \(known under "qa": model, max_searches, max_executions, request_limit\)/);
-    assert.match(problemOf('{ "serch": { "limit": 3 } }'), /unknown key "serch" \(known: index, search, embeddings, reranker, qa, sandbox, processing, prompts\)/);
+    assert.match(problemOf('{ "serch": { "limit": 3 } }'), /unknown key "serch" \(known: index, search, embeddings, reranker, qa, analysis, sandbox, processing, prompts\)/);
     assert.match(problemOf('{ "qa": { "model": { "api_key": "sk-1" } } }'), /unknown key "qa\.model\.api_key"/, 'API keys stay out of a shared project file');
   });
 

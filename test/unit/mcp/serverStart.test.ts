@@ -62,6 +62,13 @@ describe('haiku mcp: start-up (missing index, usage, the VS Code launch)', funct
       assert.deepEqual(listed.args, ['/extension/dist/cli.js', 'mcp', '--db', '/workspace/storage/index', '--read-only', '--embeddings-url', 'http://127.0.0.1:8/v1', '--embeddings-model', 'nomic-embed-text']);
       assert.deepEqual(listed.env, { ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', HAIKU_BASE_URL: 'http://127.0.0.1:9/v1', HAIKU_MODEL: 'qwen3:8b' }, 'no API key in the eagerly listed definition');
       assert.equal(mcpServerLaunch(config, { nodePath: 'node', cliPath: 'cli.js', withSecrets: true }).env.HAIKU_API_KEY, 'secret');
+      // analysis.model at the QA endpoint travels as HAIKU_ANALYSIS_*; a chat-picker model (no endpoint) does not.
+      config.analysis.model = { name: 'qwen3-coder' };
+      const withAnalysis = mcpServerLaunch(config, { nodePath: 'node', cliPath: 'cli.js' }).env;
+      assert.deepEqual([withAnalysis.HAIKU_ANALYSIS_BASE_URL, withAnalysis.HAIKU_ANALYSIS_MODEL], ['http://127.0.0.1:9/v1', 'qwen3-coder']);
+      config.qa.model = { ...config.qa.model, name: '' };
+      config.analysis.model = { name: 'copilot/gpt-4.1' };
+      assert.equal(mcpServerLaunch(config, { nodePath: 'node', cliPath: 'cli.js' }).env.HAIKU_ANALYSIS_MODEL, undefined);
     });
 
     it('those arguments start a read-only stdio server the SDK client can use', async () => {

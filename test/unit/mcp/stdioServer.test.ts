@@ -8,7 +8,15 @@ import { repositoryRoot } from '../../support/paths';
 import { callTool, connectStdio, type StdioSession } from './mcpProcess';
 
 interface SearchJson {
-  results: Array<{ chunk_id: string; relative_path: string; headings: string[]; content: string; location: { start_line: number | null; end_line: number | null } }>;
+  results: Array<{
+    chunk_id: string;
+    relative_path: string;
+    headings: string[];
+    content: string;
+    location: { start_line: number | null; end_line: number | null };
+    document_meta: Record<string, unknown>;
+    chunk_meta: Record<string, unknown>;
+  }>;
 }
 
 describe('haiku mcp over stdio (real process, real LanceDB index, scripted model)', function () {
@@ -48,6 +56,8 @@ describe('haiku mcp over stdio (real process, real LanceDB index, scripted model
     const first = results[0];
     assert.equal(first.relative_path, 'dep-pre-bundling.md');
     assert.ok(first.headings.length > 0);
+    assert.equal(first.document_meta.format, 'markdown', 'document_meta is the document metadata column');
+    assert.deepEqual(first.chunk_meta.headings, first.headings);
     assert.ok(first.location.start_line! >= 1 && first.location.end_line! >= first.location.start_line!);
     assert.ok(result.text.startsWith(`[${first.chunk_id}] [rank 1 of ${results.length}]\nDocument: dep-pre-bundling.md (lines ${first.location.start_line}-${first.location.end_line})`), result.text.slice(0, 200));
 
@@ -119,7 +129,10 @@ describe('haiku mcp over stdio (real process, real LanceDB index, scripted model
     assert.deepEqual(offeredToolNames(chat.requests[start]), ['rag_cite', 'rag_search']);
     assert.ok(result.text.startsWith('Vite pre-bundles dependencies with esbuild.\n\n## Citations\n\n[1] Dependency Pre-Bundling file://'), result.text.slice(0, 300));
     assert.match(result.text, /dep-pre-bundling\.md - lines \d+-\d+, Section: /);
-    assert.equal((result.structuredContent as { citations: Array<{ chunk_id: string }> }).citations[0].chunk_id, citedId);
+    const [citation] = (result.structuredContent as { citations: Array<{ chunk_id: string; document_meta: Record<string, unknown>; chunk_meta: Record<string, unknown> }> }).citations;
+    assert.equal(citation.chunk_id, citedId);
+    assert.equal(citation.document_meta.format, 'markdown');
+    assert.ok(Array.isArray(citation.chunk_meta.doc_item_refs));
   });
 
   it('answers bad calls with tool errors that say what to do, and keeps serving', async () => {

@@ -9,7 +9,7 @@ import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
 import { haikuVersion } from '../program';
 import { commandConfig } from '../../config/cliConfig';
-import { questionModelOptions, QUESTION_OPTIONS } from '../questions';
+import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
 import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
@@ -55,6 +55,7 @@ export const mcpCommand: CliCommand = {
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
     { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document).' },
     ...MODEL_OPTIONS,
+    ...ANALYSIS_MODEL_OPTIONS,
   ],
   examples: ['haiku mcp --db .haiku --read-only', 'haiku mcp --http --port 8001 --model qwen3:8b'],
   async run(context) {
@@ -72,6 +73,7 @@ export const mcpCommand: CliCommand = {
       index,
       readOnly,
       model: lazyModel(questionModelOptions(context)),
+      analysisModel: lazyModel(analysisModelOptions(context)),
       embedder,
       sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
       cwd: context.io.cwd,

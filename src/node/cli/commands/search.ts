@@ -2,6 +2,7 @@ import type { CliCommand } from '../command';
 import { commandConfig } from '../../config/cliConfig';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { SearchResult } from '../../../core/model/search';
+import { chunkMetaOf } from '../../../core/agent/citations';
 import { textArgument } from '../textInput';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
 
@@ -24,8 +25,13 @@ export const searchCommand: CliCommand = {
     const limit = commandConfig(context).search.limit;
     const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
       const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
-      const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));
-      return found.map((result) => ({ ...result, relativePath: paths.get(result.documentId) ?? result.uri }));
+      const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
+      return found.map((result) => ({
+        ...result,
+        relativePath: documents.get(result.documentId)?.relativePath ?? result.uri,
+        documentMeta: documents.get(result.documentId)?.metadata ?? {},
+        chunkMeta: chunkMetaOf(result),
+      }));
     });
     if (wantsJson(context)) {
       printJson(context, results);

@@ -2,7 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { defaultConfig } from '../../../core/config';
 import { MCP_SEARCH_MAX_LIMIT } from '../../../core/limits';
-import type { SearchResult } from '../../../core/model/search';
+import type { DocumentSummary, SearchResult } from '../../../core/model/search';
+import { chunkMetaOf } from '../../../core/agent/citations';
 import { renderSearchResultForModel } from '../../../core/search/renderResults';
 import { locationJson, whereText } from '../documentText';
 import type { McpToolContext } from '../toolContext';
@@ -10,7 +11,7 @@ import { runTool, textResult } from '../toolResult';
 
 export const SEARCH_DOCUMENTS_TOOL_NAME = 'search_documents';
 
-function resultJson(result: SearchResult, relativePath: string) {
+function resultJson(result: SearchResult, document: DocumentSummary | undefined) {
   return {
     rank: result.rank,
     score: result.score,
@@ -18,12 +19,14 @@ function resultJson(result: SearchResult, relativePath: string) {
     chunk_ids: result.mergedChunkIds ?? [result.chunkId],
     document_id: result.documentId,
     uri: result.uri,
-    relative_path: relativePath,
+    relative_path: document?.relativePath ?? result.uri,
     title: result.title,
     headings: result.headings,
     labels: result.labels,
     location: locationJson([result.sourceRange], result.pageNumbers),
     content: result.content,
+    document_meta: document?.metadata ?? {},
+    chunk_meta: chunkMetaOf(result),
   };
 }
 
@@ -46,15 +49,15 @@ export function registerSearchDocumentsTool(server: McpServer, context: McpToolC
     ({ query, limit, filter }, extra) =>
       runTool(context, extra.signal, async (abortSignal) => {
         const results = await context.store.search(query, { limit: limit ?? defaultConfig().search.limit, filter, expand: true, abortSignal });
-        const paths = new Map((await context.store.listDocuments({ abortSignal })).map((document) => [document.id, document.relativePath]));
+        const documents = new Map((await context.store.listDocuments({ abortSignal })).map((document) => [document.id, document]));
         const blocks = results.map((result, index) => {
-          const relativePath = paths.get(result.documentId) ?? result.uri;
+          const relativePath = documents.get(result.documentId)?.relativePath ?? result.uri;
           const where = whereText([result.sourceRange], result.pageNumbers);
           const [first, ...rest] = renderSearchResultForModel(result, { rank: index + 1, total: results.length }).split('\n');
           return [first, `Document: ${relativePath}${where ? ` (${where})` : ''}`, ...rest].join('\n');
         });
         const text = results.length === 0 ? `No results for "${query}". Try other keywords, or list_documents to see what is indexed.` : blocks.join('\n\n');
-        return textResult(text, { results: results.map((result) => resultJson(result, paths.get(result.documentId) ?? result.uri)) });
+        return textResult(text, { results: results.map((result) => resultJson(result, documents.get(result.documentId))) });
       }),
   );
 }
