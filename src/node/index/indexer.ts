@@ -149,6 +149,8 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     }
   }
   report({ filesDone, filesTotal, phase: 'converting' });
+  // Markdown and HTML images are read only from inside the indexed folders.
+  const pictureRoots = scan.roots.map((root) => root.path);
 
   // Converted documents wait here until a batch is full, then go to the store in one write per table.
   let pending: DocumentWrite[] = [];
@@ -196,7 +198,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
       report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
       const convertStarted = performance.now();
       try {
-        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures });
+        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures, pictureRoots });
         summary.durations.convertMs += performance.now() - convertStarted;
         pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
         pendingChunks += chunks.length;

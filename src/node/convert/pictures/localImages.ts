@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PICTURE_MAX_FILE_BYTES } from '../../../core/limits';
+import type { PictureData } from '../../../core/model/document';
 import { isPathInside } from '../../../core/pathContainment';
+import { PictureCollector } from './pictureCollector';
 
 /** Why a referenced image was not read; the picture item keeps its alt text and caption either way. */
 export type LocalImageRefusal = 'remote' | 'outside' | 'missing' | 'too_large';
@@ -92,4 +94,69 @@ function realRoot(root: string): string {
   } catch {
     return path.resolve(root);
   }
+}
+
+/**
+ * The images one Markdown or HTML document references, read once per reference through the document's picture
+ * collector (minimum size, identical bytes once, budgets). Refusals become the document's warnings; remote URLs are
+ * expected on the web and only keep their alt text, without a warning.
+ */
+export class LocalPictures {
+  private readonly first = new Map<string, Promise<PictureData | undefined>>();
+  private readonly refused = new Map<Exclude<LocalImageRefusal, 'remote'>, number>();
+
+  constructor(
+    private readonly options: LocalImageOptions,
+    private readonly collector: PictureCollector,
+  ) {}
+
+  /** The picture a reference names; a reference seen before gets the first one's digest without the bytes again. */
+  async read(reference: string): Promise<PictureData | undefined> {
+    const known = this.first.get(reference);
+    if (known) {
+      const picture = await known;
+      return picture && { ...picture, bytes: undefined };
+    }
+    const reading = this.readOnce(reference);
+    this.first.set(reference, reading);
+    return reading;
+  }
+
+  warnings(): string[] {
+    const describe: Record<Exclude<LocalImageRefusal, 'remote'>, string> = {
+      missing: 'point to files that do not exist',
+      outside: 'point outside the indexed folders and were not read',
+      too_large: `are image files over ${Math.round((this.options.maxBytes ?? PICTURE_MAX_FILE_BYTES) / (1024 * 1024))} MB and were not read`,
+    };
+    const lines = [...this.refused].map(([refusal, count]) => `${count} picture${count === 1 ? '' : 's'} ${describe[refusal]}; their alt text and captions are kept.`);
+    return [...lines, ...this.collector.warnings()];
+  }
+
+  private async readOnce(reference: string): Promise<PictureData | undefined> {
+    if (/^\s*data:image\/svg/i.test(reference)) {
+      // SVG is never rendered or executed: the picture keeps its text.
+      return this.collector.addFailure('unsupported').picture;
+    }
+    const result = await readLocalImage(reference, this.options);
+    if (result.refusal) {
+      if (result.refusal !== 'remote') {
+        this.refused.set(result.refusal, (this.refused.get(result.refusal) ?? 0) + 1);
+      }
+      return undefined;
+    }
+    return result.bytes ? this.collector.addEncoded(result.bytes).picture : undefined;
+  }
+}
+
+/**
+ * The local-image reader of a Markdown or HTML document, or undefined when pictures are off or the document has no
+ * file (converted from a string): then images keep their alt text only. Without indexed roots, images may come from
+ * the document's own folder and below.
+ */
+export function localPicturesFor(options: { filePath?: string; pictureRoots?: readonly string[]; pictures?: 'none' | 'image' | 'description' }): LocalPictures | undefined {
+  if (options.pictures === 'none' || !options.filePath) {
+    return undefined;
+  }
+  const allowedRoots = options.pictureRoots && options.pictureRoots.length > 0 ? options.pictureRoots : [path.dirname(options.filePath)];
+  return new LocalPictures({ documentPath: options.filePath, allowedRoots }, new PictureCollector());
 }
