@@ -221,6 +221,10 @@ class HtmlWalker {
       this.addPicture(element, depth);
     } else if (name === 'hr') {
       return;
+    } else if (name === 'figure') {
+      // A figure's caption follows its picture wherever the markup puts it (a caption at p describes the picture at p − 1).
+      const isCaption = (child: ChildNode) => isElement(child) && child.name === 'figcaption';
+      this.walkChildren([...element.children.filter((child) => !isCaption(child)), ...element.children.filter(isCaption)], depth);
     } else {
       // Containers (div, section, figure, blockquote, body …) contribute their children.
       this.walkChildren(element.children, depth);

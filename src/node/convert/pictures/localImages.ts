@@ -123,12 +123,12 @@ export class LocalPictures {
   }
 
   warnings(): string[] {
-    const describe: Record<Exclude<LocalImageRefusal, 'remote'>, string> = {
-      missing: 'point to files that do not exist',
-      outside: 'point outside the indexed folders and were not read',
-      too_large: `are image files over ${Math.round((this.options.maxBytes ?? PICTURE_MAX_FILE_BYTES) / (1024 * 1024))} MB and were not read`,
+    const describe: Record<Exclude<LocalImageRefusal, 'remote'>, [string, string]> = {
+      missing: ['points to a file that does not exist', 'point to files that do not exist'],
+      outside: ['points outside the indexed folders and was not read', 'point outside the indexed folders and were not read'],
+      too_large: [`is an image file over ${Math.round((this.options.maxBytes ?? PICTURE_MAX_FILE_BYTES) / (1024 * 1024))} MB and was not read`, `are image files over ${Math.round((this.options.maxBytes ?? PICTURE_MAX_FILE_BYTES) / (1024 * 1024))} MB and were not read`],
     };
-    const lines = [...this.refused].map(([refusal, count]) => `${count} picture${count === 1 ? '' : 's'} ${describe[refusal]}; their alt text and captions are kept.`);
+    const lines = [...this.refused].map(([refusal, count]) => `${count} picture${count === 1 ? '' : 's'} ${describe[refusal][count === 1 ? 0 : 1]}; the alt text and captions are kept.`);
     return [...lines, ...this.collector.warnings()];
   }
 
