@@ -3,7 +3,7 @@ import { HaikuError } from '../../core/errors';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { defaultConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
-import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
+import { DEFAULT_DATABASE_FOLDER, DEFAULT_MODEL_BASE_URL } from '../../core/limits';
 import type { SourceRange } from '../../core/model/document';
 import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
@@ -14,6 +14,7 @@ import { hasUriScheme } from '../store/storeTables';
 import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
+import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
@@ -33,19 +34,32 @@ export const EMBEDDING_OPTIONS: readonly CliOption[] = [
   { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
 ];
 
-/** `--pictures`: what indexing keeps of pictures in PDF and DOCX files (config `processing.pictures`). */
-export const PICTURES_OPTION: CliOption = {
-  flags: '--pictures <mode>',
-  description: "Pictures in PDF and DOCX files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions.",
-};
+/** `--pictures` and its vision endpoint: what indexing keeps of pictures (config `processing.pictures`, `processing.pictureDescription`). */
+export const PICTURES_OPTIONS: readonly CliOption[] = [
+  {
+    flags: '--pictures <mode>',
+    description: "Pictures in PDF, DOCX, Markdown and HTML files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions; 'description' also has a vision model (--picture-model) describe each picture, making the description searchable.",
+  },
+  { flags: '--picture-model <name>', description: "Vision model that describes pictures with --pictures description, e.g. qwen2.5vl:7b. Its API key comes from HAIKU_PICTURE_API_KEY." },
+  { flags: '--picture-base-url <url>', description: `OpenAI-compatible server of --picture-model (default: ${DEFAULT_MODEL_BASE_URL}).` },
+];
 
-/** The `--pictures` mode; anything but `image` or `none` is a usage error. */
+/** The `--pictures` mode; anything but `image`, `none` or `description` is a usage error. */
 export function picturesFromFlags(context: CommandContext): PictureProcessing | undefined {
   const mode = stringFlag(context, 'pictures');
-  if (mode === undefined || mode === 'image' || mode === 'none') {
+  if (mode === undefined || mode === 'image' || mode === 'none' || mode === 'description') {
     return mode;
   }
-  throw new UsageError(`--pictures takes 'image' or 'none', got '${mode}'.`);
+  throw new UsageError(`--pictures takes 'image', 'none' or 'description', got '${mode}'.`);
+}
+
+/** The vision endpoint of `--pictures description`; the key only from the environment (never on the command line). */
+export function pictureDescriptionFromFlags(context: CommandContext): PictureDescriptionSettings {
+  return {
+    baseUrl: stringFlag(context, 'picture-base-url') ?? DEFAULT_MODEL_BASE_URL,
+    model: stringFlag(context, 'picture-model') ?? '',
+    apiKey: context.io.env.HAIKU_PICTURE_API_KEY,
+  };
 }
 
 /** `--filter`: a SQL condition over the documents table. */
