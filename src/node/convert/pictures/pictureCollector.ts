@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PictureData } from '../../../core/model/document';
-import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
-import { sniffImage } from './imageInfo';
+import { PICTURE_MAX_SIDE_PX, PICTURE_MAX_SOURCE_PIXELS, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
+import { endsComplete, sniffImage } from './imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
 
 /** Why a picture has no bytes; each reason becomes at most one warning on the document. */
@@ -40,7 +40,18 @@ export class PictureCollector {
     if (!info) {
       return this.skip('unsupported');
     }
-    return this.sizeGate(info.width, info.height) ?? this.keep(bytes, info.mimeType, info.width, info.height);
+    const gate = this.sizeGate(info.width, info.height);
+    if (gate) {
+      return gate;
+    }
+    // Kept undecoded, so a vision model would be the first to choke on a truncated file or a 20000x20000 canvas.
+    if (info.width * info.height > PICTURE_MAX_SOURCE_PIXELS) {
+      return this.skip('too_large');
+    }
+    if (!endsComplete(bytes, info.mimeType)) {
+      return this.skip('undecodable');
+    }
+    return this.keep(bytes, info.mimeType, info.width, info.height);
   }
 
   /** Counts a picture that could not be decoded, for the warning. */
