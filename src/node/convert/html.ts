@@ -76,24 +76,30 @@ export async function convertHtml(text: string, options: ConvertOptions & LocalI
 
 /** Reads the local images the `<img>` elements name, in document order (the walk that places them is synchronous). */
 export async function readImages(nodes: readonly ChildNode[], localPictures: LocalPictures, abortSignal: AbortSignal | undefined): Promise<Map<Element, PictureData>> {
-  const found = new Map<Element, PictureData>();
-  const visit = async (children: readonly ChildNode[]): Promise<void> => {
-    for (const node of children) {
-      if (!isElement(node) || SKIPPED_TAGS.has(node.name)) {
-        continue;
-      }
-      if (node.name === 'img' && node.attribs.src) {
-        throwIfAborted(abortSignal);
-        const picture = await localPictures.read(node.attribs.src);
-        if (picture) {
-          found.set(node, picture);
-        }
-      } else {
-        await visit(node.children);
+  const images: Element[] = [];
+  // Iterative: hostile HTML nests tens of thousands of elements deep.
+  const stack: ChildNode[] = [...nodes].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (!isElement(node) || SKIPPED_TAGS.has(node.name)) {
+      continue;
+    }
+    if (node.name === 'img') {
+      images.push(node);
+    } else {
+      for (let index = node.children.length - 1; index >= 0; index--) {
+        stack.push(node.children[index]);
       }
     }
-  };
-  await visit(nodes);
+  }
+  const found = new Map<Element, PictureData>();
+  for (const image of images) {
+    throwIfAborted(abortSignal);
+    const picture = image.attribs.src ? await localPictures.read(image.attribs.src) : undefined;
+    if (picture) {
+      found.set(image, picture);
+    }
+  }
   return found;
 }
 
