@@ -365,6 +365,14 @@ class MarkdownWalker {
       // "Figure 3: …" next to a figure is its caption.
       this.builder.addCaptionCandidate({ label: 'paragraph', text, treeDepth: depth, sourceRange: this.rangeOf(node.token) });
     }
+    // Images inside text (an icon, a small diagram mid-sentence) follow the paragraph when a local file backs them;
+    // remote badges keep only their alt text in the paragraph.
+    for (const image of children) {
+      const picture = image.type === 'image' && this.localPictures ? await this.localPictures.read(String(image.attrGet('src') ?? '')) : undefined;
+      if (picture) {
+        this.builder.add({ label: 'picture', text: inlineText(image.children ?? []), treeDepth: depth, sourceRange: this.inlineRange(node, image), picture });
+      }
+    }
   }
 
   /** The item's first paragraph is its text; further blocks (nested lists, code, more paragraphs) follow as items. */

@@ -68,6 +68,20 @@ describe('local pictures of Markdown and HTML', () => {
     assert.equal(pictures(defaulted.items)[5].picture, undefined);
   });
 
+  it('places a local image inside a text paragraph after the paragraph; a remote badge stays alt text', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-inline-pictures-'));
+    try {
+      fs.copyFileSync(path.join(fixtureRoot, 'images/pump.png'), path.join(folder, 'pump.png'));
+      const markdown = path.join(folder, 'inline.md');
+      fs.writeFileSync(markdown, 'The pump ![pump icon](pump.png) is shown inline, next to [![build](https://example.com/badge.svg)](https://example.com).\n');
+      const document = await convertFile(markdown);
+      assert.deepEqual(document.items.map((item) => `${item.label}: ${item.text}`), ['paragraph: The pump pump icon is shown inline, next to build.', 'picture: pump icon']);
+      assert.ok(document.items[1].picture?.bytes);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('reads `<img>` of an HTML page, never runs SVG, and keeps a caption paragraph after the figure', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-html-pictures-'));
     try {

@@ -92,6 +92,25 @@ describe('picture descriptions at ingest (processing.pictures: description)', fu
     }
   });
 
+  it('stops at once when indexing is cancelled while a description is pending', async () => {
+    server.push({ hang: true }, { hang: true });
+    const store = await openStore({ uri: path.join(folder.path, 'index') });
+    try {
+      const controller = new AbortController();
+      const started = Date.now();
+      const run = indexPaths({ roots: [path.join(folder.path, 'docs')], store, pictures: 'description', pictureDescription: { baseUrl: server.baseUrl, model: 'vision-test' }, abortSignal: controller.signal });
+      while (server.requests.length === 0 && Date.now() - started < 60_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      controller.abort();
+      await assert.rejects(run, (error: Error & { code?: string }) => error.code === 'cancelled');
+      assert.ok(Date.now() - started < 60_000);
+      assert.deepEqual(await store.listDocuments(), [], 'nothing is written after cancellation');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a description run without a vision model before indexing anything', async () => {
     const store = await openStore({ uri: path.join(folder.path, 'index') });
     try {
