@@ -11,16 +11,7 @@ import { convertFile, type PictureProcessing } from '../src/node/convert/convert
 import { indexPaths } from '../src/node/index/indexer';
 import { openStore } from '../src/node/store/lanceStore';
 import { corpusRoot, filesBelow } from '../test/support/paths';
-
-export interface PictureBenchRow {
-  measure: string;
-  ours: string;
-  reference: string;
-  /** ours ÷ reference */
-  ratio: number;
-  goal: string;
-  met: boolean;
-}
+import type { BenchRow } from './benchSupport';
 
 /** Goals: pictures may at most double conversion time and triple the index (the PDFs' figures are most of their bytes). */
 const CONVERSION_RATIO_GOAL = 2;
@@ -61,7 +52,7 @@ async function timeConversion(filePath: string, pictures: PictureProcessing): Pr
   }
 }
 
-export async function pictureBenchmarks(work: string, rows: PictureBenchRow[], notes: string[], passes = 3): Promise<void> {
+export async function pictureBenchmarks(work: string, rows: BenchRow[], notes: string[], passes = 3): Promise<void> {
   const files = corpusFiles();
   const totals: Record<'image' | 'none', number[]> = { image: [], none: [] };
   let extracted = { pictures: 0, bytes: 0 };
@@ -106,7 +97,7 @@ export async function pictureBenchmarks(work: string, rows: PictureBenchRow[], n
 if (require.main === module) {
   void (async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bench-pictures-'));
-    const rows: PictureBenchRow[] = [];
+    const rows: BenchRow[] = [];
     const notes: string[] = [];
     try {
       await pictureBenchmarks(work, rows, notes, Number(process.argv[2] ?? 3));

@@ -431,7 +431,13 @@ class MarkdownWalker {
     }
     const parsed = await parseHtml(parsedText);
     const pictures = this.localPictures ? await readImages(parsed.children, this.localPictures, this.abortSignal) : undefined;
-    walkHtml(parsed.children, this.builder, { lineIndex: offset === undefined ? undefined : this.lineIndex, baseOffset: offset, baseDepth: depth, abortSignal: this.abortSignal, pictures: pictures && ((image) => pictures.get(image)) });
+    walkHtml(parsed.children, this.builder, {
+      lineIndex: offset === undefined ? undefined : this.lineIndex,
+      baseOffset: offset,
+      baseDepth: depth,
+      abortSignal: this.abortSignal,
+      pictures: pictures && ((image) => pictures.get(image)),
+    });
   }
 
   private parseInline(text: string): Token {

@@ -31,7 +31,8 @@ export class PictureDescriber {
       throw new HaikuError('invalid_settings', 'Picture descriptions need a vision model: set processing.pictureDescription.model (haiku.processing.pictureDescription.model, or --picture-model), or use pictures "image".');
     }
     // No SDK retries: a failed picture keeps its caption, and the 90 s budget is for one attempt.
-    this.model = createOpenAiCompatibleModel({ baseUrl: settings.baseUrl, name: settings.model, apiKey: settings.apiKey, temperature: 0, requestTimeoutMs: settings.timeoutMs ?? PICTURE_DESCRIPTION_TIMEOUT_MS }).model;
+    const requestTimeoutMs = settings.timeoutMs ?? PICTURE_DESCRIPTION_TIMEOUT_MS;
+    this.model = createOpenAiCompatibleModel({ baseUrl: settings.baseUrl, name: settings.model, apiKey: settings.apiKey, temperature: 0, requestTimeoutMs }).model;
   }
 
   async describe(picture: Required<Pick<PictureData, 'bytes' | 'mimeType'>>, abortSignal?: AbortSignal): Promise<string> {

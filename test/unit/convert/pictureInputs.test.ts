@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import JSZip from 'jszip';
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';

@@ -17,7 +17,14 @@ export const rebuildCommand: CliCommand = {
       if (store.roots.length === 0 && (await store.stats().catch(() => ({ documents: 0 }))).documents === 0 && !store.rebuildNeeded) {
         throw new HaikuError('not_found', 'Nothing to rebuild: this index has no indexed folders. Run `haiku index <folder>` first.');
       }
-      return rebuildIndex({ store, embedder, pictures: picturesFromFlags(context), pictureDescription: pictureDescriptionFromFlags(context), abortSignal: context.abortSignal, onProgress: progress.onProgress });
+      return rebuildIndex({
+        store,
+        embedder,
+        pictures: picturesFromFlags(context),
+        pictureDescription: pictureDescriptionFromFlags(context),
+        abortSignal: context.abortSignal,
+        onProgress: progress.onProgress,
+      });
     }).finally(() => progress.finish());
     if (wantsJson(context)) {
       printJson(context, summary);
