@@ -68,15 +68,19 @@ describe('local pictures of Markdown and HTML', () => {
     assert.equal(pictures(defaulted.items)[5].picture, undefined);
   });
 
-  it('places a local image inside a text paragraph after the paragraph; a remote badge stays alt text', async () => {
+  it('places a local image inside a text paragraph after the paragraph (a remote badge stays alt text) and resolves site-root paths', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-inline-pictures-'));
     try {
       fs.copyFileSync(path.join(fixtureRoot, 'images/pump.png'), path.join(folder, 'pump.png'));
       const markdown = path.join(folder, 'inline.md');
-      fs.writeFileSync(markdown, 'The pump ![pump icon](pump.png) is shown inline, next to [![build](https://example.com/badge.svg)](https://example.com).\n');
-      const document = await convertFile(markdown);
-      assert.deepEqual(document.items.map((item) => `${item.label}: ${item.text}`), ['paragraph: The pump pump icon is shown inline, next to build.', 'picture: pump icon']);
+      fs.mkdirSync(path.join(folder, 'public'));
+      fs.copyFileSync(path.join(fixtureRoot, 'images/flow.png'), path.join(folder, 'public', 'flow.png'));
+      fs.writeFileSync(markdown, 'The pump ![pump icon](pump.png) is shown inline, next to [![build](https://example.com/badge.svg)](https://example.com).\n\n![Site-root flow](/flow.png)\n');
+      const document = await convertFile(markdown, { pictureRoots: [folder] });
+      assert.deepEqual(document.items.map((item) => `${item.label}: ${item.text}`), ['paragraph: The pump pump icon is shown inline, next to build.', 'picture: pump icon', 'picture: Site-root flow']);
       assert.ok(document.items[1].picture?.bytes);
+      // `/flow.png` is the documentation site's root (its `public/` folder), not the disk's.
+      assert.equal((await decodePng(document.items[2].picture!.bytes!)).width, 200);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

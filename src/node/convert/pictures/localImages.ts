@@ -40,10 +40,8 @@ export async function readLocalImage(reference: string, options: LocalImageOptio
   if (!file) {
     return { refusal: 'remote' };
   }
-  let real: string;
-  try {
-    real = await fs.promises.realpath(file);
-  } catch {
+  const real = await firstExisting([file, ...siteRootCandidates(source, file, options.allowedRoots)]);
+  if (real === undefined) {
     return { refusal: 'missing', file };
   }
   if (!options.allowedRoots.some((root) => isPathInside(real, path.resolve(root)) || isPathInside(real, realRoot(root)))) {
@@ -86,6 +84,30 @@ function localFile(source: string, documentPath: string): string | undefined {
     // A stray '%' is part of the name.
   }
   return path.resolve(path.dirname(documentPath), decoded);
+}
+
+/**
+ * Documentation sites write `/images/a.png` for a file at the site's root, not the disk's: such a path is also
+ * looked up below each indexed folder (and its `public/` folder, where VitePress and Vite serve it from).
+ */
+function siteRootCandidates(source: string, file: string, allowedRoots: readonly string[]): string[] {
+  if (!source.startsWith('/') || source.startsWith('//')) {
+    return [];
+  }
+  const relative = path.relative(path.parse(file).root, file);
+  return allowedRoots.flatMap((root) => [path.join(root, relative), path.join(root, 'public', relative)]);
+}
+
+/** The real path of the first candidate that exists. */
+async function firstExisting(candidates: readonly string[]): Promise<string | undefined> {
+  for (const candidate of candidates) {
+    try {
+      return await fs.promises.realpath(candidate);
+    } catch {
+      // Try the next one.
+    }
+  }
+  return undefined;
 }
 
 function realRoot(root: string): string {
