@@ -27,25 +27,6 @@ export function sniffImage(bytes: Uint8Array): ImageInfo | undefined {
   return undefined;
 }
 
-/**
- * Whether an encoded image reaches its format's end marker (PNG `IEND`, JPEG end-of-image, GIF trailer, the RIFF
- * length of WebP): a cheap test for truncated files, which are kept undecoded otherwise.
- */
-export function endsComplete(bytes: Uint8Array, mimeType: PictureMimeType): boolean {
-  const tail = bytes.subarray(Math.max(0, bytes.length - 64));
-  switch (mimeType) {
-    case 'image/png':
-      return bytes.length >= 12 && ascii(bytes, bytes.length - 8, 4) === 'IEND';
-    case 'image/jpeg':
-      // Some writers pad after the end-of-image marker.
-      return tail.some((value, index) => value === 0xff && tail[index + 1] === 0xd9);
-    case 'image/gif':
-      return tail.includes(0x3b);
-    case 'image/webp':
-      return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true) + 8 <= bytes.length;
-  }
-}
-
 function ascii(bytes: Uint8Array, start: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(start, start + length));
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { PictureData } from '../../../core/model/document';
-import { PICTURE_MAX_SIDE_PX, PICTURE_MAX_SOURCE_PIXELS, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
-import { endsComplete, sniffImage } from './imageInfo';
+import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
+import { sniffImage } from './imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
+
+import { encodedImageProblem } from './encodedImages';
 
 /** Why a picture has no bytes; each reason becomes at most one warning on the document. */
 export type PictureSkipReason = 'too_small' | 'unsupported' | 'too_many' | 'too_large' | 'undecodable';
@@ -45,11 +47,9 @@ export class PictureCollector {
       return gate;
     }
     // Kept undecoded, so a vision model would be the first to choke on a truncated file or a 20000x20000 canvas.
-    if (info.width * info.height > PICTURE_MAX_SOURCE_PIXELS) {
-      return this.skip('too_large');
-    }
-    if (!endsComplete(bytes, info.mimeType)) {
-      return this.skip('undecodable');
+    const problem = encodedImageProblem(bytes, info);
+    if (problem) {
+      return this.skip(problem);
     }
     return this.keep(bytes, info.mimeType, info.width, info.height);
   }
