@@ -3,7 +3,6 @@ import type { PictureData } from '../../../core/model/document';
 import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
 import { sniffImage } from './imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
-
 import { encodedImageProblem } from './encodedImages';
 
 /** Why a picture has no bytes; each reason becomes at most one warning on the document. */
