@@ -5,6 +5,7 @@ import { PICTURE_MAX_FILE_BYTES } from '../../../core/limits';
 import type { PictureData } from '../../../core/model/document';
 import { isPathInside } from '../../../core/pathContainment';
 import { PictureCollector } from './pictureCollector';
+import type { PictureProcessing } from '../convertFile';
 
 /** Why a referenced image was not read; the picture item keeps its alt text and caption either way. */
 export type LocalImageRefusal = 'remote' | 'outside' | 'missing' | 'too_large';
@@ -175,7 +176,7 @@ export class LocalPictures {
  * file (converted from a string): then images keep their alt text only. Without indexed roots, images may come from
  * the document's own folder and below.
  */
-export function localPicturesFor(options: { filePath?: string; pictureRoots?: readonly string[]; pictures?: 'none' | 'image' | 'description' }): LocalPictures | undefined {
+export function localPicturesFor(options: { filePath?: string; pictureRoots?: readonly string[]; pictures?: PictureProcessing }): LocalPictures | undefined {
   if (options.pictures === 'none' || !options.filePath) {
     return undefined;
   }
