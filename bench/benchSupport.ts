@@ -201,3 +201,14 @@ export function formatMs(ms: number): string {
 export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 }
+
+/** One row of the report's table: our figure against the reference measured in the same run. */
+export interface BenchRow {
+  measure: string;
+  ours: string;
+  reference: string;
+  /** ours ÷ reference */
+  ratio: number;
+  goal: string;
+  met: boolean;
+}

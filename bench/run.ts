@@ -17,18 +17,9 @@ import { createConversionPool } from '../src/node/convert/conversionPool';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
-import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
+import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
+import { pictureBenchmarks } from './pictures';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
-
-interface BenchRow {
-  measure: string;
-  ours: string;
-  reference: string;
-  /** ours ÷ reference */
-  ratio: number;
-  goal: string;
-  met: boolean;
-}
 
 const DIMENSIONS = 384;
 const SECTIONS_PER_FILE = 100;
@@ -43,6 +34,8 @@ async function main(): Promise<void> {
   try {
     await scifactBenchmarks(work, rows, notes);
     await syntheticBenchmarks(work, syntheticFiles, rows, notes);
+    log('Pictures: conversion time and index size, pictures=image vs none…');
+    await pictureBenchmarks(work, rows, notes);
   } finally {
     if (!values.keep) {
       fs.rmSync(work, { recursive: true, force: true });

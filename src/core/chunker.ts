@@ -39,7 +39,9 @@ type ItemSource = Pick<DocumentItem, 'selfRef' | 'label' | 'text' | 'headingLeve
  *   and tables), then at whitespace, and as a last resort between characters, so no chunk exceeds the
  *   limit, not even for an unbroken 10 kB token run; items that fit (tables and code included) are never split;
  * - noise items (page headers/footers, footnotes, document indexes) are left out; text-less items (pictures
- *   without a caption) only lend their ref to the chunk they sit in.
+ *   without a caption) only lend their ref to the chunk they sit in;
+ * - a picture and the caption right after it share a chunk, so the picture's text (alt text, description) and its
+ *   caption find the chunk holding its ref.
  * Ids hash the document id, the chunk's `searchText` and its occurrence index among identical texts, so they
  * survive re-indexing as long as the chunk and its heading trail are unchanged (and an unchanged id always
  * means an unchanged embedding input). `tokenCount` is an upper bound of `searchText`'s tokens: exact per
@@ -112,6 +114,8 @@ class ChunkBuilder {
   /** Headers (and text-less items) waiting for the first content of their section. */
   private pending: ItemSource[] = [];
   private open: OpenChunk | undefined;
+  /** A picture waiting for the next item: a caption right after it joins its chunk. */
+  private heldPicture: ItemSource | undefined;
   private readonly trailCosts = new Map<string, number>();
   /** Content tokens the current trail leaves (cached until the trail changes). */
   private budget: number | undefined;
@@ -126,6 +130,40 @@ class ChunkBuilder {
     if (NOISE_LABELS.has(item.label)) {
       return;
     }
+    const picture = this.heldPicture;
+    this.heldPicture = undefined;
+    if (picture && item.label === 'caption') {
+      this.addPictureWithCaption(picture, item);
+      return;
+    }
+    if (picture) {
+      this.addItem(picture);
+    }
+    if (item.label === 'picture') {
+      this.heldPicture = item;
+      return;
+    }
+    this.addItem(item);
+  }
+
+  /**
+   * A picture and the caption after it go into one chunk, so full-text search for the caption's words (or the
+   * picture's alt text or description) returns the chunk that holds the picture's ref. They join the open chunk
+   * when both fit, else start the next one together; only a pair over the budget is split like any text.
+   */
+  private addPictureWithCaption(picture: ItemSource, caption: ItemSource): void {
+    const pictureText = picture.text.trim();
+    const captionText = caption.text.trim();
+    const pairTokens = countTokens(pictureText) + JOIN_TOKENS + countTokens(captionText);
+    const budget = this.contentBudget();
+    if (pairTokens <= budget && this.open && this.open.tokens + JOIN_TOKENS + pairTokens > budget) {
+      this.closeOpen();
+    }
+    this.addItem(picture);
+    this.addItem(caption);
+  }
+
+  private addItem(item: ItemSource): void {
     if (item.label === 'title' || item.label === 'section_header') {
       this.startSection(item);
       return;
@@ -172,6 +210,10 @@ class ChunkBuilder {
   }
 
   finish(): Chunk[] {
+    if (this.heldPicture) {
+      this.addItem(this.heldPicture);
+      this.heldPicture = undefined;
+    }
     this.closeOpen();
     this.closeEmptySections(Number.NEGATIVE_INFINITY);
     const occurrences = new Map<string, number>();

@@ -69,8 +69,17 @@ export interface HaikuConfig {
     memoryLimitBytes: number;
   };
   processing: {
-    /** `image`: PDF and DOCX images are kept as picture items with their bytes; `none`: pictures keep their text only. */
-    pictures: 'none' | 'image';
+    /**
+     * `image`: images (PDF, DOCX, local Markdown/HTML images) are kept as picture items with their bytes; `none`:
+     * pictures keep their text only; `description`: as `image`, and a vision model describes each picture at ingest.
+     */
+    pictures: 'none' | 'image' | 'description';
+    /** The OpenAI-compatible vision endpoint of `pictures: description`. */
+    pictureDescription: {
+      baseUrl: string;
+      model: string;
+      apiKey?: string;
+    };
   };
 }
 
@@ -108,7 +117,7 @@ export function defaultConfig(): HaikuConfig {
       maxOutputChars: limits.SANDBOX_MAX_OUTPUT_CHARS,
       memoryLimitBytes: limits.SANDBOX_MEMORY_LIMIT_BYTES,
     },
-    processing: { pictures: 'image' },
+    processing: { pictures: 'image', pictureDescription: { baseUrl: limits.DEFAULT_MODEL_BASE_URL, model: '' } },
   };
 }
 

@@ -63,7 +63,12 @@ export const CONFIG_FILE_KEYS = {
   'sandbox.code_timeout': { path: 'sandbox.codeTimeoutSeconds', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
   'sandbox.max_output_chars': { path: 'sandbox.maxOutputChars', schema: positiveInteger('Output of one execute_code call is cut after this many characters.') },
   'sandbox.memory_limit_bytes': { path: 'sandbox.memoryLimitBytes', schema: positiveInteger('Memory of the code sandbox in bytes.') },
-  'processing.pictures': { path: 'processing.pictures', schema: oneOf(['image', 'none'], "'image': PDF and DOCX pictures are kept with their bytes; 'none': only their text.") },
+  'processing.pictures': {
+    path: 'processing.pictures',
+    schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."),
+  },
+  'processing.picture_description.base_url': { path: 'processing.pictureDescription.baseUrl', schema: baseUrl },
+  'processing.picture_description.model': { path: 'processing.pictureDescription.model', schema: text('Vision model that describes pictures when processing.pictures is "description".') },
   'prompts.domain_preamble': { path: 'qa.domainPreamble', schema: text('Prepended to the agent instructions: describe the corpus and the audience.') },
 } as const satisfies Record<string, FileKey>;
 

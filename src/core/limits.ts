@@ -20,6 +20,12 @@ export const PICTURE_MAX_FILE_BYTES = 20 * 1024 * 1024;
 export const PDF_IMAGE_OPERATIONS_MAX_PER_PAGE = 200;
 /** pdf.js decodes an image after listing the page's operators; one not decoded within this time is skipped (ms). */
 export const PDF_IMAGE_DECODE_TIMEOUT_MS = 5_000;
+/** `processing.pictures: description`: one picture's description request may take this long before the picture keeps its caption (ms). */
+export const PICTURE_DESCRIPTION_TIMEOUT_MS = 90_000;
+/** A picture description is at most this many tokens (the reference's `picture_description.max_tokens`). */
+export const PICTURE_DESCRIPTION_MAX_TOKENS = 200;
+/** Picture description requests in flight at once across an indexing run (a local vision model serves one or two well). */
+export const PICTURE_DESCRIPTION_CONCURRENCY = 2;
 
 // --- Visual grounding ---
 /** Pixels per PDF point of a page rendered by `haiku visualize` (2 ≈ 144 dpi). */

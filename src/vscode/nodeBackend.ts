@@ -58,6 +58,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         respectGitignore: config.index.respectGitignore,
         followLinksOutside: config.index.followLinksOutside,
         pictures: config.processing.pictures,
+        pictureDescription: config.processing.pictureDescription,
         removeMissing: indexOptions.prune,
         // Incremental runs leave optimizing to the store's debounce.
         optimize: indexOptions.prune,

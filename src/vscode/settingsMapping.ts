@@ -60,6 +60,8 @@ export const SETTING_PATHS = {
   'sandbox.maxOutputChars': 'sandbox.maxOutputChars',
   'sandbox.memoryLimitBytes': 'sandbox.memoryLimitBytes',
   'processing.pictures': 'processing.pictures',
+  'processing.pictureDescription.baseUrl': 'processing.pictureDescription.baseUrl',
+  'processing.pictureDescription.model': 'processing.pictureDescription.model',
 } as const satisfies Record<string, ConfigPath>;
 
 export type SettingKey = keyof typeof SETTING_PATHS;
@@ -257,7 +259,8 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       memoryLimitBytes: numberOr(read('sandbox.memoryLimitBytes'), defaults.sandbox.memoryLimitBytes),
     },
     processing: {
-      pictures: read('processing.pictures') === 'none' ? 'none' : defaults.processing.pictures,
+      pictures: oneOf(read('processing.pictures'), ['none', 'image', 'description'] as const, defaults.processing.pictures),
+      pictureDescription: pictureDescriptionSettings(read, defaults, apiKeys),
     },
   };
 }
@@ -270,6 +273,17 @@ function analysisModelFromSettings(read: SettingReader): HaikuConfig['analysis']
   const baseUrl = stringOr(read('analysis.model.baseUrl'), '').trim();
   const name = stringOr(read('analysis.model.name'), '').trim();
   return baseUrl === '' && name === '' ? {} : { baseUrl: baseUrl || undefined, name: name || undefined };
+}
+
+/**
+ * The picture-description endpoint. A key is only ever sent to the URL it was set for, so the model's API key goes
+ * along only when the vision server is the chat model's server.
+ */
+function pictureDescriptionSettings(read: SettingReader, defaults: HaikuConfig, apiKeys: ApiKeys): HaikuConfig['processing']['pictureDescription'] {
+  const baseUrl = stringOr(read('processing.pictureDescription.baseUrl'), defaults.processing.pictureDescription.baseUrl);
+  const modelBaseUrl = stringOr(read('model.baseUrl'), defaults.qa.model.baseUrl);
+  const sameServer = baseUrl.replace(/\/+$/, '') === modelBaseUrl.replace(/\/+$/, '');
+  return { baseUrl, model: stringOr(read('processing.pictureDescription.model'), defaults.processing.pictureDescription.model), apiKey: sameServer ? apiKeys.model : undefined };
 }
 
 /** `haiku.model.name` lists models (an array; a comma-separated string from older settings also works): all are offered in the model picker. */

@@ -12,7 +12,9 @@ import { hasUriScheme } from '../store/storeTables';
 import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
+import { DEFAULT_MODEL_BASE_URL } from '../../core/limits';
 import { commandConfig } from '../config/cliConfig';
+import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
@@ -32,19 +34,28 @@ export const EMBEDDING_OPTIONS: readonly CliOption[] = [
   { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
 ];
 
-/** `--pictures`: what indexing keeps of pictures in PDF and DOCX files (config `processing.pictures`). */
-export const PICTURES_OPTION: CliOption = {
-  flags: '--pictures <mode>',
-  description: "Pictures in PDF and DOCX files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions.",
-};
+/** `--pictures` and its vision endpoint: what indexing keeps of pictures (config `processing.pictures`, `processing.pictureDescription`). */
+export const PICTURES_OPTIONS: readonly CliOption[] = [
+  {
+    flags: '--pictures <mode>',
+    description: "Pictures in PDF, DOCX, Markdown and HTML files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions; 'description' also has a vision model (--picture-model) describe each picture, making the description searchable.",
+  },
+  { flags: '--picture-model <name>', description: "Vision model that describes pictures with --pictures description, e.g. qwen2.5vl:7b. Its API key comes from HAIKU_PICTURE_API_KEY." },
+  { flags: '--picture-base-url <url>', description: `OpenAI-compatible server of --picture-model (default: ${DEFAULT_MODEL_BASE_URL}).` },
+];
 
-/** The pictures mode (`--pictures`, else the config file's `processing.pictures`); a flag other than `image` or `none` is a usage error. */
+/** The pictures mode (`--pictures`, else the config file's `processing.pictures`); anything but `image`, `none` or `description` is a usage error. */
 export function picturesFromFlags(context: CommandContext): PictureProcessing {
   const mode = stringFlag(context, 'pictures');
-  if (mode !== undefined && mode !== 'image' && mode !== 'none') {
-    throw new UsageError(`--pictures takes 'image' or 'none', got '${mode}'.`);
+  if (mode !== undefined && mode !== 'image' && mode !== 'none' && mode !== 'description') {
+    throw new UsageError(`--pictures takes 'image', 'none' or 'description', got '${mode}'.`);
   }
   return commandConfig(context).processing.pictures;
+}
+
+/** The vision endpoint of `--pictures description` (flags, `HAIKU_PICTURE_API_KEY`, the config file); the key never on the command line. */
+export function pictureDescriptionFromFlags(context: CommandContext): PictureDescriptionSettings {
+  return commandConfig(context).processing.pictureDescription;
 }
 
 /** `--filter`: a SQL condition over the documents table. */

@@ -22,6 +22,7 @@ export const ENVIRONMENT_SETTINGS = {
   HAIKU_ANALYSIS_MODEL: 'analysis.model.name',
   HAIKU_ANALYSIS_BASE_URL: 'analysis.model.baseUrl',
   HAIKU_ANALYSIS_API_KEY: 'analysis.model.apiKey',
+  HAIKU_PICTURE_API_KEY: 'processing.pictureDescription.apiKey',
 } as const satisfies Record<string, ConfigPath>;
 
 /** Flags (long name without dashes) that set a configuration path; only the flags a command declares apply to it. */
@@ -39,6 +40,8 @@ export const FLAG_SETTINGS = {
   thinking: 'qa.model.thinking',
   vision: 'qa.model.vision',
   pictures: 'processing.pictures',
+  'picture-base-url': 'processing.pictureDescription.baseUrl',
+  'picture-model': 'processing.pictureDescription.model',
   limit: 'search.limit',
   'follow-links-outside': 'index.followLinksOutside',
 } as const satisfies Record<string, ConfigPath>;

@@ -38,6 +38,8 @@ export interface ConversionLoadOptions {
   /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
   maxBytes?: number;
   pictures?: PictureProcessing;
+  /** Folders Markdown and HTML images may be read from (the indexed roots). */
+  pictureRoots?: readonly string[];
 }
 
 export interface ConversionPool {
@@ -122,7 +124,7 @@ class ConversionWorker {
     clearTimeout(this.idleTimer);
     this.job = job;
     this.worker.ref();
-    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes, pictures: job.options.pictures } };
+    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes, pictures: job.options.pictures, pictureRoots: job.options.pictureRoots } };
     this.worker.postMessage(message);
     // The time limit counts conversion only: a fresh worker first loads the converters (seconds under tsx).
     this.armTimer();

@@ -14,6 +14,7 @@ export interface ConversionJob {
   rootPath: string;
   maxBytes?: number;
   pictures?: PictureProcessing;
+  pictureRoots?: readonly string[];
 }
 
 /** A converted document with its chunks: chunking (mostly tokenising) runs in the worker too. */

@@ -22,8 +22,8 @@ port.on('message', (message: PoolToWorkerMessage) => {
   if (message.type !== 'convert') {
     return;
   }
-  const { jobId, filePath, rootPath, maxBytes, pictures } = message.job;
-  loadDocument({ rootPath, filePath, maxBytes, pictures }).then(
+  const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots } = message.job;
+  loadDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots }).then(
     (document) => {
       const { chunks, truncated } = chunkDocumentWithinLimit({ id: document.id, items: document.items });
       if (truncated) {

@@ -16,12 +16,14 @@ export interface ConvertFileOptions {
   abortSignal?: AbortSignal;
   /** Files larger than this are refused before reading; defaults to `MAX_FILE_BYTES`. */
   maxBytes?: number;
-  /** `image` (default): PDF and DOCX images become picture items with bytes; `none`: no picture bytes are extracted. */
+  /** `image` (default): images become picture items with bytes; `none`: no picture bytes are extracted; `description` converts as `image` (the indexer describes the pictures). */
   pictures?: PictureProcessing;
+  /** Folders Markdown and HTML images may be read from (the indexed roots); defaults to the document's folder. */
+  pictureRoots?: readonly string[];
 }
 
 /** The `processing.pictures` setting as converters take it. */
-export type PictureProcessing = 'none' | 'image';
+export type PictureProcessing = 'none' | 'image' | 'description';
 
 /** Which converter a file goes to, by extension; anything unknown is read as text. */
 export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'text';
@@ -123,9 +125,9 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
   const text = decodeText(filePath, bytes);
   switch (kind) {
     case 'markdown':
-      return convertMarkdown(text, { fileName, abortSignal: options.abortSignal });
+      return convertMarkdown(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
     case 'html':
-      return convertHtml(text, { fileName, abortSignal: options.abortSignal });
+      return convertHtml(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
     case 'restructuredText':
       return convertText(text, { fileName, abortSignal: options.abortSignal, restructuredText: true });
     default:
@@ -166,6 +168,7 @@ export interface LoadDocumentOptions {
   abortSignal?: AbortSignal;
   maxBytes?: number;
   pictures?: PictureProcessing;
+  pictureRoots?: readonly string[];
 }
 
 /** Converts a file and gives it its identity: id from the root-relative path, `file://` URI, sha256 of the bytes. */

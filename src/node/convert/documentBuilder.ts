@@ -1,5 +1,6 @@
 import { MAX_DOCUMENT_ITEMS } from '../../core/limits';
 import type { DocumentItem, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
+import { looksLikeCaption } from './pictures/captions';
 
 /** How an item is written in the Markdown rendering, beyond what `DocumentItem` records. */
 export interface RenderHint {
@@ -39,6 +40,8 @@ export class DocumentBuilder {
   private readonly hints: RenderHint[] = [];
   private readonly counters = { texts: 0, tables: 0, pictures: 0 };
   private droppedItems = 0;
+  /** A caption (or a paragraph reading like one) waiting to see whether a picture follows at once. */
+  private heldCaption: { item: NewItem; hint: RenderHint } | undefined;
 
   constructor(private readonly maxItems: number = MAX_DOCUMENT_ITEMS) {}
 
@@ -62,8 +65,45 @@ export class DocumentBuilder {
     return [...this.warnings, `The document has more than ${this.maxItems.toLocaleString('en-US')} items; only the first ${this.maxItems.toLocaleString('en-US')} are indexed (${this.droppedItems.toLocaleString('en-US')} dropped). Split the file to index all of it.`];
   }
 
+  /**
+   * Adds a paragraph or caption that may caption a picture, keeping "a caption at position p describes the picture
+   * at p − 1": right after a picture it becomes that picture's caption; otherwise it is held, and a picture that
+   * follows at once goes before it (captions set above their figure). Anything else releases it unchanged.
+   */
+  addCaptionCandidate(item: NewItem, hint: RenderHint = {}): void {
+    if (item.label !== 'caption' && !(item.label === 'paragraph' && looksLikeCaption(item.text))) {
+      this.add(item, hint);
+      return;
+    }
+    this.releaseHeldCaption();
+    if (this.items[this.items.length - 1]?.label === 'picture') {
+      this.add({ ...item, label: 'caption' }, hint);
+      return;
+    }
+    this.heldCaption = { item, hint };
+  }
+
+  /** Adds a held caption candidate as it came (walkers call this when they finish). */
+  releaseHeldCaption(): void {
+    const held = this.heldCaption;
+    this.heldCaption = undefined;
+    if (held) {
+      this.add(held.item, held.hint);
+    }
+  }
+
   /** Adds an item; past the limit the item is counted as dropped and returned without being kept. */
   add(item: NewItem, hint: RenderHint = {}): DocumentItem {
+    const held = this.heldCaption;
+    if (held) {
+      this.heldCaption = undefined;
+      if (item.label === 'picture') {
+        const picture = this.add(item, hint);
+        this.add({ ...held.item, label: 'caption' }, held.hint);
+        return picture;
+      }
+      this.add(held.item, held.hint);
+    }
     const kept = !this.full;
     const kind = selfRefKind(item.label);
     const added: DocumentItem = {

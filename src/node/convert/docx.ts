@@ -4,6 +4,7 @@ import { ConversionError, throwIfAborted } from '../../core/errors';
 import { DocumentBuilder } from './documentBuilder';
 import { firstHeadingText, parseHtml, walkHtml, type ConvertOptions } from './html';
 import { PictureCollector } from './pictures/pictureCollector';
+import type { PictureProcessing } from './convertFile';
 
 /** The paragraph style our document transform gives code paragraphs; mapped to `<pre>` below. */
 const CODE_STYLE_NAME = 'Haiku Code';
@@ -44,7 +45,7 @@ interface DocxNode {
  * Converts a DOCX file: mammoth renders it as HTML (headings, lists, tables with `colspan`/`rowspan`, images),
  * then the HTML walker turns that into items. DOCX has no source lines, so items carry no source range.
  */
-export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string; pictures?: 'none' | 'image' }): Promise<ConvertedDocument> {
+export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & { filePath?: string; pictures?: PictureProcessing }): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
   const filePath = options.filePath ?? options.fileName;
   if (isOleCompoundFile(bytes)) {
@@ -54,7 +55,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
     }
     throw new ConversionError('corrupt_file', filePath, 'is a legacy binary Word file (.doc), not DOCX. Save it as .docx in Word or LibreOffice.');
   }
-  const pictures: DocxPictures = { collector: new PictureCollector(), bySource: new Map(), enabled: (options.pictures ?? 'image') === 'image' };
+  const pictures: DocxPictures = { collector: new PictureCollector(), bySource: new Map(), enabled: options.pictures !== 'none' };
   let result: { value: string; messages: Array<{ type: string; message: string }> };
   try {
     result = await mammoth.convertToHtml(
@@ -73,7 +74,7 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
   throwIfAborted(options.abortSignal);
   const html = await parseHtml(result.value);
   const builder = new DocumentBuilder();
-  walkHtml(html.children, builder, { abortSignal: options.abortSignal, pictures: pictures.bySource });
+  walkHtml(html.children, builder, { abortSignal: options.abortSignal, pictures: (image) => pictures.bySource.get(image.attribs.src ?? '') });
   const warnings = [...new Set(result.messages.filter((message) => message.type === 'error').map((message) => message.message)), ...builder.allWarnings(), ...pictures.collector.warnings()];
   return { format: 'docx', title: firstHeadingText(builder) ?? options.fileName, items: builder.items, content: builder.toMarkdown(), warnings };
 }

@@ -3,11 +3,23 @@ import type { ConvertedDocument, ItemLabel, PictureData } from '../../core/model
 import { throwIfAborted } from '../../core/errors';
 import { MAX_TABLE_CELL_SPAN, MAX_TABLE_CELLS } from '../../core/limits';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
+import type { PictureProcessing } from './convertFile';
+import { localPicturesFor, type LocalPictures } from './pictures/localImages';
 
 export interface ConvertOptions {
   /** Shown as the title when the document has none. */
   fileName: string;
   abortSignal?: AbortSignal;
+}
+
+/** What Markdown and HTML need to attach local images: the file (relative `src` resolve against it) and the indexed roots. */
+export interface LocalImageConvertOptions {
+  /** Absolute path of the document; without it images keep their alt text only. */
+  filePath?: string;
+  /** Folders images may be read from (the indexed roots); defaults to the document's folder. */
+  pictureRoots?: readonly string[];
+  /** `none`: images are not read. */
+  pictures?: PictureProcessing;
 }
 
 export interface HtmlWalkOptions {
@@ -17,8 +29,8 @@ export interface HtmlWalkOptions {
   baseOffset?: number;
   /** Tree depth of the items the walk produces at top level. */
   baseDepth?: number;
-  /** Extracted images by the `src` attribute of their `<img>` (read before the walk, which is synchronous). */
-  pictures?: ReadonlyMap<string, PictureData>;
+  /** The extracted image of an `<img>` (read before the walk, which is synchronous). */
+  pictures?: (image: Element) => PictureData | undefined;
   abortSignal?: AbortSignal;
 }
 
@@ -51,13 +63,44 @@ export async function parseHtml(text: string): Promise<Document> {
 }
 
 /** Converts an HTML page or fragment. `content` is a Markdown rendering of the items. */
-export async function convertHtml(text: string, options: ConvertOptions): Promise<ConvertedDocument> {
+export async function convertHtml(text: string, options: ConvertOptions & LocalImageConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
   const document = await parseHtml(text);
   const builder = new DocumentBuilder();
-  walkHtml(document.children, builder, { lineIndex: new LineIndex(text), abortSignal: options.abortSignal });
+  const localPictures = localPicturesFor(options);
+  const pictures = localPictures ? await readImages(document.children, localPictures, options.abortSignal) : undefined;
+  walkHtml(document.children, builder, { lineIndex: new LineIndex(text), abortSignal: options.abortSignal, pictures: pictures && ((image) => pictures.get(image)) });
   const title = frontMatterTitle(document.children) ?? titleElementText(document.children) ?? firstHeadingText(builder) ?? options.fileName;
-  return { format: 'html', title, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
+  return { format: 'html', title, items: builder.items, content: builder.toMarkdown(), warnings: [...builder.allWarnings(), ...(localPictures?.warnings() ?? [])] };
+}
+
+/** Reads the local images the `<img>` elements name, in document order (the walk that places them is synchronous). */
+export async function readImages(nodes: readonly ChildNode[], localPictures: LocalPictures, abortSignal: AbortSignal | undefined): Promise<Map<Element, PictureData>> {
+  const images: Element[] = [];
+  // Iterative: hostile HTML nests tens of thousands of elements deep.
+  const stack: ChildNode[] = [...nodes].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (!isElement(node) || SKIPPED_TAGS.has(node.name)) {
+      continue;
+    }
+    if (node.name === 'img') {
+      images.push(node);
+    } else {
+      for (let index = node.children.length - 1; index >= 0; index--) {
+        stack.push(node.children[index]);
+      }
+    }
+  }
+  const found = new Map<Element, PictureData>();
+  for (const image of images) {
+    throwIfAborted(abortSignal);
+    const picture = image.attribs.src ? await localPictures.read(image.attribs.src) : undefined;
+    if (picture) {
+      found.set(image, picture);
+    }
+  }
+  return found;
 }
 
 /** The Go site's page fragments open with `<!--{ "Title": ... }-->`: a JSON comment holding the page title. */
@@ -123,6 +166,7 @@ export function firstHeadingText(builder: DocumentBuilder): string | undefined {
  */
 export function walkHtml(nodes: readonly ChildNode[], builder: DocumentBuilder, options: HtmlWalkOptions = {}): void {
   new HtmlWalker(builder, options).walkChildren(nodes, options.baseDepth ?? 0);
+  builder.releaseHeldCaption();
 }
 
 class HtmlWalker {
@@ -183,6 +227,10 @@ class HtmlWalker {
       this.addPicture(element, depth);
     } else if (name === 'hr') {
       return;
+    } else if (name === 'figure') {
+      // A figure's caption follows its picture wherever the markup puts it (a caption at p describes the picture at p − 1).
+      const isCaption = (child: ChildNode) => isElement(child) && child.name === 'figcaption';
+      this.walkChildren([...element.children.filter((child) => !isCaption(child)), ...element.children.filter(isCaption)], depth);
     } else {
       // Containers (div, section, figure, blockquote, body …) contribute their children.
       this.walkChildren(element.children, depth);
@@ -244,6 +292,8 @@ class HtmlWalker {
     headingLevel = 0,
     hint: { ordered?: boolean } = {},
     rangeEndOverride?: number,
+    /** Paragraphs and captions may caption a neighbouring picture (see `DocumentBuilder.addCaptionCandidate`). */
+    placeWithPicture = label === 'paragraph' || label === 'caption',
   ): void {
     let text = normalizeInline(collectText(content));
     if (label === 'footnote') {
@@ -252,7 +302,12 @@ class HtmlWalker {
     if (!text) {
       return;
     }
-    this.builder.add({ label, text, headingLevel, treeDepth: depth, sourceRange: this.rangeOf(rangeNodes, rangeEndOverride) }, hint);
+    const item = { label, text, headingLevel, treeDepth: depth, sourceRange: this.rangeOf(rangeNodes, rangeEndOverride) };
+    if (placeWithPicture) {
+      this.builder.addCaptionCandidate(item, hint);
+    } else {
+      this.builder.add(item, hint);
+    }
   }
 
   private addCode(element: Element, depth: number): void {
@@ -267,18 +322,18 @@ class HtmlWalker {
 
   private addPicture(element: Element, depth: number): void {
     const text = (element.attribs.alt ?? element.attribs.title ?? '').replace(/\s+/g, ' ').trim();
-    const picture = this.options.pictures?.get(element.attribs.src ?? '');
+    const picture = this.options.pictures?.(element);
     this.builder.add({ label: 'picture', text, treeDepth: depth, sourceRange: this.rangeOf([element]), picture });
   }
 
   /** Images inside a paragraph become picture items after it (mammoth wraps every DOCX image in a `<p>`). */
-  private addPicturesWithin(nodes: readonly ChildNode[], depth: number): void {
+  private addPicturesWithin(nodes: readonly ChildNode[], depth: number, intoTables = false): void {
     for (const node of nodes) {
       if (isElement(node) && !SKIPPED_TAGS.has(node.name)) {
         if (node.name === 'img') {
           this.addPicture(node, depth);
-        } else if (node.name !== 'table' && !LIST_TAGS.has(node.name)) {
-          this.addPicturesWithin(node.children, depth);
+        } else if (intoTables || (node.name !== 'table' && !LIST_TAGS.has(node.name))) {
+          this.addPicturesWithin(node.children, depth, intoTables);
         }
       }
     }
@@ -311,8 +366,10 @@ class HtmlWalker {
       this.builder.add({ label: 'table', text: markdown, treeDepth: depth, sourceRange: this.rangeOf([table]) });
     }
     if (caption) {
-      this.addTextItem('caption', caption.children, [caption], depth);
+      this.addTextItem('caption', caption.children, [caption], depth, 0, {}, undefined, false);
     }
+    // Images in cells (a Word table laying out pictures) follow the table as picture items.
+    this.addPicturesWithin(rowElements.flatMap((row) => row.children), depth, true);
   }
 
   private rangeOf(nodes: readonly ChildNode[], endOverride?: number) {

@@ -2,7 +2,8 @@ import MarkdownIt from 'markdown-it';
 import type { ConvertedDocument, SourceRange } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
-import { firstHeadingText, jsonCommentTitle, parseHtml, walkHtml, type ConvertOptions } from './html';
+import { firstHeadingText, jsonCommentTitle, parseHtml, readImages, walkHtml, type ConvertOptions, type LocalImageConvertOptions } from './html';
+import { localPicturesFor, type LocalPictures } from './pictures/localImages';
 
 type Markdown = InstanceType<typeof MarkdownIt>;
 type Token = MarkdownIt.Token;
@@ -252,20 +253,22 @@ function splitFrontMatter(text: string): FrontMatter | undefined {
  * Converts CommonMark + GFM (tables, footnotes, task lists) with YAML/TOML front matter.
  * Front matter is not an item; its `title:` becomes the title. `content` is the source itself.
  */
-export async function convertMarkdown(text: string, options: ConvertOptions): Promise<ConvertedDocument> {
+export async function convertMarkdown(text: string, options: ConvertOptions & LocalImageConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
   const frontMatter = splitFrontMatter(text);
   const markdown = markdownParser();
   const parsed = frontMatter?.body ?? text;
   const tokens = markdown.parse(parsed, {});
   throwIfAborted(options.abortSignal);
-  const walker = new MarkdownWalker(text, parsed, options.abortSignal);
+  const localPictures = localPicturesFor(options);
+  const walker = new MarkdownWalker(text, parsed, options.abortSignal, localPictures);
   if (frontMatter) {
     walker.frontMatterTitle = titleFromFrontMatter(frontMatter.value);
   }
   await walker.walkChildren(blockTree(tokens), 0);
+  walker.builder.releaseHeldCaption();
   const title = walker.frontMatterTitle ?? firstHeadingText(walker.builder) ?? options.fileName;
-  return { format: 'markdown', title, items: walker.builder.items, content: text, warnings: walker.builder.allWarnings() };
+  return { format: 'markdown', title, items: walker.builder.items, content: text, warnings: [...walker.builder.allWarnings(), ...(localPictures?.warnings() ?? [])] };
 }
 
 class MarkdownWalker {
@@ -280,6 +283,8 @@ class MarkdownWalker {
     private readonly source: string,
     parsed: string,
     private readonly abortSignal: AbortSignal | undefined,
+    /** Reads local images; undefined: images keep their alt text only. */
+    private readonly localPictures: LocalPictures | undefined,
   ) {
     this.lineIndex = new LineIndex(source);
     // markdown-it turns CRLF and CR into LF; its offsets count one character per line end.
@@ -307,7 +312,7 @@ class MarkdownWalker {
         return;
       }
       case 'paragraph_open':
-        this.addParagraph(node, depth);
+        await this.addParagraph(node, depth);
         return;
       case 'bullet_list_open':
       case 'ordered_list_open':
@@ -343,19 +348,30 @@ class MarkdownWalker {
     }
   }
 
-  private addParagraph(node: BlockNode, depth: number): void {
+  private async addParagraph(node: BlockNode, depth: number): Promise<void> {
     const children = node.inline?.children ?? [];
     const meaningful = children.filter((child) => !(child.type === 'text' && !child.content.trim()) && child.type !== 'softbreak' && child.type !== 'hardbreak');
     if (meaningful.length > 0 && meaningful.every((child) => child.type === 'image')) {
       // A paragraph holding only images is the Markdown way to place a figure.
       for (const image of meaningful) {
-        this.builder.add({ label: 'picture', text: inlineText(image.children ?? []) || String(image.attrGet('title') ?? ''), treeDepth: depth, sourceRange: this.inlineRange(node, image) });
+        const source = String(image.attrGet('src') ?? '');
+        const picture = source && this.localPictures ? await this.localPictures.read(source) : undefined;
+        this.builder.add({ label: 'picture', text: inlineText(image.children ?? []) || String(image.attrGet('title') ?? ''), treeDepth: depth, sourceRange: this.inlineRange(node, image), picture });
       }
       return;
     }
     const text = this.plainText(node.inline);
     if (text) {
-      this.builder.add({ label: 'paragraph', text, treeDepth: depth, sourceRange: this.rangeOf(node.token) });
+      // "Figure 3: …" next to a figure is its caption.
+      this.builder.addCaptionCandidate({ label: 'paragraph', text, treeDepth: depth, sourceRange: this.rangeOf(node.token) });
+    }
+    // Images inside text (an icon, a small diagram mid-sentence) follow the paragraph when a local file backs them;
+    // remote badges keep only their alt text in the paragraph.
+    for (const image of children) {
+      const picture = image.type === 'image' && this.localPictures ? await this.localPictures.read(String(image.attrGet('src') ?? '')) : undefined;
+      if (picture) {
+        this.builder.add({ label: 'picture', text: inlineText(image.children ?? []), treeDepth: depth, sourceRange: this.inlineRange(node, image), picture });
+      }
     }
   }
 
@@ -414,7 +430,14 @@ class MarkdownWalker {
       }
     }
     const parsed = await parseHtml(parsedText);
-    walkHtml(parsed.children, this.builder, { lineIndex: offset === undefined ? undefined : this.lineIndex, baseOffset: offset, baseDepth: depth, abortSignal: this.abortSignal });
+    const pictures = this.localPictures ? await readImages(parsed.children, this.localPictures, this.abortSignal) : undefined;
+    walkHtml(parsed.children, this.builder, {
+      lineIndex: offset === undefined ? undefined : this.lineIndex,
+      baseOffset: offset,
+      baseDepth: depth,
+      abortSignal: this.abortSignal,
+      pictures: pictures && ((image) => pictures.get(image)),
+    });
   }
 
   private parseInline(text: string): Token {

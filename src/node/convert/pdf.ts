@@ -7,13 +7,14 @@ import { layoutPage, type PdfTextRun } from './pdfLayout';
 import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines, type PdfPagePictureBlock } from './pdfStructure';
 import { extractPagePictures, type PdfJsOperators } from './pictures/pdfPictures';
 import { PictureCollector } from './pictures/pictureCollector';
+import type { PictureProcessing } from './convertFile';
 import { invertMatrix, mapRectangle, multiplyMatrices } from './pdfMatrix';
 
 interface ConvertPdfOptions {
   fileName: string;
   abortSignal?: AbortSignal;
-  /** `none`: picture items are not extracted; `image` (default): raster images become picture items with bytes. */
-  pictures?: 'none' | 'image';
+  /** `none`: picture items are not extracted; `image` (default) and `description`: raster images become picture items with bytes. */
+  pictures?: PictureProcessing;
 }
 
 /** What one page read needs beside the page itself. */
@@ -119,7 +120,7 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
   });
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
   try {
-    const pictures = (options.pictures ?? 'image') === 'image' ? { collector: new PictureCollector(), operators: pdfjs.OPS } : undefined;
+    const pictures = options.pictures !== 'none' ? { collector: new PictureCollector(), operators: pdfjs.OPS } : undefined;
     return await raceConversion(convertLoaded(task, options, deadline, pictures), { fileName, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
   } finally {
     await task.destroy().catch(() => undefined);

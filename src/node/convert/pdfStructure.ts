@@ -7,6 +7,7 @@ import type { ItemLabel, PageBox, PictureData } from '../../core/model/document'
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PdfLine } from './pdfLayout';
 import { IDENTITY_MATRIX, mapToPageBox, type PdfMatrix } from './pdfMatrix';
+import { CAPTION_START } from './pictures/captions';
 
 export interface PdfPageLines {
   pageNumber: number;
@@ -85,7 +86,6 @@ const TITLE_SIZE_RATIO = 1.25;
 
 const BULLET = /^([•●○◦▪▫■□‣⁃∙·*➢➤►▶✓✔❖♦◆-]|[\uE000-\uF8FF])\s*(?=\S)/u;
 const ENUMERATION = /^(\(?(\d{1,3}|[a-z]|[ivx]{1,4})[.)])\s+\S/i;
-const CAPTION = /^([Ff]igure|FIGURE|[Ff]ig\.|[Tt]able|TABLE|[Tt]ab\.|[Ll]isting|[Ee]xample|[Cc]hart|[Aa]bbildung|[Aa]bb\.|[Tt]abelle|[Bb]ild)\s*(\d+|[A-Z]|[IVX]{1,4})([.\-–:]\d+)*[.:]?(\s|$)/;
 const TOC_LINE = /(\.\s?){3,}\s*([\dA-Za-z]{0,8})\s*$|\s\.{3,}/;
 const TOC_HEADING = /^(table of contents|contents|inhalt|inhaltsverzeichnis|sommaire|table des matières|índice|indice|inhoud|innehåll|spis treści)$/i;
 const ENDS_WITH_PAGE_NUMBER = /\s(\d{1,4}|[ivxlcdm]{1,7})$/i;
@@ -180,7 +180,7 @@ function anchorPictures(page: PdfPageLines, blocks: readonly PdfBlock[], bodySiz
       continue;
     }
     const reach = 4 * bodySize;
-    let index = blocks.findIndex((block, blockIndex) => !taken.has(blockIndex) && block.label === 'caption' && CAPTION.test(block.text)
+    let index = blocks.findIndex((block, blockIndex) => !taken.has(blockIndex) && block.label === 'caption' && CAPTION_START.test(block.text)
       && block.right > picture.left && block.left < picture.right
       && (Math.abs(block.top - picture.bottom) <= reach || Math.abs(picture.top - block.bottom) <= reach));
     if (index >= 0) {
@@ -511,7 +511,7 @@ function classifyBlock(block: PdfBlock, referenceSize: number, pageHeight: numbe
   if (block.monospace && (block.lines.length >= 2 || CODE_CHARACTERS.test(text))) {
     return 'code';
   }
-  if (CAPTION.test(text)) {
+  if (CAPTION_START.test(text)) {
     return 'caption';
   }
   if (isHeading(block, referenceSize)) {

@@ -8,6 +8,7 @@ import { createConversionPool, type ConversionPool } from '../convert/conversion
 import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
+import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 import { documentsGoneAfterScan } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { scanRoots, type LinkOutside, type ScannedFile } from './scanner';
@@ -60,6 +61,8 @@ export interface IndexPathsOptions {
   followLinksOutside?: boolean;
   /** Picture bytes extracted from PDF and DOCX (config `processing.pictures`, default `image`). */
   pictures?: PictureProcessing;
+  /** The vision endpoint that describes pictures when `pictures` is `description` (config `processing.pictureDescription`). */
+  pictureDescription?: PictureDescriptionSettings;
   concurrency?: number;
   /**
    * Converts and chunks files on worker threads (time and memory limits per file); a long-lived caller (VS Code)
@@ -89,6 +92,8 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   const summary = emptySummary();
   const report = (progress: IndexProgress) => options.onProgress?.(progress);
   store.assertWritable();
+  // Checked before scanning: a description run without a vision model is a settings error, not one warning per picture.
+  const describer = options.pictures === 'description' ? new PictureDescriber(options.pictureDescription ?? { baseUrl: '', model: '' }) : undefined;
   if (embedder && !store.hasVectors) {
     throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to re-index with it.`);
   }
@@ -149,6 +154,8 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     }
   }
   report({ filesDone, filesTotal, phase: 'converting' });
+  // Markdown and HTML images are read only from inside the indexed folders.
+  const pictureRoots = scan.roots.map((root) => root.path);
 
   // Converted documents wait here until a batch is full, then go to the store in one write per table.
   let pending: DocumentWrite[] = [];
@@ -196,7 +203,8 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
       report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
       const convertStarted = performance.now();
       try {
-        const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures });
+        const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures, pictureRoots });
+        const { document, chunks } = describer ? await describePictures(prepared, describer, abortSignal) : prepared;
         summary.durations.convertMs += performance.now() - convertStarted;
         pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
         pendingChunks += chunks.length;

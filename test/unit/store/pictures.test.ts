@@ -74,7 +74,7 @@ describe('haiku index --pictures none', function () {
       fs.copyFileSync(path.join(corpusRoot, 'pdf-docx/docling/word_sample.docx'), path.join(folder, 'docs', 'duck.docx'));
       const bogus = await runInProcess(['index', 'docs', '--pictures', 'thumbnails'], { cwd: folder });
       assert.equal(bogus.code, 2);
-      assert.match(bogus.stderr, /--pictures takes 'image' or 'none', got 'thumbnails'/);
+      assert.match(bogus.stderr, /--pictures takes 'image', 'none' or 'description', got 'thumbnails'/);
       const indexed = await runInProcess(['index', 'docs', '--quiet', '--pictures', 'none'], { cwd: folder });
       assert.equal(indexed.code, 0, indexed.stderr);
       const store = await openStore({ uri: path.join(folder, '.haiku') });

@@ -54,6 +54,17 @@ describe('settings mapping (haiku.* → core configuration)', () => {
     assert.strictEqual(autoIndexEnabled((key) => (key === 'index.autoIndex' ? false : undefined)), false);
   });
 
+  it('maps picture processing and its vision endpoint; the model key goes only to the model\'s own server', () => {
+    const settings: Record<string, unknown> = { 'processing.pictures': 'description', 'processing.pictureDescription.model': 'qwen2.5vl:7b', 'model.baseUrl': 'http://127.0.0.1:11434/v1/' };
+    const apiKeys = { model: 'secret' };
+    const same = configFromSettings((key) => settings[key], { defaultDatabaseUri: '/s', apiKeys }).processing;
+    assert.deepStrictEqual(same, { pictures: 'description', pictureDescription: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5vl:7b', apiKey: 'secret' } });
+    settings['processing.pictureDescription.baseUrl'] = 'https://vision.example.com/v1';
+    assert.strictEqual(configFromSettings((key) => settings[key], { defaultDatabaseUri: '/s', apiKeys }).processing.pictureDescription.apiKey, undefined);
+    settings['processing.pictures'] = 'thumbnails';
+    assert.strictEqual(configFromSettings((key) => settings[key], { defaultDatabaseUri: '/s' }).processing.pictures, 'image');
+  });
+
   it('reads model names from a list (and from the older comma-separated text)', () => {
     assert.deepStrictEqual(configuredModelNames((key) => (key === 'model.name' ? ['qwen3:8b', ' llama3.1 ', ''] : undefined)), ['qwen3:8b', 'llama3.1']);
     assert.deepStrictEqual(configuredModelNames((key) => (key === 'model.name' ? 'a, b' : undefined)), ['a', 'b']);

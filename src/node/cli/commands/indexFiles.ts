@@ -3,7 +3,7 @@ import { listFlag, type CliCommand } from '../command';
 import { commandConfig } from '../../config/cliConfig';
 import { indexPaths } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTION, QUIET_OPTION, embedderFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, pictureDescriptionFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const indexCommand: CliCommand = {
   name: 'index',
@@ -16,7 +16,7 @@ export const indexCommand: CliCommand = {
     { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
     { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
     { flags: '--follow-links-outside', description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).' },
-    PICTURES_OPTION,
+    ...PICTURES_OPTIONS,
     QUIET_OPTION,
   ],
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
@@ -37,6 +37,7 @@ export const indexCommand: CliCommand = {
         respectGitignore: config.index.respectGitignore,
         followLinksOutside: config.index.followLinksOutside,
         pictures: picturesFromFlags(context),
+        pictureDescription: pictureDescriptionFromFlags(context),
         abortSignal: context.abortSignal,
         onProgress: progress.onProgress,
       }),

@@ -2,14 +2,14 @@ import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
 import { rebuildIndex } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTION, QUIET_OPTION, embedderFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, pictureDescriptionFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const rebuildCommand: CliCommand = {
   name: 'rebuild',
   arguments: [],
   summary: 'Drop the index and re-index every folder indexed before',
   description: 'Drop the index and re-index every folder indexed before (needed after a change of embedding model or of Haiku version).',
-  options: [...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, PICTURES_OPTION, QUIET_OPTION],
+  options: [...DATABASE_OPTIONS, ...EMBEDDING_OPTIONS, ...PICTURES_OPTIONS, QUIET_OPTION],
   async run(context) {
     const embedder = embedderFromFlags(context);
     const progress = createProgressReporter(context);
@@ -17,7 +17,14 @@ export const rebuildCommand: CliCommand = {
       if (store.roots.length === 0 && (await store.stats().catch(() => ({ documents: 0 }))).documents === 0 && !store.rebuildNeeded) {
         throw new HaikuError('not_found', 'Nothing to rebuild: this index has no indexed folders. Run `haiku index <folder>` first.');
       }
-      return rebuildIndex({ store, embedder, pictures: picturesFromFlags(context), abortSignal: context.abortSignal, onProgress: progress.onProgress });
+      return rebuildIndex({
+        store,
+        embedder,
+        pictures: picturesFromFlags(context),
+        pictureDescription: pictureDescriptionFromFlags(context),
+        abortSignal: context.abortSignal,
+        onProgress: progress.onProgress,
+      });
     }).finally(() => progress.finish());
     if (wantsJson(context)) {
       printJson(context, summary);

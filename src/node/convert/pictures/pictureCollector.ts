@@ -3,6 +3,7 @@ import type { PictureData } from '../../../core/model/document';
 import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
 import { sniffImage } from '../../../core/pictures/imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
+import { encodedImageProblem } from './encodedImages';
 
 /** Why a picture has no bytes; each reason becomes at most one warning on the document. */
 export type PictureSkipReason = 'too_small' | 'unsupported' | 'too_many' | 'too_large' | 'undecodable';
@@ -40,7 +41,16 @@ export class PictureCollector {
     if (!info) {
       return this.skip('unsupported');
     }
-    return this.sizeGate(info.width, info.height) ?? this.keep(bytes, info.mimeType, info.width, info.height);
+    const gate = this.sizeGate(info.width, info.height);
+    if (gate) {
+      return gate;
+    }
+    // Kept undecoded, so a vision model would be the first to choke on a truncated file or a 20000x20000 canvas.
+    const problem = encodedImageProblem(bytes, info);
+    if (problem) {
+      return this.skip(problem);
+    }
+    return this.keep(bytes, info.mimeType, info.width, info.height);
   }
 
   /** Counts a picture that could not be decoded, for the warning. */
