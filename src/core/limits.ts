@@ -67,6 +67,10 @@ export const CHUNKER_VERSION = 1;
 export const CHUNK_MIN_CONTENT_TOKENS = 64;
 /** Chunks one document may have (a 50 MB file of prose gives ~45k); the rest are dropped with a warning. */
 export const MAX_DOCUMENT_CHUNKS = 50_000;
+/** Pre-tokenizer pieces whose token counts the chunker remembers (words recur; ~10 MB of short strings at most). */
+export const CHUNK_TOKEN_CACHE_PIECES = 100_000;
+/** Pieces longer than this many characters are counted afresh every time (long runs rarely recur). */
+export const CHUNK_TOKEN_CACHE_PIECE_CHARS = 64;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */
