@@ -1,10 +1,11 @@
 import * as crypto from 'node:crypto';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
-import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
+import { CONVERSION_BATCH_FILES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_PROCESS_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
+import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
@@ -265,10 +266,16 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
     }
   };
   const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
-  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : createConversionPool({ size: concurrency });
+  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : ownConversion(toConvert, concurrency);
   const conversionPool = options.conversionPool ?? ownPool!;
+  // Enough files in flight that the pool can hand each worker a batch of small ones.
+  const inFlight = Math.min(concurrency * CONVERSION_BATCH_FILES, Math.max(1, toConvert.length));
+  if (abortSignal) {
+    // Each file in flight listens for the abort: that many listeners are expected, not a leak.
+    setMaxListeners(Math.max(getMaxListeners(abortSignal), inFlight + 10), abortSignal);
+  }
   const outcomes = await Promise.allSettled(
-    Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, () =>
+    Array.from({ length: inFlight }, () =>
       converter(conversionPool).catch((error: unknown) => {
         stopped = true;
         throw error;
@@ -284,12 +291,24 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
   await flush();
 }
 
+/**
+ * The conversion a run without a caller's pool makes for itself: a few small files convert in-process (a worker's
+ * start-up would cost more than they do; their parsers are linear at this size), anything more on worker threads.
+ */
+function ownConversion(toConvert: readonly ScannedFile[], concurrency: number): ConversionPool {
+  const bytes = toConvert.reduce((sum, file) => sum + file.size, 0);
+  if (toConvert.length <= INDEX_IN_PROCESS_MAX_FILES && bytes <= INDEX_IN_PROCESS_MAX_BYTES) {
+    return inProcessConversion();
+  }
+  return createConversionPool({ size: concurrency });
+}
+
 /** Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. */
 async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | undefined> {
   const { abortSignal, maxFileBytes, pictures } = run.options;
   const convertStarted = performance.now();
   try {
-    const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures });
+    const { document, chunks } = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, sizeBytes: file.size });
     return { document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } };
   } catch (error) {
     if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
