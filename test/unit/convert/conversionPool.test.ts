@@ -59,6 +59,19 @@ describe('conversion pool', function () {
   let filteredWorker: WorkerScript;
   const pools: ConversionPool[] = [];
 
+  /** A stand-in worker script: `onJobs` (lines of code) handles each message's `jobs`; `parentPort` and `threadId` are in scope. */
+  function standInWorker(fileName: string, onJobs: readonly string[]): WorkerScript {
+    const file = path.join(folder, fileName);
+    fs.writeFileSync(file, [
+      "const { parentPort, threadId } = require('node:worker_threads');",
+      "parentPort.on('message', ({ jobs }) => {",
+      ...onJobs,
+      '});',
+      "parentPort.postMessage({ type: 'ready' });",
+    ].join('\n'));
+    return { file, execArgv: [] };
+  }
+
   /** A pool on the filtered real worker unless the test names its own worker script. */
   function pool(options: Parameters<typeof createConversionPool>[0]): ConversionPool {
     const created = createConversionPool({ workerScript: filteredWorker, ...options });
@@ -232,18 +245,12 @@ describe('conversion pool', function () {
   describe('batches of small files', () => {
     /** A stand-in worker converting its message's jobs in order; the title is the batch size; `slow*` files never end. */
     function batchReportingWorker(): WorkerScript {
-      const file = path.join(folder, 'batch-worker.js');
-      fs.writeFileSync(file, [
-        "const { parentPort } = require('node:worker_threads');",
-        "parentPort.on('message', ({ jobs }) => {",
+      return standInWorker('batch-worker.js', [
         '  for (const job of jobs) {',
         "    if (job.filePath.includes('slow')) { for (;;) {} }",
         "    parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(jobs.length) } });",
         '  }',
-        '});',
-        "parentPort.postMessage({ type: 'ready' });",
-      ].join('\n'));
-      return { file, execArgv: [] };
+      ]);
     }
 
     it('hands a worker the small files waiting behind the first in one message', async () => {
@@ -297,16 +304,11 @@ describe('conversion pool', function () {
   describe('sizing', () => {
     /** A stand-in worker that answers with its thread id as the title; files named wait* take 600 ms. */
     function threadReportingWorker(): WorkerScript {
-      const file = path.join(folder, 'thread-worker.js');
-      fs.writeFileSync(file, [
-        "const { parentPort, threadId } = require('node:worker_threads');",
-        "parentPort.on('message', ({ jobs: [job] }) => {",
+      return standInWorker('thread-worker.js', [
+        '  const [job] = jobs;',
         "  if (job.filePath.includes('wait')) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); }",
         "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(threadId) } });",
-        '});',
-        "parentPort.postMessage({ type: 'ready' });",
-      ].join('\n'));
-      return { file, execArgv: [] };
+      ]);
     }
 
     it('converts a few quick files on one worker even when the pool may have two', async () => {
