@@ -126,7 +126,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
 function checkStoreAccepts({ store, embedder }: IndexPathsOptions): void {
   store.assertWritable();
   if (embedder && !store.hasVectors) {
-    throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Run \`haiku rebuild\` to re-index with it.`);
+    throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to re-index with it.`);
   }
 }
 
