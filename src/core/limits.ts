@@ -55,6 +55,10 @@ export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
 export const CONVERSION_WORKER_IDLE_MS = 10_000;
 /** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
 export const CONVERSION_EXTRA_WORKER_DELAY_MS = 200;
+/** Small files a conversion worker takes in one message, converting them back to back without a round trip to the caller each. */
+export const CONVERSION_BATCH_FILES = 16;
+/** Only files up to this size go into a batch; larger ones go one per message (bytes). */
+export const CONVERSION_BATCH_MAX_FILE_BYTES = 64 * 1024;
 /** A conversion worker must have loaded the converters within this time (ms). */
 export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 /** A table cell may span at most this many rows or columns (guards `colspan="100000"` in HTML and DOCX). */
@@ -73,6 +77,10 @@ export const CHUNKER_VERSION = 1;
 export const CHUNK_MIN_CONTENT_TOKENS = 64;
 /** Chunks one document may have (a 50 MB file of prose gives ~45k); the rest are dropped with a warning. */
 export const MAX_DOCUMENT_CHUNKS = 50_000;
+/** Pre-tokenizer pieces whose token counts the chunker remembers (words recur; ~10 MB of short strings at most). */
+export const CHUNK_TOKEN_CACHE_PIECES = 100_000;
+/** Pieces longer than this many characters are counted afresh every time (long runs rarely recur). */
+export const CHUNK_TOKEN_CACHE_PIECE_CHARS = 64;
 
 // --- Index ---
 /** Bumped whenever the table layout changes. */
@@ -81,6 +89,10 @@ export const SCHEMA_VERSION = 3;
 export const DEFAULT_DATABASE_FOLDER = '.haiku';
 /** Files converted at once while indexing. */
 export const INDEX_CONCURRENCY = 2;
+/** A run without a conversion pool converts in-process (no worker start-up) when its changed files total at most this (bytes). */
+export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
+/** … and are at most this many files. */
+export const INDEX_IN_PROCESS_MAX_FILES = 8;
 /** Debounce of `optimize()` after a burst of incremental writes (ms). */
 export const OPTIMIZE_DEBOUNCE_MS = 2_000;
 /** Glob patterns indexed by default. */

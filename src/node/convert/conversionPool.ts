@@ -8,12 +8,16 @@
  * - Workers start on the first job and only keep the process alive while they convert (idle ones are `unref`ed).
  *   A further worker starts only when a job has waited `CONVERSION_EXTRA_WORKER_DELAY_MS` for ready, busy ones
  *   (a few small files never pay for a second V8 isolate), and a worker idle for `idleMs` exits.
+ * - Small files (`sizeBytes` up to `CONVERSION_BATCH_MAX_FILE_BYTES`) go to a worker up to `CONVERSION_BATCH_FILES` per
+ *   message, so it converts them back to back instead of idling for a round trip to a busy caller after each. The
+ *   time limit still counts per file; when a worker is stopped, the file it was converting fails and the rest of
+ *   its batch goes back to the front of the queue.
  */
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
-import { CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
+import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
 import type { PictureProcessing } from './convertFile';
@@ -40,6 +44,8 @@ export interface ConversionLoadOptions {
   pictures?: PictureProcessing;
   /** Folders Markdown and HTML images may be read from (the indexed roots). */
   pictureRoots?: readonly string[];
+  /** The file's size when known (from the scan): small files are batched per worker message. */
+  sizeBytes?: number;
 }
 
 export interface ConversionPool {
@@ -49,6 +55,25 @@ export interface ConversionPool {
   prepare(filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument>;
   /** Stops every worker; jobs still queued or running fail with `CancelledError`. */
   dispose(): Promise<void>;
+}
+
+/**
+ * The same interface without threads, for jobs too small to pay for a worker's start-up: no time limit and no
+ * heap of its own, so only for a few small files (see the indexer's `INDEX_IN_PROCESS_MAX_BYTES`).
+ */
+export function inProcessConversion(): ConversionPool {
+  const prepare = async (filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument> => {
+    // Required on first use: the converters are heavy to load and most callers convert on workers (esbuild
+    // bundles the module but runs its top level only when it is first required).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { prepareDocument } = require('./prepareDocument') as typeof import('./prepareDocument');
+    return prepareDocument({ rootPath: options.rootPath, filePath, maxBytes: options.maxBytes, pictures: options.pictures, pictureRoots: options.pictureRoots, abortSignal: options.abortSignal });
+  };
+  return {
+    prepare,
+    load: async (filePath, options) => (await prepare(filePath, options)).document,
+    dispose: async () => undefined,
+  };
 }
 
 /** `conversion-worker.js` beside the bundle, `conversionWorker.js` beside the tsc output, or the `.ts` source under tsx. */
@@ -85,17 +110,24 @@ interface PendingJob {
   cleanup(): void;
 }
 
-/** One worker thread; converts one job at a time. */
+/** One worker thread; converts one batch of jobs at a time, in order (the first is the one converting). */
 class ConversionWorker {
   private exited = false;
   private converterLoaded = false;
-  private job: PendingJob | undefined;
+  private jobs: PendingJob[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly worker: Worker;
 
-  /** `onChange` runs when the worker becomes ready or free, `onGone` when it has exited or been stopped. */
-  constructor(private readonly settings: PoolSettings, private readonly onChange: (worker: ConversionWorker) => void, private readonly onGone: (worker: ConversionWorker) => void) {
+  /**
+   * `onChange` runs when the worker becomes ready or free, `onGone` when it has exited or been stopped, with the
+   * jobs of its batch it had not started (they go back to the queue).
+   */
+  constructor(
+    private readonly settings: PoolSettings,
+    private readonly onChange: (worker: ConversionWorker) => void,
+    private readonly onGone: (worker: ConversionWorker, unstarted: PendingJob[]) => void,
+  ) {
     this.worker = new Worker(settings.workerScript.file, {
       execArgv: settings.workerScript.execArgv,
       resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb, maxYoungGenerationSizeMb: Math.min(CONVERSION_WORKER_YOUNG_GENERATION_MB, settings.maxOldGenerationMb) },
@@ -108,7 +140,7 @@ class ConversionWorker {
   }
 
   get busy(): boolean {
-    return this.job !== undefined;
+    return this.jobs.length > 0;
   }
 
   get alive(): boolean {
@@ -120,17 +152,35 @@ class ConversionWorker {
     return this.converterLoaded;
   }
 
-  run(job: PendingJob): void {
+  run(batch: PendingJob[]): void {
     clearTimeout(this.idleTimer);
-    this.job = job;
+    this.jobs = batch;
     this.worker.ref();
-    const message: PoolToWorkerMessage = { type: 'convert', job: { jobId: job.jobId, filePath: job.filePath, rootPath: job.options.rootPath, maxBytes: job.options.maxBytes, pictures: job.options.pictures, pictureRoots: job.options.pictureRoots } };
+    const jobs = batch.map(({ jobId, filePath, options }) => {
+      const { rootPath, maxBytes, pictures, pictureRoots } = options;
+      return { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots };
+    });
+    const message: PoolToWorkerMessage = { type: 'convert', jobs };
     this.worker.postMessage(message);
     // The time limit counts conversion only: a fresh worker first loads the converters (seconds under tsx).
     this.armTimer();
   }
 
-  /** Ends the job (if any) with `error` and kills the thread. */
+  /** Whether `job` is the one this worker is converting now (not one waiting later in its batch). */
+  isConverting(job: PendingJob): boolean {
+    return this.jobs[0] === job;
+  }
+
+  /** Takes back a job of the batch the worker has not started; its answer, if it comes, is ignored. */
+  withdraw(job: PendingJob): void {
+    const index = this.jobs.indexOf(job);
+    if (index > 0) {
+      this.jobs.splice(index, 1);
+      job.cleanup();
+    }
+  }
+
+  /** Ends the job being converted (if any) with `error` and kills the thread; the rest of the batch is handed back. */
   kill(error?: Error): void {
     const job = this.takeJob();
     this.terminate();
@@ -140,7 +190,7 @@ class ConversionWorker {
   }
 
   private armTimer(): void {
-    const job = this.job;
+    const job = this.jobs[0];
     if (!job) {
       return;
     }
@@ -160,11 +210,16 @@ class ConversionWorker {
       this.onChange(this);
       return;
     }
-    const job = this.job;
+    const job = this.jobs[0];
     if (!job || job.jobId !== message.jobId) {
+      // A withdrawn job's answer: the worker has moved on to the next one of its batch.
+      if (!this.jobs.some((pending) => pending.jobId === message.jobId)) {
+        this.armTimer();
+      }
       return;
     }
     this.takeJob();
+    this.armTimer();
     if (message.type === 'converted') {
       job.resolve({ document: message.document, chunks: message.chunks });
     } else {
@@ -181,13 +236,13 @@ class ConversionWorker {
     }
   }
 
+  /** Takes the job being converted off the batch; the next one (if any) is converting from now on. */
   private takeJob(): PendingJob | undefined {
-    const job = this.job;
-    this.job = undefined;
+    const job = this.jobs.shift();
     clearTimeout(this.timer);
     this.timer = undefined;
     job?.cleanup();
-    if (!this.exited) {
+    if (!this.exited && this.jobs.length === 0) {
       // Only a worker with a job keeps the process alive: an idle pool never stops a CLI from exiting.
       this.worker.unref();
     }
@@ -199,7 +254,7 @@ class ConversionWorker {
     if (!this.exited) {
       this.exited = true;
       void this.worker.terminate().catch(() => undefined);
-      this.onGone(this);
+      this.onGone(this, this.takeUnstarted());
     }
   }
 
@@ -210,8 +265,15 @@ class ConversionWorker {
     this.exited = true;
     clearTimeout(this.idleTimer);
     const job = this.takeJob();
-    this.onGone(this);
+    this.onGone(this, this.takeUnstarted());
     job?.reject(new ConversionError('corrupt_file', job.filePath, reason));
+  }
+
+  /** The jobs of the batch the worker never got to (after the one being converted was taken). */
+  private takeUnstarted(): PendingJob[] {
+    const unstarted = this.jobs;
+    this.jobs = [];
+    return unstarted;
   }
 }
 
@@ -264,8 +326,15 @@ class WorkerConversionPool implements ConversionPool {
           reject(new CancelledError(`Converting ${job.filePath}`));
           return;
         }
-        // Running: the thread may be in the middle of a synchronous parse; killing it is the only way to stop it.
-        this.workerRunning(job)?.kill(new CancelledError(`Converting ${job.filePath}`));
+        const worker = this.workerRunning(job);
+        if (worker && !worker.isConverting(job)) {
+          // Waiting later in a worker's batch: taken back, the worker goes on with the others.
+          worker.withdraw(job);
+          reject(new CancelledError(`Converting ${job.filePath}`));
+          return;
+        }
+        // Converting: the thread may be in the middle of a synchronous parse; killing it is the only way to stop it.
+        worker?.kill(new CancelledError(`Converting ${job.filePath}`));
         this.dispatch();
       };
       abortSignal?.addEventListener('abort', onAbort, { once: true });
@@ -307,15 +376,30 @@ class WorkerConversionPool implements ConversionPool {
         this.scheduleExtraWorker();
         return;
       }
-      const job = this.queue.shift()!;
-      this.runningJobs.set(job, worker);
-      const detachAbort = job.cleanup;
-      job.cleanup = () => {
-        this.runningJobs.delete(job);
-        detachAbort();
-      };
-      worker.run(job);
+      const batch = this.takeBatch();
+      for (const job of batch) {
+        this.runningJobs.set(job, worker);
+        const detachAbort = job.cleanup;
+        job.cleanup = () => {
+          this.runningJobs.delete(job);
+          detachAbort();
+        };
+      }
+      worker.run(batch);
     }
+  }
+
+  /**
+   * The next job, and when it is a small file, the small files queued right behind it: at most
+   * `CONVERSION_BATCH_FILES`, and no more than an even share of the queue among the pool's workers.
+   */
+  private takeBatch(): PendingJob[] {
+    const batch = [this.queue.shift()!];
+    const limit = Math.min(CONVERSION_BATCH_FILES, Math.ceil((this.queue.length + 1) / this.settings.size));
+    while (isSmall(batch[0]) && batch.length < limit && this.queue.length > 0 && isSmall(this.queue[0])) {
+      batch.push(this.queue.shift()!);
+    }
+    return batch;
   }
 
   private scheduleExtraWorker(): void {
@@ -337,8 +421,20 @@ class WorkerConversionPool implements ConversionPool {
     const worker = new ConversionWorker(
       this.settings,
       () => this.dispatch(),
-      (gone) => {
+      (gone, unstarted) => {
         this.workers.delete(gone);
+        for (const job of unstarted) {
+          this.runningJobs.delete(job);
+        }
+        if (this.disposed) {
+          for (const job of unstarted) {
+            job.cleanup();
+            job.reject(new CancelledError(`Converting ${job.filePath}`));
+          }
+        } else {
+          // Not converted yet: they keep their place at the front of the queue.
+          this.queue.unshift(...unstarted);
+        }
         // A replacement starts only if work is waiting (lazily, like the first one).
         queueMicrotask(() => this.dispatch());
       },
@@ -346,4 +442,8 @@ class WorkerConversionPool implements ConversionPool {
     this.workers.add(worker);
     return worker;
   }
+}
+
+function isSmall(job: PendingJob): boolean {
+  return job.options.sizeBytes !== undefined && job.options.sizeBytes <= CONVERSION_BATCH_MAX_FILE_BYTES;
 }

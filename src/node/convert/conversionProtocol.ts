@@ -32,7 +32,8 @@ export interface SerializedError {
   path?: string;
 }
 
-export type PoolToWorkerMessage = { type: 'convert'; job: ConversionJob };
+/** Jobs of one message are converted in order, each answered as soon as it is done. */
+export type PoolToWorkerMessage = { type: 'convert'; jobs: ConversionJob[] };
 
 export type WorkerToPoolMessage =
   | { type: 'ready' }

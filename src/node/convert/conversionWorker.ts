@@ -1,13 +1,12 @@
 /**
- * The conversion worker (`dist/conversion-worker.js`): converts and chunks one file per job with `loadDocument` and
- * `chunkDocument`, and answers with the document and its chunks or the serialised error. The pool runs one job at a time per worker and enforces time, memory and
- * cancellation from outside by terminating the thread, so nothing here needs to be interruptible.
+ * The conversion worker (`dist/conversion-worker.js`): converts and chunks the files of each message one after
+ * another (`prepareDocument`) and answers each with the document and its chunks or the serialised error as soon as
+ * it is done. The pool enforces time, memory and cancellation from outside by terminating the thread, so nothing
+ * here needs to be interruptible.
  */
 import { parentPort } from 'node:worker_threads';
-import { chunkDocumentWithinLimit } from '../../core/chunker';
-import { MAX_DOCUMENT_CHUNKS } from '../../core/limits';
-import { loadDocument } from './convertFile';
 import { serializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
+import { prepareDocument } from './prepareDocument';
 
 const port = parentPort;
 if (!port) {
@@ -18,21 +17,23 @@ function send(message: WorkerToPoolMessage): void {
   port!.postMessage(message);
 }
 
+/** Messages convert strictly in order: a batch arriving while one runs waits for it. */
+let converting: Promise<void> = Promise.resolve();
+
 port.on('message', (message: PoolToWorkerMessage) => {
   if (message.type !== 'convert') {
     return;
   }
-  const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots } = message.job;
-  loadDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots }).then(
-    (document) => {
-      const { chunks, truncated } = chunkDocumentWithinLimit({ id: document.id, items: document.items });
-      if (truncated) {
-        document.warnings.push(`The document gives more than ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} chunks; only the first ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} are indexed. Split the file to index all of it.`);
+  converting = converting.then(async () => {
+    for (const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots } of message.jobs) {
+      try {
+        const { document, chunks } = await prepareDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots });
+        send({ type: 'converted', jobId, document, chunks });
+      } catch (error) {
+        send({ type: 'failed', jobId, error: serializeError(error) });
       }
-      send({ type: 'converted', jobId, document, chunks });
-    },
-    (error: unknown) => send({ type: 'failed', jobId, error: serializeError(error) }),
-  );
+    }
+  });
 });
 
 send({ type: 'ready' });

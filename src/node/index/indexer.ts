@@ -1,17 +1,18 @@
 import * as crypto from 'node:crypto';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
-import { createConversionPool, type ConversionPool } from '../convert/conversionPool';
+import { CONVERSION_BATCH_FILES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_PROCESS_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
+import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
-import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 import { documentsGoneAfterScan } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
-import { scanRoots, type LinkOutside, type ScannedFile } from './scanner';
+import { scanRoots, type LinkOutside, type ScanResult, type ScannedFile } from './scanner';
+import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
 
@@ -86,18 +87,74 @@ export function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
   return options.store.withWriterLease(() => indexPathsHoldingLease(options), { abortSignal: options.abortSignal });
 }
 
+/** What every step of one `indexPaths` run shares. */
+interface IndexRun {
+  options: IndexPathsOptions;
+  summary: IndexSummary;
+  started: number;
+  filesDone: number;
+  filesTotal: number;
+  /** Folders Markdown and HTML images may be read from: the indexed roots, known once scanned. */
+  pictureRoots: readonly string[];
+  /** Describes pictures when `pictures` is `description`. */
+  describer?: PictureDescriber;
+  report(progress: Omit<IndexProgress, 'filesDone' | 'filesTotal'>): void;
+}
+
+/** Which scanned files need converting, and which only need their stored metadata refreshed. */
+interface IndexPlan {
+  toConvert: ScannedFile[];
+  touched: Array<{ documentId: string; mtimeMs: number; size: number }>;
+  /** Ids stored before this run: a written document counts as updated rather than added. */
+  previouslyStored: ReadonlySet<string>;
+}
+
+/**
+ * The run as named steps, in order. A converted batch goes through `prepareBatch` (embedding today) before it is
+ * written, so a further per-batch step (e.g. describing pictures) slots in there.
+ */
 async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<IndexSummary> {
-  const started = performance.now();
-  const { store, embedder, abortSignal } = options;
-  const summary = emptySummary();
-  const report = (progress: IndexProgress) => options.onProgress?.(progress);
+  checkStoreAccepts(options);
+  const run = startRun(options);
+  run.report({ phase: 'scanning' });
+  const scan = await scanStep(run);
+  const plan = await planStep(run, scan);
+  run.report({ phase: 'converting' });
+  await convertAndWriteStep(run, plan);
+  await touchStep(run, plan);
+  await removeGoneStep(run, scan);
+  await options.store.recordRoots(scan.roots.filter((root) => !scan.missingRoots.includes(root.path)));
+  await optimizeStep(run);
+  run.summary.durations.totalMs = performance.now() - run.started;
+  run.report({ phase: 'done' });
+  return run.summary;
+}
+
+function checkStoreAccepts({ store, embedder }: IndexPathsOptions): void {
   store.assertWritable();
-  // Checked before scanning: a description run without a vision model is a settings error, not one warning per picture.
-  const describer = options.pictures === 'description' ? new PictureDescriber(options.pictureDescription ?? { baseUrl: '', model: '' }) : undefined;
   if (embedder && !store.hasVectors) {
     throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to re-index with it.`);
   }
-  report({ filesDone: 0, filesTotal: 0, phase: 'scanning' });
+}
+
+function startRun(options: IndexPathsOptions): IndexRun {
+  const run: IndexRun = {
+    options,
+    summary: emptySummary(),
+    started: performance.now(),
+    filesDone: 0,
+    filesTotal: 0,
+    pictureRoots: [],
+    // Made before scanning: a description run without a vision model is a settings error, not one warning per picture.
+    describer: options.pictures === 'description' ? new PictureDescriber(options.pictureDescription ?? { baseUrl: '', model: '' }) : undefined,
+    report: (progress) => options.onProgress?.({ filesDone: run.filesDone, filesTotal: run.filesTotal, ...progress }),
+  };
+  return run;
+}
+
+/** Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures. */
+async function scanStep(run: IndexRun): Promise<ScanResult> {
+  const { options, summary } = run;
   const scan = await scanRoots({
     roots: options.roots,
     baseFolder: options.baseFolder,
@@ -106,9 +163,11 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     maxFileBytes: options.maxFileBytes,
     respectGitignore: options.respectGitignore,
     followLinksOutside: options.followLinksOutside,
-    abortSignal,
+    abortSignal: options.abortSignal,
   });
-  summary.durations.scanMs = performance.now() - started;
+  summary.durations.scanMs = performance.now() - run.started;
+  // Markdown and HTML images are read only from inside the indexed folders.
+  run.pictureRoots = scan.roots.map((root) => root.path);
   for (const skipped of scan.skipped) {
     summary.failed.push({ path: skipped.path, code: 'file_too_large', reason: skipped.reason });
   }
@@ -119,15 +178,18 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     summary.failed.push({ path: unreadable.relativePath, code: 'unreadable_file', reason: unreadable.reason });
   }
   summary.linksOutside.push(...scan.linksOutside);
+  run.filesTotal = scan.files.length;
+  return scan;
+}
 
+/** Compares each scanned file with its stored state: unchanged, touched (metadata only) or to convert. */
+async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
+  const { store, abortSignal } = run.options;
+  const { summary } = run;
   const stored = await store.documentStates();
   // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them).
   const damaged = await store.documentsMissingRows(scan.files.map((file) => documentIdForPath(file.relativePath)));
-  const previouslyStored = new Set(stored.keys());
-  const filesTotal = scan.files.length;
-  let filesDone = 0;
-  const touched: Array<{ documentId: string; mtimeMs: number; size: number }> = [];
-  const toConvert: ScannedFile[] = [];
+  const plan: IndexPlan = { toConvert: [], touched: [], previouslyStored: new Set(stored.keys()) };
   const pathById = new Map<string, string>();
   for (const file of scan.files) {
     throwIfAborted(abortSignal, 'Indexing');
@@ -135,7 +197,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     // Ids come from base-relative paths: two roots with different base folders can both hold `README.md`.
     const first = pathById.get(id);
     if (first !== undefined) {
-      filesDone++;
+      run.filesDone++;
       summary.failed.push({ path: file.absolutePath, code: 'invalid_settings', reason: `${file.absolutePath}: has the same relative path (${file.relativePath}) as ${first}, so both would get one document id. Index both from a common parent folder.` });
       continue;
     }
@@ -143,24 +205,47 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     const state = stored.get(id);
     const verdict = state && !damaged.has(id) ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
-      toConvert.push(file);
+      plan.toConvert.push(file);
     } else {
       summary.unchanged++;
-      filesDone++;
+      run.filesDone++;
       if (verdict === 'touched') {
         summary.touched++;
-        touched.push({ documentId: state!.id, mtimeMs: file.mtimeMs, size: file.size });
+        plan.touched.push({ documentId: state!.id, mtimeMs: file.mtimeMs, size: file.size });
       }
     }
   }
-  report({ filesDone, filesTotal, phase: 'converting' });
-  // Markdown and HTML images are read only from inside the indexed folders.
-  const pictureRoots = scan.roots.map((root) => root.path);
+  return plan;
+}
 
-  // Converted documents wait here until a batch is full, then go to the store in one write per table.
+/**
+ * Converts the changed files on the conversion pool and writes them in batches: converted documents wait until a
+ * batch is full, then go through `prepareBatch` and to the store in one write per table. Converting the next
+ * batch overlaps writing this one. The first failure (a write, an embedding request, cancellation) stops every
+ * converter, so nothing is written after `indexPaths` has rejected.
+ */
+async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void> {
+  const { options, summary } = run;
+  const { store, abortSignal } = options;
+  const { toConvert } = plan;
   let pending: DocumentWrite[] = [];
   let pendingChunks = 0;
   let flushing: Promise<void> = Promise.resolve();
+  const writeBatch = async (batch: DocumentWrite[]): Promise<void> => {
+    if (batch.length === 0) {
+      return;
+    }
+    await prepareBatch(run, batch);
+    throwIfAborted(abortSignal, 'Indexing');
+    run.report({ phase: 'writing' });
+    const writeStarted = performance.now();
+    await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true) });
+    summary.durations.writeMs += performance.now() - writeStarted;
+    for (const entry of batch) {
+      (plan.previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
+      summary.chunksWritten += entry.chunks.length;
+    }
+  };
   const flush = (): Promise<void> => {
     const batch = pending;
     pending = [];
@@ -170,54 +255,22 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     flushing.catch(() => undefined);
     return flushing;
   };
-  const writeBatch = async (batch: DocumentWrite[]): Promise<void> => {
-    if (batch.length === 0) {
-      return;
-    }
-    throwIfAborted(abortSignal, 'Indexing');
-    if (embedder) {
-      report({ filesDone, filesTotal, phase: 'embedding' });
-      const embedStarted = performance.now();
-      await embedBatch(batch, embedder, abortSignal);
-      summary.durations.embedMs += performance.now() - embedStarted;
-    }
-    throwIfAborted(abortSignal, 'Indexing');
-    report({ filesDone, filesTotal, phase: 'writing' });
-    const writeStarted = performance.now();
-    await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true) });
-    summary.durations.writeMs += performance.now() - writeStarted;
-    for (const entry of batch) {
-      (previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
-      summary.chunksWritten += entry.chunks.length;
-    }
-  };
 
   let next = 0;
-  // The first failure (a write, an embedding request, cancellation) stops every worker, so nothing is
-  // written after indexPaths has rejected.
   let stopped = false;
-  const worker = async () => {
+  const converter = async (conversionPool: ConversionPool) => {
     while (next < toConvert.length && !stopped) {
       throwIfAborted(abortSignal, 'Indexing');
       const file = toConvert[next++];
-      report({ filesDone, filesTotal, currentFile: file.relativePath, phase: 'converting' });
-      const convertStarted = performance.now();
-      try {
-        const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: options.maxFileBytes, pictures: options.pictures, pictureRoots });
-        const { document, chunks } = describer ? await describePictures(prepared, describer, abortSignal) : prepared;
-        summary.durations.convertMs += performance.now() - convertStarted;
-        pending.push({ document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } });
-        pendingChunks += chunks.length;
-      } catch (error) {
-        summary.durations.convertMs += performance.now() - convertStarted;
-        if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
-          throw error instanceof CancelledError ? error : new CancelledError('Indexing');
-        }
-        summary.failed.push({ path: file.relativePath, code: isHaikuError(error) ? error.code : 'corrupt_file', reason: errorMessage(error) });
+      run.report({ currentFile: file.relativePath, phase: 'converting' });
+      const prepared = await convertOne(run, conversionPool, file);
+      if (prepared) {
+        pending.push(prepared);
+        pendingChunks += prepared.chunks.length;
       }
-      filesDone++;
+      run.filesDone++;
       if (pending.length >= INDEX_WRITE_BATCH_DOCUMENTS || pendingChunks >= INDEX_WRITE_BATCH_CHUNKS) {
-        // Converting the next batch overlaps writing this one; waiting for the one before bounds memory.
+        // Waiting for the batch before bounds memory.
         const previous = flushing;
         void flush();
         await previous;
@@ -225,11 +278,17 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     }
   };
   const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
-  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : createConversionPool({ size: concurrency });
+  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : ownConversion(toConvert, concurrency);
   const conversionPool = options.conversionPool ?? ownPool!;
+  // Enough files in flight that the pool can hand each worker a batch of small ones.
+  const inFlight = Math.min(concurrency * CONVERSION_BATCH_FILES, Math.max(1, toConvert.length));
+  if (abortSignal) {
+    // Each file in flight listens for the abort: that many listeners are expected, not a leak.
+    setMaxListeners(Math.max(getMaxListeners(abortSignal), inFlight + 10), abortSignal);
+  }
   const outcomes = await Promise.allSettled(
-    Array.from({ length: Math.min(concurrency, Math.max(1, toConvert.length)) }, () =>
-      worker().catch((error: unknown) => {
+    Array.from({ length: inFlight }, () =>
+      converter(conversionPool).catch((error: unknown) => {
         stopped = true;
         throw error;
       }),
@@ -242,31 +301,84 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     throw failure.reason;
   }
   await flush();
+}
 
-  if (touched.length > 0) {
-    await store.touchDocuments(touched);
+/**
+ * The conversion a run without a caller's pool makes for itself: a few small files convert in-process (a worker's
+ * start-up would cost more than they do; their parsers are linear at this size), anything more on worker threads.
+ */
+function ownConversion(toConvert: readonly ScannedFile[], concurrency: number): ConversionPool {
+  const bytes = toConvert.reduce((sum, file) => sum + file.size, 0);
+  if (toConvert.length <= INDEX_IN_PROCESS_MAX_FILES && bytes <= INDEX_IN_PROCESS_MAX_BYTES) {
+    return inProcessConversion();
   }
+  return createConversionPool({ size: concurrency });
+}
 
-  if (options.removeMissing ?? true) {
-    throwIfAborted(abortSignal, 'Indexing');
-    const gone = documentsGoneAfterScan((await store.documentStates()).values(), scan);
-    if (gone.length > 0) {
-      report({ filesDone, filesTotal, phase: 'removing' });
-      await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(options.optimize ?? true) });
-      summary.removed.push(...gone.map((state) => state.relative_path));
+/** Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. */
+async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | undefined> {
+  const { abortSignal, maxFileBytes, pictures } = run.options;
+  const convertStarted = performance.now();
+  try {
+    const { pictureRoots } = run;
+    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, sizeBytes: file.size });
+    const { document, chunks } = run.describer ? await describePictures(prepared, run.describer, abortSignal) : prepared;
+    return { document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } };
+  } catch (error) {
+    if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
+      throw error instanceof CancelledError ? error : new CancelledError('Indexing');
     }
+    run.summary.failed.push({ path: file.relativePath, code: isHaikuError(error) ? error.code : 'corrupt_file', reason: errorMessage(error) });
+    return undefined;
+  } finally {
+    run.summary.durations.convertMs += performance.now() - convertStarted;
   }
-  await store.recordRoots(scan.roots.filter((root) => !scan.missingRoots.includes(root.path)));
+}
 
-  if (options.optimize ?? true) {
-    report({ filesDone, filesTotal, phase: 'optimizing' });
-    const optimizeStarted = performance.now();
-    await store.optimize({ sweepOrphans: summary.added.length + summary.updated.length > 0 });
-    summary.durations.optimizeMs = performance.now() - optimizeStarted;
+/** What a converted batch needs before it is written: today its vectors, when the index has an embedder. */
+async function prepareBatch(run: IndexRun, batch: DocumentWrite[]): Promise<void> {
+  const { embedder, abortSignal } = run.options;
+  throwIfAborted(abortSignal, 'Indexing');
+  if (embedder) {
+    run.report({ phase: 'embedding' });
+    const embedStarted = performance.now();
+    await embedBatch(batch, embedder, abortSignal);
+    run.summary.durations.embedMs += performance.now() - embedStarted;
   }
-  summary.durations.totalMs = performance.now() - started;
-  report({ filesDone, filesTotal, phase: 'done' });
-  return summary;
+}
+
+/** Files whose modification time moved but whose content did not: only their stored metadata changes. */
+async function touchStep(run: IndexRun, plan: IndexPlan): Promise<void> {
+  if (plan.touched.length > 0) {
+    await run.options.store.touchDocuments(plan.touched);
+  }
+}
+
+/** Removes stored documents under the scanned roots whose files are gone (unless `removeMissing` is off). */
+async function removeGoneStep(run: IndexRun, scan: ScanResult): Promise<void> {
+  const { store, abortSignal } = run.options;
+  if (!(run.options.removeMissing ?? true)) {
+    return;
+  }
+  throwIfAborted(abortSignal, 'Indexing');
+  const gone = documentsGoneAfterScan((await store.documentStates()).values(), scan);
+  if (gone.length > 0) {
+    run.report({ phase: 'removing' });
+    await store.removeDocuments(gone.map((state) => state.id), { scheduleOptimize: !(run.options.optimize ?? true) });
+    run.summary.removed.push(...gone.map((state) => state.relative_path));
+  }
+}
+
+/** Compacts and rebuilds the indexes at the end of the run (unless `optimize` is off: the debounce does it). */
+async function optimizeStep(run: IndexRun): Promise<void> {
+  if (!(run.options.optimize ?? true)) {
+    return;
+  }
+  run.report({ phase: 'optimizing' });
+  const optimizeStarted = performance.now();
+  const { summary } = run;
+  await run.options.store.optimize({ sweepOrphans: summary.added.length + summary.updated.length > 0 });
+  summary.durations.optimizeMs = performance.now() - optimizeStarted;
 }
 
 function emptySummary(): IndexSummary {

@@ -59,6 +59,19 @@ describe('conversion pool', function () {
   let filteredWorker: WorkerScript;
   const pools: ConversionPool[] = [];
 
+  /** A stand-in worker script: `onJobs` (lines of code) handles each message's `jobs`; `parentPort` and `threadId` are in scope. */
+  function standInWorker(fileName: string, onJobs: readonly string[]): WorkerScript {
+    const file = path.join(folder, fileName);
+    fs.writeFileSync(file, [
+      "const { parentPort, threadId } = require('node:worker_threads');",
+      "parentPort.on('message', ({ jobs }) => {",
+      ...onJobs,
+      '});',
+      "parentPort.postMessage({ type: 'ready' });",
+    ].join('\n'));
+    return { file, execArgv: [] };
+  }
+
   /** A pool on the filtered real worker unless the test names its own worker script. */
   function pool(options: Parameters<typeof createConversionPool>[0]): ConversionPool {
     const created = createConversionPool({ workerScript: filteredWorker, ...options });
@@ -173,7 +186,7 @@ describe('conversion pool', function () {
     const crashingWorker = path.join(folder, 'crashing-worker.js');
     fs.writeFileSync(crashingWorker, [
       "const { parentPort } = require('node:worker_threads');",
-      "parentPort.on('message', ({ job }) => {",
+      "parentPort.on('message', ({ jobs: [job] }) => {",
       "  if (job.filePath.includes('crash')) { setImmediate(() => { throw new TypeError('converter bug'); }); return; }",
       "  if (job.filePath.includes('exit')) { process.exit(3); }",
       "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: 'fine' } });",
@@ -229,19 +242,73 @@ describe('conversion pool', function () {
     await assert.rejects(converter.load(smallFile, { rootPath: folder }), /disposed/);
   });
 
+  describe('batches of small files', () => {
+    /** A stand-in worker converting its message's jobs in order; the title is the batch size; `slow*` files never end. */
+    function batchReportingWorker(): WorkerScript {
+      return standInWorker('batch-worker.js', [
+        '  for (const job of jobs) {',
+        "    if (job.filePath.includes('slow')) { for (;;) {} }",
+        "    parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(jobs.length) } });",
+        '  }',
+      ]);
+    }
+
+    it('hands a worker the small files waiting behind the first in one message', async () => {
+      const converter = pool({ size: 1, workerScript: batchReportingWorker() });
+      const titles = await Promise.all(['a.md', 'b.md', 'c.md', 'd.md', 'e.md'].map(async (name) => (await converter.load(name, { rootPath: folder, sizeBytes: 100 })).title));
+      assert.deepStrictEqual(titles, ['1', '4', '4', '4', '4']);
+    });
+
+    it('sends large files, and files of unknown size, one per message', async () => {
+      const converter = pool({ size: 1, workerScript: batchReportingWorker() });
+      const sizes = [100, 10 * 1024 * 1024, undefined, 100];
+      const titles = await Promise.all(sizes.map(async (sizeBytes, index) => (await converter.load(`${index}.md`, { rootPath: folder, sizeBytes })).title));
+      assert.deepStrictEqual(titles, ['1', '1', '1', '1']);
+    });
+
+    it('fails only the file past its time limit and converts the rest of its batch on a fresh worker', async () => {
+      const converter = pool({ size: 1, timeoutMs: 1_000, workerScript: batchReportingWorker() });
+      const names = ['first.md', 'b.md', 'slow.md', 'c.md', 'd.md'];
+      const results = await Promise.all(names.map((name) => outcome(converter.load(name, { rootPath: folder, sizeBytes: 100 }))));
+      assert.deepStrictEqual(results.map(({ document, error }) => document ? 'converted' : (error as ConversionError).code), ['converted', 'converted', 'conversion_timeout', 'converted', 'converted']);
+      assert.deepStrictEqual(results.map(({ document }) => document?.title), ['1', '4', undefined, '2', '2'], 'the files after the slow one went to the fresh worker as a batch of their own');
+    });
+
+    it('cancels a file waiting in a batch without stopping the file being converted', async () => {
+      const converter = pool({ size: 1, workerScript: batchReportingWorker() });
+      const controller = new AbortController();
+      const first = converter.load('first.md', { rootPath: folder, sizeBytes: 100 });
+      const kept = converter.load('kept.md', { rootPath: folder, sizeBytes: 100 });
+      const cancelled = outcome(converter.load('cancelled.md', { rootPath: folder, sizeBytes: 100, abortSignal: controller.signal }));
+      const last = converter.load('last.md', { rootPath: folder, sizeBytes: 100 });
+      await first;
+      controller.abort();
+      assert.ok((await cancelled).error instanceof CancelledError);
+      assert.deepStrictEqual([(await kept).title, (await last).title], ['3', '3']);
+    });
+
+    it('rejects the unstarted files of a batch when disposed', async () => {
+      const converter = pool({ size: 1, workerScript: batchReportingWorker() });
+      const warm = converter.load('warm.md', { rootPath: folder, sizeBytes: 100 });
+      // Queued behind the first file, so they leave in one batch led by the file that never ends.
+      const batch = ['slow.md', 'x.md', 'y.md'].map((name) => outcome(converter.load(name, { rootPath: folder, sizeBytes: 100 })));
+      await warm;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await converter.dispose();
+      for (const result of await Promise.all(batch)) {
+        assert.ok(result.error instanceof CancelledError, String(result.error));
+      }
+    });
+  });
+
   describe('sizing', () => {
     /** A stand-in worker that answers with its thread id as the title; files named wait* take 600 ms. */
     function threadReportingWorker(): WorkerScript {
-      const file = path.join(folder, 'thread-worker.js');
-      fs.writeFileSync(file, [
-        "const { parentPort, threadId } = require('node:worker_threads');",
-        "parentPort.on('message', ({ job }) => {",
+      return standInWorker('thread-worker.js', [
+        '  const [job] = jobs;',
         "  if (job.filePath.includes('wait')) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); }",
         "  parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(threadId) } });",
-        '});',
-        "parentPort.postMessage({ type: 'ready' });",
-      ].join('\n'));
-      return { file, execArgv: [] };
+      ]);
     }
 
     it('converts a few quick files on one worker even when the pool may have two', async () => {
