@@ -22,7 +22,11 @@ export type HaikuErrorCode =
   | 'invalid_settings'
   | 'cancelled'
   | 'not_found'
-  | 'index_busy';
+  | 'index_busy'
+  | 'storage_unreachable'
+  | 'storage_denied'
+  | 'storage_throttled'
+  | 'read_only';
 
 export class HaikuError extends Error {
   readonly code: HaikuErrorCode;

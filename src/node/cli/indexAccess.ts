@@ -10,6 +10,7 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import type { ObjectStorageSettings } from '../store/objectStorage';
 import { hasUriScheme } from '../store/storeTables';
 import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
@@ -24,8 +25,33 @@ export const DATABASE_OPTION: CliOption = {
 /** `--json`: machine-readable output on stdout. */
 export const JSON_OPTION: CliOption = { flags: '--json', description: 'Print JSON instead of text (for scripts).' };
 
+/** Flags for `--db s3://…`; the AWS environment variables fill what is left out (README "Team index"). */
+export const STORAGE_OPTIONS: readonly CliOption[] = [
+  { flags: '--endpoint <url>', description: 'S3-compatible server for an s3:// --db, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT, else AWS itself).' },
+  { flags: '--region <name>', description: 'Region of the s3:// bucket (default: AWS_REGION; us-east-1 with --endpoint).' },
+  { flags: '--path-style', description: 'Address the bucket as endpoint/bucket (default with --endpoint; AWS_VIRTUAL_HOSTED_STYLE_REQUEST=false).' },
+  { flags: '--allow-http', description: 'Allow a plain http:// endpoint (local servers; AWS_ALLOW_HTTP=true).' },
+];
+
+/** `--read-only`: open the index without ever writing (a published team index). */
+export const READ_ONLY_OPTION: CliOption = { flags: '--read-only', description: 'Open the index read-only: never create, lock or optimize it (for a team index others publish).' };
+
 /** Flags every index command takes. */
-export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION];
+export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION, ...STORAGE_OPTIONS, READ_ONLY_OPTION];
+
+/** Endpoint, region and style from the storage flags; keys come from the environment only (never a flag: shells keep history). */
+export function storageSettingsFromFlags(context: CommandContext): ObjectStorageSettings {
+  const environment = context.io.env;
+  return {
+    endpoint: stringFlag(context, 'endpoint'),
+    region: stringFlag(context, 'region'),
+    pathStyle: context.flags['path-style'] === true ? true : undefined,
+    allowHttp: context.flags['allow-http'] === true ? true : undefined,
+    accessKeyId: environment.AWS_ACCESS_KEY_ID,
+    secretAccessKey: environment.AWS_SECRET_ACCESS_KEY,
+    sessionToken: environment.AWS_SESSION_TOKEN,
+  };
+}
 
 /** Flags of commands that embed (index, rebuild, search, ask): an OpenAI-compatible embeddings server. */
 export const EMBEDDING_OPTIONS: readonly CliOption[] = [
@@ -134,12 +160,26 @@ export interface CommandStoreOptions {
   createIfMissing?: boolean;
 }
 
+/** True when `--read-only` was given. */
+export function readOnlyFlag(context: CommandContext): boolean {
+  return context.flags['read-only'] === true;
+}
+
 export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
   const location = databaseLocation(context);
   if (!options.createIfMissing) {
     requireExistingIndex(location);
   }
-  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal });
+  return openStore({
+    uri: location,
+    embedder: options.embedder,
+    reranker: options.reranker,
+    abortSignal: context.abortSignal,
+    storage: storageSettingsFromFlags(context),
+    readOnly: readOnlyFlag(context),
+    // Only `index` creates; on object storage (not checked on disk above) a missing index is then an error.
+    mustExist: !options.createIfMissing,
+  });
 }
 
 /** Runs `work` with an open store and always closes it. */
