@@ -95,6 +95,14 @@ export const WRITER_LOCK_HEARTBEAT_MS = 2_000;
 export const WRITER_LOCK_STALE_MS = 30_000;
 /** A waiting writer checks the lock this often (ms). */
 export const WRITER_LOCK_POLL_MS = 100;
+/** The writer lease object of an index on object storage is re-put this often (ms; each beat is one GET and one PUT). */
+export const LEASE_OBJECT_HEARTBEAT_MS = 5_000;
+/** A lease object the server last saw written longer ago than this is stale (a killed writer) and taken over (ms). */
+export const LEASE_OBJECT_STALE_MS = 60_000;
+/** A waiting writer reads the lease object this often (ms). */
+export const LEASE_OBJECT_POLL_MS = 1_000;
+/** After putting the lease object a writer waits this long before reading it back to see whose token survived (ms). */
+export const LEASE_OBJECT_SETTLE_MS = 500;
 /** Attempts of a write step that LanceDB rejected with a retryable commit conflict. */
 export const COMMIT_CONFLICT_ATTEMPTS = 5;
 /** Without an exclusive writer lease (object storage), rows of generations younger than this are never swept: another writer may be about to switch to them (ms). */

@@ -108,11 +108,11 @@ export class LanceStore implements KnowledgeBase {
     this.uri = uri;
     this.embedder = options.embedder;
     this.readOnly = options.readOnly ?? false;
-    this.mustExist = options.mustExist ?? false;
     this.storageOptions = storageOptionsFor(uri, options.storage);
+    this.mustExist = options.mustExist ?? false;
     this.tables = new StoreTables(connection, uri, options.embedder);
     this.queue = new WriteQueue({
-      lease: options.writerLease ?? writerLeaseFor(uri, hasUriScheme(uri)),
+      lease: options.writerLease ?? writerLeaseFor(uri, hasUriScheme(uri), this.storageOptions),
       readOnly: this.readOnly,
       revalidate: (revalidation) => this.revalidate(revalidation.force),
       onWait: options.onWriterWait ?? ((message) => process.stderr.write(`${message}\n`)),

@@ -10,7 +10,7 @@ import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
 import { haikuVersion } from '../program';
 import { questionModelOptions, QUESTION_OPTIONS } from '../questions';
-import { DATABASE_OPTION, EMBEDDING_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+import { DATABASE_OPTION, EMBEDDING_OPTIONS, STORAGE_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags, storageSettingsFromFlags } from '../indexAccess';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
@@ -49,12 +49,13 @@ export const mcpCommand: CliCommand = {
     'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless --read-only. The index must exist; it is opened once at start.',
   options: [
     DATABASE_OPTION,
+    ...STORAGE_OPTIONS,
     ...EMBEDDING_OPTIONS,
     { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank) applied to search hits.' },
     { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
     { flags: '--http', description: 'Serve Streamable HTTP on 127.0.0.1 instead of stdio.' },
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
-    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document).' },
+    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document) and never write the index (a published team index).' },
     ...MODEL_OPTIONS,
   ],
   examples: ['haiku mcp --db .haiku --read-only', 'haiku mcp --http --port 8001 --model qwen3:8b'],
@@ -62,7 +63,7 @@ export const mcpCommand: CliCommand = {
     const port = portFlag(context);
     const readOnly = booleanFlag(context, 'read-only');
     const embedder = embedderFromFlags(context);
-    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal });
+    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal, storage: storageSettingsFromFlags(context), readOnly });
     // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
