@@ -14,6 +14,12 @@ export interface HaikuConfig {
     respectGitignore: boolean;
     /** Index linked files whose real path lies outside the indexed folders (off: they are skipped and reported). */
     followLinksOutside: boolean;
+    /** `remote-readonly`: a team index others publish; never written, refreshed periodically. */
+    mode: 'local' | 'remote-readonly';
+    /** Where the published documents live locally (relative to the workspace folder); empty: the workspace folder. */
+    sourceRoot: string;
+    /** Endpoint, region and style for an `s3://` database (keys come from SecretStorage or the AWS variables). */
+    storage: { endpoint: string; region: string; pathStyle?: boolean; allowHttp?: boolean; accessKeyId?: string; secretAccessKey?: string };
   };
   search: {
     limit: number;
@@ -74,6 +80,9 @@ export function defaultConfig(): HaikuConfig {
       maxFileBytes: limits.MAX_FILE_BYTES,
       respectGitignore: true,
       followLinksOutside: false,
+      mode: 'local',
+      sourceRoot: '',
+      storage: { endpoint: '', region: '' },
     },
     search: {
       limit: limits.SEARCH_DEFAULT_LIMIT,

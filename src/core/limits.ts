@@ -103,6 +103,12 @@ export const LEASE_OBJECT_STALE_MS = 60_000;
 export const LEASE_OBJECT_POLL_MS = 1_000;
 /** After putting the lease object a writer waits this long before reading it back to see whose token survived (ms). */
 export const LEASE_OBJECT_SETTLE_MS = 500;
+/** A read-only (published) index is checked for a newer version this often in VS Code (ms; a few small requests each). */
+export const REMOTE_REFRESH_INTERVAL_MS = 5 * 60_000;
+/** After a failed refresh the first retry waits this long, doubling per failure (ms). */
+export const REMOTE_REFRESH_RETRY_MIN_MS = 5_000;
+/** Retries of a failing refresh wait at most this long (ms). */
+export const REMOTE_REFRESH_RETRY_MAX_MS = 5 * 60_000;
 /** Attempts of a write step that LanceDB rejected with a retryable commit conflict. */
 export const COMMIT_CONFLICT_ATTEMPTS = 5;
 /** Without an exclusive writer lease (object storage), rows of generations younger than this are never swept: another writer may be about to switch to them (ms). */

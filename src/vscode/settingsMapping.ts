@@ -8,13 +8,22 @@ export interface ApiKeys {
   model?: string;
   embeddings?: string;
   reranker?: string;
+  storageAccessKeyId?: string;
+  storageSecretAccessKey?: string;
 }
 
-export const SECRET_KEYS = { model: 'haiku.model.apiKey', embeddings: 'haiku.embeddings.apiKey', reranker: 'haiku.reranker.apiKey' } as const;
+export const SECRET_KEYS = {
+  model: 'haiku.model.apiKey',
+  embeddings: 'haiku.embeddings.apiKey',
+  reranker: 'haiku.reranker.apiKey',
+  storageAccessKeyId: 'haiku.storage.accessKeyId',
+  storageSecretAccessKey: 'haiku.storage.secretAccessKey',
+} as const;
 
 /** Every `haiku.*` setting the mapping reads (the contributions test checks package.json declares exactly these). */
 export const SETTING_KEYS = [
   'index.autoIndex', 'index.databaseUri', 'index.include', 'index.exclude', 'index.useExcludeSettings', 'index.maxFileSizeMB', 'index.respectGitignore', 'index.followLinksOutside',
+  'index.mode', 'index.sourceRoot', 'index.storage.endpoint', 'index.storage.region', 'index.storage.pathStyle', 'index.storage.allowHttp',
   'search.limit', 'search.maxContextChars', 'search.rerankPoolFactor', 'search.fullTextWeight', 'search.vectorWeight',
   'embeddings.provider', 'embeddings.baseUrl', 'embeddings.model', 'embeddings.dimensions', 'embeddings.batchSize',
   'reranker.provider', 'reranker.baseUrl', 'reranker.model',
@@ -94,6 +103,16 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
         : defaults.index.maxFileBytes,
       respectGitignore: booleanOr(read('index.respectGitignore'), defaults.index.respectGitignore),
       followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
+      mode: oneOf(read('index.mode'), ['local', 'remote-readonly'] as const, defaults.index.mode),
+      sourceRoot: stringOr(read('index.sourceRoot'), defaults.index.sourceRoot).trim(),
+      storage: {
+        endpoint: stringOr(read('index.storage.endpoint'), '').trim(),
+        region: stringOr(read('index.storage.region'), '').trim(),
+        pathStyle: typeof read('index.storage.pathStyle') === 'boolean' ? (read('index.storage.pathStyle') as boolean) : undefined,
+        allowHttp: typeof read('index.storage.allowHttp') === 'boolean' ? (read('index.storage.allowHttp') as boolean) : undefined,
+        accessKeyId: apiKeys.storageAccessKeyId,
+        secretAccessKey: apiKeys.storageSecretAccessKey,
+      },
     },
     search: {
       limit: numberOr(read('search.limit'), defaults.search.limit),

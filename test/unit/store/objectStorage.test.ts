@@ -5,8 +5,10 @@ import { isHaikuError } from '../../../src/core/errors';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { describeStorageOptions, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../../../src/node/store/objectStorage';
-import { runProcess } from '../cli/cliHarness';
-import { temporaryFolder } from '../../support/indexFixtures';
+import { pathToFileURL } from 'node:url';
+import { mapToSourceRoot } from '../../../src/node/store/sourceRoot';
+import { runInProcess, runProcess } from '../cli/cliHarness';
+import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { corpusRoot } from '../../support/paths';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
@@ -126,6 +128,34 @@ describe('A team index on object storage (s3rver on 127.0.0.1)', function () {
     } finally {
       await reader.close();
       await writer.close();
+    }
+  });
+
+  it('stores paths relative to --source-root; consumers map them onto their own copy, or a rendering when the file is absent', async () => {
+    const publisher = path.join(folder.path, 'ci-checkout');
+    writeFiles(publisher, { 'handbook/setup.md': '# Setup\n\nInstall the quokka toolchain first.\n', 'handbook/only-on-ci.md': '# CI only\n\nThe quokka pipeline secrets.\n' });
+    const uri = `s3://${storage.bucket}/mapped`;
+    const published = await runInProcess(['index', 'handbook', '--db', uri, '--source-root', '.', '--endpoint', storage.endpoint, '--quiet'], { cwd: publisher, env: storage.environment() });
+    assert.equal(published.code, 0, published.stderr);
+    const teammate = path.join(folder.path, 'teammate-workspace');
+    writeFiles(teammate, { 'handbook/setup.md': '# Setup\n\nInstall the quokka toolchain first.\n' });
+    const store = await openStore({ uri, storage: localSettings(storage), readOnly: true });
+    try {
+      const mapped = mapToSourceRoot(store, { localRoots: [path.join(folder.path, 'elsewhere'), teammate], missing: (relativePath, documentId) => `haiku-doc:/${relativePath}?${documentId}` });
+      const documents = await mapped.listDocuments();
+      assert.deepEqual(documents.map((document) => document.relativePath).sort(), ['handbook/only-on-ci.md', 'handbook/setup.md']);
+      const setup = documents.find((document) => document.relativePath === 'handbook/setup.md');
+      assert.equal(setup?.uri, pathToFileURL(path.join(teammate, 'handbook', 'setup.md')).toString());
+      const ciOnly = documents.find((document) => document.relativePath === 'handbook/only-on-ci.md');
+      assert.equal(ciOnly?.uri, `haiku-doc:/handbook/only-on-ci.md?${ciOnly?.id}`);
+      const hits = await mapped.search('quokka');
+      assert.equal(hits.length, 2);
+      assert.ok(hits.every((hit) => hit.uri.startsWith(pathToFileURL(teammate).toString()) || hit.uri.startsWith('haiku-doc:/handbook/only-on-ci.md')), hits.map((hit) => hit.uri).join(', '));
+      const [chunk] = await mapped.getChunks([hits[0].chunkId]);
+      assert.equal(chunk.uri, hits[0].uri);
+      assert.equal(mapped.readOnly, true, 'other members pass through');
+    } finally {
+      await store.close();
     }
   });
 
