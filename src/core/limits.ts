@@ -137,6 +137,12 @@ export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 export const RESIDENT_CHUNK_ROWS_MAX_BYTES = 64 * 1024 * 1024;
 /** Document items kept in memory for context expansion (whole documents, least recently used dropped first). */
 export const ITEM_CACHE_MAX_ITEMS = 100_000;
+/** Vector cache bound for an index on object storage (bytes): a team index may be far larger than one laptop's, so above this LanceDB scans remotely. */
+export const REMOTE_VECTOR_CACHE_MAX_BYTES = 128 * 1024 * 1024;
+/** Chunk rows kept resident beside the vector cache for an index on object storage (bytes). */
+export const REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES = 32 * 1024 * 1024;
+/** Item cache bound for an index on object storage (items). */
+export const REMOTE_ITEM_CACHE_MAX_ITEMS = 25_000;
 /** Query embeddings remembered per session. */
 export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */

@@ -14,7 +14,7 @@ import * as lancedb from '@lancedb/lancedb';
 import type { HaikuConfig } from '../../core/config';
 import { embedderDimensions, type Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
-import { RESIDENT_CHUNK_ROWS_MAX_BYTES, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
+import { ITEM_CACHE_MAX_ITEMS, REMOTE_ITEM_CACHE_MAX_ITEMS, REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES, REMOTE_VECTOR_CACHE_MAX_BYTES, RESIDENT_CHUNK_ROWS_MAX_BYTES, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
 import type { ChunkRecord, DocumentSummary, KnowledgeBase, SearchOptions, SearchResult, StoredItem } from '../../core/model/search';
 import type { Reranker } from '../../core/search/reranker';
 import { SearchEngine, type EngineSearchOptions } from '../search/searchEngine';
@@ -118,16 +118,18 @@ export class LanceStore implements KnowledgeBase {
       onWait: options.onWriterWait ?? ((message) => process.stderr.write(`${message}\n`)),
     });
     const documentStates = () => this.reader.documentStates();
+    // Object storage: smaller resident caches (a team index may be far larger than a local one).
+    const remote = hasUriScheme(uri);
     this.vectors = new VectorSearch(this.tables, documentStates, {
-      vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? VECTOR_CACHE_MAX_BYTES,
-      residentRowsMaxBytes: options.residentRowsMaxBytes ?? RESIDENT_CHUNK_ROWS_MAX_BYTES,
+      vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? (remote ? REMOTE_VECTOR_CACHE_MAX_BYTES : VECTOR_CACHE_MAX_BYTES),
+      residentRowsMaxBytes: options.residentRowsMaxBytes ?? (remote ? REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES : RESIDENT_CHUNK_ROWS_MAX_BYTES),
     });
     this.maintenance = new StoreMaintenance(this.tables, this.queue, documentStates);
     this.reader = new StoreReader(this.tables, {
       residentRow: (chunkId) => this.vectors.residentRow(chunkId),
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),
     });
-    this.items = new ItemReader(this.tables, documentStates);
+    this.items = new ItemReader(this.tables, documentStates, remote ? REMOTE_ITEM_CACHE_MAX_ITEMS : ITEM_CACHE_MAX_ITEMS);
     this.writer = new StoreWriter({ tables: this.tables, queue: this.queue, reader: this.reader, items: this.items, vectors: this.vectors, maintenance: this.maintenance, testHooks: this.testHooks });
     this.rootsRegistry = new RootsRegistry(this.tables, this.queue);
     this.engine = new SearchEngine({ source: this, embedder: options.embedder, reranker: options.reranker, settings: options.search });
