@@ -143,6 +143,8 @@ export const REMOTE_VECTOR_CACHE_MAX_BYTES = 128 * 1024 * 1024;
 export const REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES = 32 * 1024 * 1024;
 /** Item cache bound for an index on object storage (items). */
 export const REMOTE_ITEM_CACHE_MAX_ITEMS = 25_000;
+/** RRF constant fusing the rankings of several databases searched together (haiku.rag's multi-database search). */
+export const MULTI_DATABASE_RRF_K = 60;
 /** Query embeddings remembered per session. */
 export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */

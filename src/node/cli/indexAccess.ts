@@ -10,16 +10,18 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
-import type { ObjectStorageSettings } from '../store/objectStorage';
+import { DatabaseSet, namedDatabases, type NamedDatabase } from '../store/databaseSet';
+import { storageSettingsFromEnvironment, type ObjectStorageSettings } from '../store/objectStorage';
 import { hasUriScheme } from '../store/storeTables';
-import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
+import { listFlag, stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
 
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
   flags: '--db <folder or uri>',
-  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path.',
+  description: 'The index: a folder (default: .haiku/ in the current folder) or a LanceDB URI such as s3://bucket/path. `haiku search` takes several (name=uri to label them).',
+  value: 'repeatable',
 };
 
 /** `--json`: machine-readable output on stdout. */
@@ -41,15 +43,13 @@ export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPT
 
 /** Endpoint, region and style from the storage flags; keys come from the environment only (never a flag: shells keep history). */
 export function storageSettingsFromFlags(context: CommandContext): ObjectStorageSettings {
-  const environment = context.io.env;
+  const environment = storageSettingsFromEnvironment(context.io.env);
   return {
-    endpoint: stringFlag(context, 'endpoint'),
-    region: stringFlag(context, 'region'),
-    pathStyle: context.flags['path-style'] === true ? true : undefined,
-    allowHttp: context.flags['allow-http'] === true ? true : undefined,
-    accessKeyId: environment.AWS_ACCESS_KEY_ID,
-    secretAccessKey: environment.AWS_SECRET_ACCESS_KEY,
-    sessionToken: environment.AWS_SESSION_TOKEN,
+    ...environment,
+    endpoint: stringFlag(context, 'endpoint') ?? environment.endpoint,
+    region: stringFlag(context, 'region') ?? environment.region,
+    pathStyle: context.flags['path-style'] === true ? true : environment.pathStyle,
+    allowHttp: context.flags['allow-http'] === true ? true : environment.allowHttp,
   };
 }
 
@@ -110,9 +110,32 @@ export async function checkedFilter(context: CommandContext, store: LanceStore):
 /** `--quiet`: no progress output. */
 export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };
 
-/** The `--db` value resolved against the command's folder (default `.haiku/`). */
+/** The `--db` value resolved against the command's folder (default `.haiku/`); commands with one index take one `--db`. */
 export function databaseLocation(context: CommandContext): string {
-  return resolveDatabaseUri(stringFlag(context, 'db') ?? DEFAULT_DATABASE_FOLDER, context.io.cwd);
+  const values = listFlag(context, 'db') ?? [];
+  if (values.length > 1) {
+    throw new UsageError('This command works on one index: give --db once (only `haiku search` searches several).');
+  }
+  return resolveDatabaseUri(values[0] ?? DEFAULT_DATABASE_FOLDER, context.io.cwd);
+}
+
+/** Every `--db` (`name=uri` or a bare folder/URI), resolved; one default database when none is given. */
+export function databaseLocations(context: CommandContext): NamedDatabase[] {
+  return namedDatabases(listFlag(context, 'db') ?? [DEFAULT_DATABASE_FOLDER]).map((database) => ({ ...database, uri: resolveDatabaseUri(database.uri, context.io.cwd) }));
+}
+
+/** Opens each database (all must exist) as a `DatabaseSet`, runs `work`, and closes them all. */
+export async function withDatabaseSet<T>(context: CommandContext, options: CommandStoreOptions, work: (set: DatabaseSet) => Promise<T>): Promise<T> {
+  const opened: Array<{ name: string; store: LanceStore }> = [];
+  try {
+    for (const database of databaseLocations(context)) {
+      requireExistingIndex(database.uri);
+      opened.push({ name: database.name, store: await openStore({ uri: database.uri, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal, storage: storageSettingsFromFlags(context), readOnly: readOnlyFlag(context), mustExist: true }) });
+    }
+    return await work(new DatabaseSet(opened));
+  } finally {
+    await Promise.all(opened.map((database) => database.store.close()));
+  }
 }
 
 /**

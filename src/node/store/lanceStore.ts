@@ -155,6 +155,11 @@ export class LanceStore implements KnowledgeBase {
     return !this.tables.rebuildReason && !!this.embedder && this.tables.settings?.embedder_id === this.embedder.id;
   }
 
+  /** The embedder the index was built with (null: full text only). */
+  get storedEmbedderId(): string | null {
+    return this.tables.settings?.embedder_id ?? null;
+  }
+
   /** Dimension of the stored vectors; undefined for a full-text-only index. */
   get vectorDimensions(): number | undefined {
     return this.tables.settings?.embedder_dimensions ?? undefined;

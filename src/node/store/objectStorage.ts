@@ -82,6 +82,22 @@ export function storageOptionsFor(uri: string, settings: ObjectStorageSettings =
   return options;
 }
 
+/** The settings the AWS environment variables give (a CLI's environment may not be `process.env`: tests, embedders). */
+export function storageSettingsFromEnvironment(environment: Environment): ObjectStorageSettings {
+  const first = (key: keyof ObjectStorageSettings) => ENVIRONMENT[key].map((name) => environment[name]).find((found) => found !== undefined && found !== '');
+  const allowHttp = first('allowHttp');
+  const virtualHosted = environment.AWS_VIRTUAL_HOSTED_STYLE_REQUEST;
+  return {
+    endpoint: first('endpoint'),
+    region: first('region'),
+    allowHttp: allowHttp === undefined ? undefined : parseBoolean(allowHttp),
+    pathStyle: virtualHosted === undefined || virtualHosted === '' ? undefined : !parseBoolean(virtualHosted),
+    accessKeyId: first('accessKeyId'),
+    secretAccessKey: first('secretAccessKey'),
+    sessionToken: first('sessionToken'),
+  };
+}
+
 function parseBoolean(value: string): boolean {
   return /^(1|true|yes|on)$/i.test(value.trim());
 }

@@ -1,9 +1,9 @@
 import type { CliCommand } from '../command';
-import { numberFlag } from '../command';
+import { listFlag, numberFlag } from '../command';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { SearchResult } from '../../../core/model/search';
 import { textArgument } from '../textInput';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
@@ -23,11 +23,24 @@ export const searchCommand: CliCommand = {
   async run(context) {
     const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
     const limit = numberFlag(context, 'limit');
-    const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
-      const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
-      const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));
-      return found.map((result) => ({ ...result, relativePath: paths.get(result.documentId) ?? result.uri }));
-    });
+    const searchOptions = { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal };
+    const storeOptions = { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) };
+    const results: Array<SearchResult & { relativePath: string; database?: string }> = (listFlag(context, 'db')?.length ?? 0) > 1
+      // Several --db: one ranking fused across the databases, each result labelled with its database.
+      ? await withDatabaseSet(context, storeOptions, async (set) => {
+        const paths = new Map<string, string>();
+        for (const database of set.databases) {
+          for (const document of await database.store.listDocuments()) {
+            paths.set(`${database.name}\u0000${document.id}`, document.relativePath);
+          }
+        }
+        return (await set.search(query, searchOptions)).map((result) => ({ ...result, relativePath: paths.get(`${result.database}\u0000${result.documentId}`) ?? result.uri }));
+      })
+      : await withStore(context, storeOptions, async (store) => {
+        const found = await store.search(query, searchOptions);
+        const paths = new Map((await store.listDocuments()).map((document) => [document.id, document.relativePath]));
+        return found.map((result) => ({ ...result, relativePath: paths.get(result.documentId) ?? result.uri }));
+      });
     if (wantsJson(context)) {
       printJson(context, results);
     } else {
@@ -37,10 +50,10 @@ export const searchCommand: CliCommand = {
   },
 };
 
-function resultText(result: SearchResult & { relativePath: string }): string {
+function resultText(result: SearchResult & { relativePath: string; database?: string }): string {
   const trail = [result.title, ...result.headings.filter((heading) => heading !== result.title)].filter(Boolean).join(' > ');
   return [
-    `${result.rank}. [${formatScore(result.score)}] ${trail}`,
+    `${result.rank}. [${formatScore(result.score)}]${result.database ? ` (${result.database})` : ''} ${trail}`,
     `   ${locationText(result.relativePath, result.sourceRange, result.pageNumbers)}  (chunk ${result.chunkId})`,
     `   ${snippet(result.content)}`,
   ].join('\n');
