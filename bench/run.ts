@@ -18,6 +18,7 @@ import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
 import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
+import { objectStorageBenchmarks } from './objectStorage';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 interface BenchRow {
@@ -43,6 +44,9 @@ async function main(): Promise<void> {
   try {
     await scifactBenchmarks(work, rows, notes);
     await syntheticBenchmarks(work, syntheticFiles, rows, notes);
+    const objectStorage = await objectStorageBenchmarks(work);
+    rows.push(...objectStorage.rows);
+    notes.push(...objectStorage.notes);
   } finally {
     if (!values.keep) {
       fs.rmSync(work, { recursive: true, force: true });
