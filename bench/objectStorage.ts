@@ -12,23 +12,13 @@ import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import type { ObjectStorageSettings } from '../src/node/store/objectStorage';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage } from '../test/unit/store/objectStorageServer';
-import { formatBytes, formatMs, median, percentile } from './benchSupport';
-
-/** One line of the benchmark table (the shape `bench/run.ts` renders). */
-export interface ObjectStorageBenchRow {
-  measure: string;
-  ours: string;
-  reference: string;
-  ratio: number;
-  goal: string;
-  met: boolean;
-}
+import { formatBytes, formatMs, median, percentile, type BenchRow } from './benchSupport';
 
 /** Queries timed per side (SciFact has 1,109; a subset keeps the S3 side under a minute). */
 const TIMED_QUERIES = 200;
 
-export async function objectStorageBenchmarks(work: string): Promise<{ rows: ObjectStorageBenchRow[]; notes: string[] }> {
-  const rows: ObjectStorageBenchRow[] = [];
+export async function objectStorageBenchmarks(work: string): Promise<{ rows: BenchRow[]; notes: string[] }> {
+  const rows: BenchRow[] = [];
   const notes: string[] = [];
   const corpus = loadScifactCorpus();
   const documents = path.join(work, 'scifact-documents-s3');
@@ -118,7 +108,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-function ratio(measure: string, oursMs: number, referenceMs: number, referenceName: string, goal: string): ObjectStorageBenchRow {
+function ratio(measure: string, oursMs: number, referenceMs: number, referenceName: string, goal: string): BenchRow {
   const value = oursMs / referenceMs;
   const limit = /^≤ ([\d.]+)×$/.exec(goal);
   return { measure, ours: formatMs(oursMs), reference: `${formatMs(referenceMs)} (${referenceName})`, ratio: value, goal, met: limit ? value <= Number(limit[1]) : true };

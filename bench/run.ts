@@ -17,19 +17,9 @@ import { createConversionPool } from '../src/node/convert/conversionPool';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
 import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
-import { HashedRandomEmbedder, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
+import { HashedRandomEmbedder, type BenchRow, dotProductTopK, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
 import { objectStorageBenchmarks } from './objectStorage';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
-
-interface BenchRow {
-  measure: string;
-  ours: string;
-  reference: string;
-  /** ours ÷ reference */
-  ratio: number;
-  goal: string;
-  met: boolean;
-}
 
 const DIMENSIONS = 384;
 const SECTIONS_PER_FILE = 100;

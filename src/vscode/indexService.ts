@@ -45,6 +45,8 @@ export class IndexService implements vscode.Disposable {
   private debounceTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshFailures = 0;
+  /** Counts reopenings, so a store opened for superseded settings is closed instead of used. */
+  private generation = 0;
   private running: Promise<void> | undefined;
   private currentAbort: AbortController | undefined;
   private paused = false;
@@ -225,28 +227,39 @@ export class IndexService implements vscode.Disposable {
     }
     this.backendPromise ??= (async () => {
       const started = Date.now();
+      const generation = this.generation;
       const config = this.getConfig();
       this.output.info(`Opening the index at ${config.index.databaseUri}`);
       const sourceRoots = this.fileFolders().map((folder) => path.resolve(folder, config.index.sourceRoot));
       const backend = await this.loadBackend(config, { abortSignal: this.lifetime.signal, log: (line) => this.output.info(line), sourceRoots });
+      if (generation !== this.generation) {
+        // Settings changed while this one opened (several updates in a row): the newest configuration wins.
+        await backend.close().catch(() => undefined);
+        return this.openBackend();
+      }
       this.backend = backend;
       this.output.info(`Index opened in ${Date.now() - started} ms.`);
       await this.refreshCounts();
       return backend;
     })();
-    this.backendPromise.catch(() => {
-      this.backendPromise = undefined;
+    const opening = this.backendPromise;
+    opening.catch(() => {
+      if (this.backendPromise === opening) {
+        this.backendPromise = undefined;
+      }
     });
-    return this.backendPromise;
+    return opening;
   }
 
   /** Re-opens the store (after settings that change where or how it is stored). */
   async reopen(): Promise<void> {
-    this.currentAbort?.abort();
-    await this.running?.catch(() => undefined);
+    // At once, before waiting: a store still opening for the old settings sees the new generation and steps aside.
+    this.generation++;
+    this.backendPromise = undefined;
     const backend = this.backend;
     this.backend = undefined;
-    this.backendPromise = undefined;
+    this.currentAbort?.abort();
+    await this.running?.catch(() => undefined);
     await backend?.close().catch(() => undefined);
     if (!vscode.workspace.isTrusted) {
       return;

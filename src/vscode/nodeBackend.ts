@@ -48,7 +48,14 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
     search: config.search,
     abortSignal: options.abortSignal,
     readOnly,
-    storage: { endpoint: storage.endpoint, region: storage.region, pathStyle: storage.pathStyle, allowHttp: storage.allowHttp, accessKeyId: storage.accessKeyId, secretAccessKey: storage.secretAccessKey },
+    storage: {
+      endpoint: storage.endpoint,
+      region: storage.region,
+      pathStyle: storage.pathStyle,
+      allowHttp: storage.allowHttp,
+      accessKeyId: storage.accessKeyId,
+      secretAccessKey: storage.secretAccessKey,
+    },
   });
   // One long-lived pool: a file conversion can neither block nor crash the extension host, and watcher re-indexes
   // skip the workers' start-up.

@@ -130,7 +130,16 @@ export async function withDatabaseSet<T>(context: CommandContext, options: Comma
   try {
     for (const database of databaseLocations(context)) {
       requireExistingIndex(database.uri);
-      opened.push({ name: database.name, store: await openStore({ uri: database.uri, embedder: options.embedder, reranker: options.reranker, abortSignal: context.abortSignal, storage: storageSettingsFromFlags(context), readOnly: readOnlyFlag(context), mustExist: true }) });
+      const store = await openStore({
+        uri: database.uri,
+        embedder: options.embedder,
+        reranker: options.reranker,
+        abortSignal: context.abortSignal,
+        storage: storageSettingsFromFlags(context),
+        readOnly: readOnlyFlag(context),
+        mustExist: true,
+      });
+      opened.push({ name: database.name, store });
     }
     return await work(new DatabaseSet(opened));
   } finally {

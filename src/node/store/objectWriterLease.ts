@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import { CancelledError, errorMessage, HaikuError } from '../../core/errors';
 import { LEASE_OBJECT_HEARTBEAT_MS, LEASE_OBJECT_POLL_MS, LEASE_OBJECT_SETTLE_MS, LEASE_OBJECT_STALE_MS, WRITER_LOCK_WAIT_MS } from '../../core/limits';
 import { S3Object, type S3Response } from './s3Object';
-import { processAlive } from './processAlive';
+import { heartbeatLease, processAlive } from './leaseSupport';
 import type { HeldLease, LeaseWaitOptions, WriterLease } from './writerLease';
 
 /** The lease object's name beside the tables. */
@@ -124,41 +124,24 @@ export class ObjectWriterLease implements WriterLease {
 
   private held(owner: LeaseOwner, etag: string | undefined): HeldLease {
     let currentEtag = etag;
-    let beating: Promise<void> = Promise.resolve();
-    const heartbeat = setInterval(() => {
-      beating = beating.then(async () => {
-        try {
-          const current = await this.read();
-          if (current.owner?.token !== owner.token) {
-            return;
-          }
-          const put = await this.object.put(JSON.stringify(owner), { ifMatch: current.response.etag ?? currentEtag });
-          currentEtag = put.etag ?? currentEtag;
-        } catch {
-          // The next beat tries again; a lease left unbeaten goes stale and LanceDB's commit checks still hold.
+    return heartbeatLease(
+      LEASE_OBJECT_HEARTBEAT_MS,
+      async () => {
+        const current = await this.read();
+        if (current.owner?.token === owner.token) {
+          currentEtag = (await this.object.put(JSON.stringify(owner), { ifMatch: current.response.etag ?? currentEtag })).etag ?? currentEtag;
         }
-      });
-    }, LEASE_OBJECT_HEARTBEAT_MS);
-    heartbeat.unref();
-    let released = false;
-    return {
-      release: async () => {
-        if (released) {
-          return;
-        }
-        released = true;
-        clearInterval(heartbeat);
-        await beating;
+      },
+      async () => {
         try {
-          const current = await this.read();
-          if (current.owner?.token === owner.token) {
+          if ((await this.read()).owner?.token === owner.token) {
             await this.object.delete();
           }
         } catch {
           // Unreachable now: the lease goes stale by itself.
         }
       },
-    };
+    );
   }
 }
 

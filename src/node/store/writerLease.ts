@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancelledError, HaikuError } from '../../core/errors';
 import { ObjectWriterLease } from './objectWriterLease';
-import { processAlive } from './processAlive';
+import { heartbeatLease, processAlive } from './leaseSupport';
 import { WRITER_LOCK_HEARTBEAT_MS, WRITER_LOCK_POLL_MS, WRITER_LOCK_STALE_MS, WRITER_LOCK_WAIT_MS } from '../../core/limits';
 
 /**
@@ -175,28 +175,18 @@ export class FileWriterLease implements WriterLease {
   }
 
   private held(owner: LockOwner): HeldLease {
-    const heartbeat = setInterval(() => {
-      try {
+    return heartbeatLease(
+      WRITER_LOCK_HEARTBEAT_MS,
+      () => {
         const now = new Date();
         fs.utimesSync(this.lockPath, now, now);
-      } catch {
-        // The next acquire by someone else decides; nothing to do here.
-      }
-    }, WRITER_LOCK_HEARTBEAT_MS);
-    heartbeat.unref();
-    let released = false;
-    return {
-      release: async () => {
-        if (released) {
-          return;
-        }
-        released = true;
-        clearInterval(heartbeat);
+      },
+      () => {
         if (this.readOwner()?.owner?.token === owner.token) {
           fs.rmSync(this.lockPath, { force: true });
         }
       },
-    };
+    );
   }
 }
 

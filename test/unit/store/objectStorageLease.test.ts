@@ -12,12 +12,18 @@ import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { cliNodeArguments } from '../cli/cliHarness';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
-function runCliProcess(argv: string[], cwd: string, env: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> } {
+interface CliOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+function runCliProcess(argv: string[], cwd: string, env: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<CliOutcome> } {
   const child = spawn(process.execPath, cliNodeArguments(argv), { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LANCEDB_LOG: 'error', ...env } });
   let output = '';
   child.stdout?.on('data', (data: Buffer) => (output += data.toString()));
   child.stderr?.on('data', (data: Buffer) => (output += data.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve, reject) => {
+  const done = new Promise<CliOutcome>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => resolve({ code, signal, output }));
   });
