@@ -6,6 +6,7 @@ import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { describeStorageOptions, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../../../src/node/store/objectStorage';
 import { pathToFileURL } from 'node:url';
+import { openExistingIndex } from '../../../src/node/mcp/openIndex';
 import { mapToSourceRoot } from '../../../src/node/store/sourceRoot';
 import { runInProcess, runProcess } from '../cli/cliHarness';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
@@ -127,6 +128,27 @@ describe('A team index on object storage (s3rver on 127.0.0.1)', function () {
       assert.equal((await reader.search('zucchini')).length, 0);
     } finally {
       await reader.close();
+      await writer.close();
+    }
+  });
+
+  it('serves MCP from it: openExistingIndex opens by name, read-only, and follows the publisher', async () => {
+    const uri = `s3://${storage.bucket}/mcp`;
+    await assert.rejects(openExistingIndex({ uri, storage: localSettings(storage), readOnly: true }), (error) => isHaikuError(error, 'not_found') && /holds no documents table/.test(error.message));
+    const documents = path.join(folder.path, 'mcp');
+    writeFiles(documents, { 'one.md': '# One\n\nThe platypus section.\n' });
+    const writer = await openStore({ uri, storage: localSettings(storage) });
+    await indexPaths({ roots: [documents], baseFolder: documents, store: writer });
+    const index = await openExistingIndex({ uri, storage: localSettings(storage), readOnly: true });
+    try {
+      assert.equal(index.store.readOnly, true);
+      assert.equal((await index.store.search('platypus')).length, 1);
+      writeFiles(documents, { 'two.md': '# Two\n\nAnother platypus section.\n' });
+      await indexPaths({ roots: [documents], baseFolder: documents, store: writer });
+      await index.refreshIfChanged();
+      assert.equal((await index.store.search('platypus')).length, 2);
+    } finally {
+      await index.close();
       await writer.close();
     }
   });
