@@ -112,6 +112,7 @@ export class IndexService implements vscode.Disposable {
   /** Read-only: no watchers and no sync; open the published index and follow its versions periodically. */
   private startReadOnly(): void {
     this.output.info(`Read-only index (haiku.index.mode "remote-readonly"): ${this.getConfig().index.databaseUri}; refreshed every ${Math.round(REMOTE_REFRESH_INTERVAL_MS / 1000)} s.`);
+    this.setStatus({ state: 'starting', documents: 0, chunks: 0, message: undefined });
     void this.openBackend().then(
       () => this.setStatus({ state: 'ready', message: undefined }),
       (error: unknown) => {
