@@ -43,5 +43,10 @@ export interface IndexBackend {
 
 export type IndexBackendLoader = (
   config: HaikuConfig,
-  options: { abortSignal: AbortSignal; log: (line: string) => void; /** Local folders a read-only index's documents map onto (`haiku.index.sourceRoot` in each workspace folder). */ sourceRoots?: readonly string[] },
+  options: {
+    abortSignal: AbortSignal;
+    log: (line: string) => void;
+    /** Local folders a read-only index's documents map onto (`haiku.index.sourceRoot` in each workspace folder). */
+    sourceRoots?: readonly string[];
+  },
 ) => Promise<IndexBackend>;

@@ -63,7 +63,14 @@ export const mcpCommand: CliCommand = {
     const port = portFlag(context);
     const readOnly = booleanFlag(context, 'read-only');
     const embedder = embedderFromFlags(context);
-    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal, storage: storageSettingsFromFlags(context), readOnly });
+    const index = await openExistingIndex({
+      uri: databaseLocation(context),
+      embedder,
+      reranker: rerankerFromFlags(context),
+      abortSignal: context.abortSignal,
+      storage: storageSettingsFromFlags(context),
+      readOnly,
+    });
     // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
