@@ -3,6 +3,17 @@ import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { stableHash } from '../src/core/hash';
 
+/** One line of the benchmark table. */
+export interface BenchRow {
+  measure: string;
+  ours: string;
+  reference: string;
+  /** ours ÷ reference */
+  ratio: number;
+  goal: string;
+  met: boolean;
+}
+
 /** Mulberry32: a small seeded generator, so every run benchmarks the same data. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;

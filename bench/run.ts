@@ -20,6 +20,7 @@ import { evaluateRuns } from '../scripts/retrievalMetrics';
 import { loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder, scifactRuns, writeScifactFiles } from '../scripts/scifactCorpus';
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { minisearchReference } from './minisearchReference';
+import { objectStorageBenchmarks } from './objectStorage';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
 import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
@@ -42,6 +43,14 @@ async function main(): Promise<void> {
       ['synthetic', () => syntheticBenchmarks(work, syntheticFiles, rows, notes)],
       ['sandbox', () => sandboxBenchmarks(work, rows, notes)],
       ['pictures', () => pictureBenchmarks(work, rows, notes)],
+      [
+        'object storage',
+        async () => {
+          const objectStorage = await objectStorageBenchmarks(work);
+          rows.push(...objectStorage.rows);
+          notes.push(...objectStorage.notes);
+        },
+      ],
     ];
     for (const [name, part] of parts) {
       try {

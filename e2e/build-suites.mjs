@@ -25,7 +25,7 @@ await Promise.all(suites.map((suite) => esbuild.build({
   target: 'node20',
   sourcemap: true,
   // vscode comes from the host; mocha and the native store from node_modules, like the extension itself.
-  external: ['vscode', 'mocha', '@lancedb/lancedb', 'apache-arrow'],
+  external: ['vscode', 'mocha', '@lancedb/lancedb', 'apache-arrow', 's3rver'],
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',

@@ -18,6 +18,12 @@ export interface HaikuConfig {
     autoIndex: boolean;
     /** VS Code: also skip what `files.exclude` and `search.exclude` hide. */
     useExcludeSettings: boolean;
+    /** `remote-readonly`: a team index others publish; never written, refreshed periodically. */
+    mode: 'local' | 'remote-readonly';
+    /** Where the published documents live locally (relative to the workspace folder); empty: the workspace folder. */
+    sourceRoot: string;
+    /** Endpoint, region and style for an `s3://` database (keys come from SecretStorage or the AWS variables). */
+    storage: { endpoint: string; region: string; pathStyle?: boolean; allowHttp?: boolean; accessKeyId?: string; secretAccessKey?: string };
   };
   search: {
     limit: number;
@@ -94,6 +100,9 @@ export function defaultConfig(): HaikuConfig {
       followLinksOutside: false,
       autoIndex: true,
       useExcludeSettings: true,
+      mode: 'local',
+      sourceRoot: '',
+      storage: { endpoint: '', region: '' },
     },
     search: {
       limit: limits.SEARCH_DEFAULT_LIMIT,
@@ -164,7 +173,7 @@ export function allConfigPaths(): ConfigPath[] {
     }
   };
   visit(defaultConfig(), '');
-  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey', 'analysis.model.name', 'analysis.model.baseUrl'];
+  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey', 'analysis.model.name', 'analysis.model.baseUrl', 'index.storage.pathStyle', 'index.storage.allowHttp'];
   return [...(paths as ConfigPath[]), ...optional.filter((path) => !paths.includes(path))];
 }
 

@@ -113,6 +113,20 @@ export const WRITER_LOCK_HEARTBEAT_MS = 2_000;
 export const WRITER_LOCK_STALE_MS = 30_000;
 /** A waiting writer checks the lock this often (ms). */
 export const WRITER_LOCK_POLL_MS = 100;
+/** The writer lease object of an index on object storage is re-put this often (ms; each beat is one GET and one PUT). */
+export const LEASE_OBJECT_HEARTBEAT_MS = 5_000;
+/** A lease object the server last saw written longer ago than this is stale (a killed writer) and taken over (ms). */
+export const LEASE_OBJECT_STALE_MS = 60_000;
+/** A waiting writer reads the lease object this often (ms). */
+export const LEASE_OBJECT_POLL_MS = 1_000;
+/** After putting the lease object a writer waits this long before reading it back to see whose token survived (ms). */
+export const LEASE_OBJECT_SETTLE_MS = 500;
+/** A read-only (published) index is checked for a newer version this often in VS Code (ms; a few small requests each). */
+export const REMOTE_REFRESH_INTERVAL_MS = 5 * 60_000;
+/** After a failed refresh the first retry waits this long, doubling per failure (ms). */
+export const REMOTE_REFRESH_RETRY_MIN_MS = 5_000;
+/** Retries of a failing refresh wait at most this long (ms). */
+export const REMOTE_REFRESH_RETRY_MAX_MS = 5 * 60_000;
 /** Attempts of a write step that LanceDB rejected with a retryable commit conflict. */
 export const COMMIT_CONFLICT_ATTEMPTS = 5;
 /** Without an exclusive writer lease (object storage), rows of generations younger than this are never swept: another writer may be about to switch to them (ms). */
@@ -141,6 +155,14 @@ export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 export const RESIDENT_CHUNK_ROWS_MAX_BYTES = 64 * 1024 * 1024;
 /** Document items kept in memory for context expansion (whole documents, least recently used dropped first). */
 export const ITEM_CACHE_MAX_ITEMS = 100_000;
+/** Vector cache bound for an index on object storage (bytes): a team index may be far larger than one laptop's, so above this LanceDB scans remotely. */
+export const REMOTE_VECTOR_CACHE_MAX_BYTES = 128 * 1024 * 1024;
+/** Chunk rows kept resident beside the vector cache for an index on object storage (bytes). */
+export const REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES = 32 * 1024 * 1024;
+/** Item cache bound for an index on object storage (items). */
+export const REMOTE_ITEM_CACHE_MAX_ITEMS = 25_000;
+/** RRF constant fusing the rankings of several databases searched together (haiku.rag's multi-database search). */
+export const MULTI_DATABASE_RRF_K = 60;
 /** Query embeddings remembered per session. */
 export const QUERY_EMBEDDING_CACHE_SIZE = 256;
 /** With a reranker, candidates fetched per requested result. */

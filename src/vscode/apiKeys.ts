@@ -1,10 +1,28 @@
 import * as vscode from 'vscode';
+import type { HaikuConfig } from '../core/config';
 import { apiKeyFor, normalizeBaseUrl, parseStoredApiKey, serializeApiKey, type StoredApiKey } from './apiKeyBinding';
 import { SECRET_KEYS, type ApiKeys } from './settingsMapping';
 
 export type ApiKeyEndpoint = keyof typeof SECRET_KEYS;
 
-const ENDPOINT_NAMES: Record<ApiKeyEndpoint, string> = { model: 'chat model', embeddings: 'embeddings', reranker: 'reranker' };
+const ENDPOINT_NAMES: Record<ApiKeyEndpoint, string> = {
+  model: 'chat model',
+  embeddings: 'embeddings',
+  reranker: 'reranker',
+  storageAccessKeyId: 'object storage access key id',
+  storageSecretAccessKey: 'object storage secret access key',
+};
+
+/** The object storage server keys are bound to: the configured endpoint, else AWS S3 itself. */
+export function storageKeyEndpoint(config: HaikuConfig): string {
+  return config.index.storage.endpoint || 'https://s3.amazonaws.com';
+}
+
+/** The URL each secret is bound to, from the configuration. */
+export function secretBaseUrls(config: HaikuConfig): Record<ApiKeyEndpoint, string> {
+  const storage = storageKeyEndpoint(config);
+  return { model: config.qa.model.baseUrl, embeddings: config.embeddings.baseUrl, reranker: config.reranker.baseUrl, storageAccessKeyId: storage, storageSecretAccessKey: storage };
+}
 
 /**
  * The API keys in secret storage, each bound to the base URL it was set for. A key is handed out only for that

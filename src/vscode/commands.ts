@@ -73,6 +73,8 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
         { key: 'model', label: vscode.l10n.t('Chat model endpoint'), description: 'haiku.model.baseUrl' },
         { key: 'embeddings', label: vscode.l10n.t('Embeddings endpoint'), description: 'haiku.embeddings.baseUrl' },
         { key: 'reranker', label: vscode.l10n.t('Reranker endpoint'), description: 'haiku.reranker.baseUrl' },
+        { key: 'storageAccessKeyId', label: vscode.l10n.t('Object storage access key id (team index)'), description: 'haiku.index.storage.endpoint' },
+        { key: 'storageSecretAccessKey', label: vscode.l10n.t('Object storage secret access key (team index)'), description: 'haiku.index.storage.endpoint' },
       ];
       const key = which ?? (await vscode.window.showQuickPick(choices, { title: vscode.l10n.t('Haiku: Set API Key'), placeHolder: vscode.l10n.t('Which endpoint is the key for?') }))?.key;
       if (!key) {

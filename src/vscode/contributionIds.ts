@@ -5,6 +5,7 @@
 export const COMMANDS = {
   buildIndex: 'haiku.buildIndex',
   rebuildIndex: 'haiku.rebuildIndex',
+  refreshIndex: 'haiku.refreshIndex',
   pauseIndexing: 'haiku.pauseIndexing',
   resumeIndexing: 'haiku.resumeIndexing',
   indexCurrentFile: 'haiku.indexCurrentFile',

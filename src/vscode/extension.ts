@@ -4,7 +4,7 @@ import type { HaikuConfig } from '../core/config';
 import { createFeedbackLog } from './chat/feedbackLog';
 import { HaikuParticipant } from './chat/participant';
 import { registerCommands } from './commands';
-import { DOCUMENT_SCHEME } from './contributionIds';
+import { COMMANDS, DOCUMENT_SCHEME } from './contributionIds';
 import { DocumentNavigator, DocumentRenderingProvider } from './documentNavigation';
 import { HAIKU_API_VERSION, type HaikuExtensionApi } from './extensionApi';
 import { IndexService } from './indexService';
@@ -13,7 +13,7 @@ import { loadBackendModule } from './backendModule';
 import { RunsPanel } from './runs/runsPanel';
 import { RunsStore } from './runs/runsStore';
 import { createSectionsView, SectionsTreeProvider } from './sectionsTree';
-import { ApiKeyStore } from './apiKeys';
+import { ApiKeyStore, secretBaseUrls } from './apiKeys';
 import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, layeredSettingReader, workspaceConfigFileValues, type SettingReader } from './settingsMapping';
 import { CONFIG_FILE_NAME } from '../core/configFile';
 import { createStatusBar } from './statusBar';
@@ -83,8 +83,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
       getConfig: settings.getConfig,
       storeApiKey: async (which, key) => {
         const config = settings.getConfig();
-        const baseUrl = which === 'model' ? config.qa.model.baseUrl : config[which].baseUrl;
-        await settings.apiKeys.set(which, key, baseUrl);
+        await settings.apiKeys.set(which, key, secretBaseUrls(config)[which]);
         if (which === 'model') {
           modelProvider.refresh();
         } else {
@@ -92,6 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
         }
       },
     }),
+    vscode.commands.registerCommand(COMMANDS.refreshIndex, () => indexService.refreshIndex()),
     indexService.onDidChangeIndex(() => {
       sectionsTree.refresh();
       runsPanel.forgetThumbnails();
@@ -173,7 +173,7 @@ function readSettings(context: vscode.ExtensionContext, output: vscode.LogOutput
     const workspaceExcludes = excludeGlobsFromWorkspaceSettings(vscode.workspace.getConfiguration('files').get('exclude'), vscode.workspace.getConfiguration('search').get('exclude'));
     const withoutKeys = configFromSettings(read, { defaultDatabaseUri, workspaceExcludes });
     // Each key only for the base URL it was stored for (a workspace's settings may point elsewhere).
-    const keys = apiKeys.keysFor({ model: withoutKeys.qa.model.baseUrl, embeddings: withoutKeys.embeddings.baseUrl, reranker: withoutKeys.reranker.baseUrl });
+    const keys = apiKeys.keysFor(secretBaseUrls(withoutKeys));
     return configFromSettings(read, { defaultDatabaseUri, workspaceExcludes, apiKeys: keys });
   };
   return { read, getConfig, keysLoaded, apiKeys, defaultDatabaseUri, relativePathOf };

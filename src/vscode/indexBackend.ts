@@ -30,6 +30,10 @@ export interface IndexBackend {
   readonly knowledgeBase: ExtensionKnowledgeBase;
   /** Where the open index lives (a folder path or a LanceDB URI). */
   readonly databaseUri: string;
+  /** `haiku.index.mode` "remote-readonly": the index is never written; `refresh` follows the publisher. */
+  readonly readOnly: boolean;
+  /** Moves to the index's latest published version (another process's writes); true when it changed. */
+  refresh(): Promise<boolean>;
   /** Indexes files and folders (new or changed files are converted; unchanged ones skipped; vanished ones removed when `prune`). */
   indexPaths(paths: readonly string[], options: { baseFolder: string; prune: boolean; abortSignal: AbortSignal; onProgress?: (progress: IndexProgress) => void }): Promise<IndexRunSummary>;
   /** Removes the documents of these files (and of every file below these folders). */
@@ -39,4 +43,12 @@ export interface IndexBackend {
   close(): Promise<void>;
 }
 
-export type IndexBackendLoader = (config: HaikuConfig, options: { abortSignal: AbortSignal; log: (line: string) => void }) => Promise<IndexBackend>;
+export type IndexBackendLoader = (
+  config: HaikuConfig,
+  options: {
+    abortSignal: AbortSignal;
+    log: (line: string) => void;
+    /** Local folders a read-only index's documents map onto (`haiku.index.sourceRoot` in each workspace folder). */
+    sourceRoots?: readonly string[];
+  },
+) => Promise<IndexBackend>;

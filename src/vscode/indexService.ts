@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
+import { errorMessage } from '../core/errors';
 import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
 import { indexBaseFolder } from './workspacePaths';
+import * as path from 'node:path';
 import { vscodeErrorText } from './errorWording';
-import { INDEX_WATCH_DEBOUNCE_MS } from '../core/limits';
+import { INDEX_WATCH_DEBOUNCE_MS, REMOTE_REFRESH_INTERVAL_MS, REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
 
 /** `idle`: nothing to index automatically (no folder, no indexable file, or `haiku.index.autoIndex` off); the backend is not loaded. */
@@ -42,6 +44,10 @@ export class IndexService implements vscode.Disposable {
   private status: IndexStatus = { state: 'starting', documents: 0, chunks: 0 };
   private readonly pending: PendingWork = { full: false, rebuild: false, changed: new Set(), deleted: new Set() };
   private debounceTimer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshFailures = 0;
+  /** Counts reopenings, so a store opened for superseded settings is closed instead of used. */
+  private generation = 0;
   private running: Promise<void> | undefined;
   private currentAbort: AbortController | undefined;
   private paused = false;
@@ -85,6 +91,10 @@ export class IndexService implements vscode.Disposable {
       this.disposables.push(vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()));
       return;
     }
+    if (this.readOnly) {
+      this.startReadOnly();
+      return;
+    }
     if (!this.autoIndex()) {
       this.setStatus({ state: 'idle' });
       this.output.info('Automatic indexing is off (haiku.index.autoIndex): build the index with Haiku: Build Index.');
@@ -93,6 +103,69 @@ export class IndexService implements vscode.Disposable {
     this.watch();
     this.followWorkspaceFolders();
     void this.syncIfIndexable();
+  }
+
+  /** `haiku.index.mode` is "remote-readonly": a published index, never written here. */
+  get readOnly(): boolean {
+    return this.getConfig().index.mode === 'remote-readonly';
+  }
+
+  /** Read-only: no watchers and no sync; open the published index and follow its versions periodically. */
+  private startReadOnly(): void {
+    this.output.info(`Read-only index (haiku.index.mode "remote-readonly"): ${this.getConfig().index.databaseUri}; refreshed every ${Math.round(REMOTE_REFRESH_INTERVAL_MS / 1000)} s.`);
+    this.setStatus({ state: 'starting', documents: 0, chunks: 0, message: undefined });
+    void this.openBackend().then(
+      () => this.setStatus({ state: 'ready', message: undefined }),
+      (error: unknown) => {
+        this.output.error(`Could not open the read-only index: ${errorMessage(error)}`);
+        this.setStatus({ state: 'error', message: errorMessage(error) });
+        this.scheduleRefresh(REMOTE_REFRESH_RETRY_MIN_MS);
+      },
+    );
+    this.scheduleRefresh(REMOTE_REFRESH_INTERVAL_MS);
+  }
+
+  /**
+   * "Haiku: Refresh Index": moves a read-only index to the publisher's latest version (a local index re-syncs).
+   * On failure the last results stay and it retries with backoff (doubling up to `REMOTE_REFRESH_RETRY_MAX_MS`).
+   */
+  async refreshIndex(): Promise<void> {
+    if (!this.readOnly) {
+      await this.build();
+      return;
+    }
+    try {
+      const backend = await this.openBackend();
+      const changed = await backend.refresh();
+      this.refreshFailures = 0;
+      await this.refreshCounts();
+      this.setStatus({ state: 'ready', message: undefined });
+      if (changed) {
+        this.output.info('The published index changed: showing its latest version.');
+        this.indexEmitter.fire();
+      }
+      this.scheduleRefresh(REMOTE_REFRESH_INTERVAL_MS);
+    } catch (error) {
+      this.refreshFailures++;
+      const delay = Math.min(REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS * 2 ** (this.refreshFailures - 1));
+      this.output.warn(`Refreshing the index failed (${errorMessage(error)}); keeping the last version, retrying in ${Math.round(delay / 1000)} s.`);
+      this.scheduleRefresh(delay);
+      throw error;
+    }
+  }
+
+  private scheduleRefresh(delayMs: number): void {
+    if (this.refreshTimer) {
+      clearTimeout(this.refreshTimer);
+    }
+    if (this.lifetime.signal.aborted) {
+      return;
+    }
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refreshIndex().catch(() => undefined);
+    }, delayMs);
+    this.refreshTimer.unref?.();
   }
 
   private followWorkspaceFolders(): void {
@@ -156,29 +229,47 @@ export class IndexService implements vscode.Disposable {
     }
     this.backendPromise ??= (async () => {
       const started = Date.now();
+      const generation = this.generation;
       const config = this.getConfig();
       this.output.info(`Opening the index at ${config.index.databaseUri}`);
-      const backend = await this.loadBackend(config, { abortSignal: this.lifetime.signal, log: (line) => this.output.info(line) });
+      const sourceRoots = this.fileFolders().map((folder) => path.resolve(folder, config.index.sourceRoot));
+      const backend = await this.loadBackend(config, { abortSignal: this.lifetime.signal, log: (line) => this.output.info(line), sourceRoots });
+      if (generation !== this.generation) {
+        // Settings changed while this one opened (several updates in a row): the newest configuration wins.
+        await backend.close().catch(() => undefined);
+        return this.openBackend();
+      }
       this.backend = backend;
       this.output.info(`Index opened in ${Date.now() - started} ms.`);
       await this.refreshCounts();
       return backend;
     })();
-    this.backendPromise.catch(() => {
-      this.backendPromise = undefined;
+    const opening = this.backendPromise;
+    opening.catch(() => {
+      if (this.backendPromise === opening) {
+        this.backendPromise = undefined;
+      }
     });
-    return this.backendPromise;
+    return opening;
   }
 
   /** Re-opens the store (after settings that change where or how it is stored). */
   async reopen(): Promise<void> {
-    this.currentAbort?.abort();
-    await this.running?.catch(() => undefined);
+    // At once, before waiting: a store still opening for the old settings sees the new generation and steps aside.
+    this.generation++;
+    this.backendPromise = undefined;
     const backend = this.backend;
     this.backend = undefined;
-    this.backendPromise = undefined;
+    this.currentAbort?.abort();
+    await this.running?.catch(() => undefined);
     await backend?.close().catch(() => undefined);
     if (!vscode.workspace.isTrusted) {
+      return;
+    }
+    if (this.readOnly) {
+      this.watchers.forEach((watcher) => watcher.dispose());
+      this.watchers = [];
+      this.startReadOnly();
       return;
     }
     if (this.autoIndex()) {
@@ -310,6 +401,16 @@ export class IndexService implements vscode.Disposable {
 
   private schedule(delay = INDEX_WATCH_DEBOUNCE_MS): void {
     if (this.lifetime.signal.aborted) {
+      return;
+    }
+    if (this.readOnly) {
+      // A read-only index is never written: builds, file changes and rebuilds have nothing to do here.
+      this.output.info('The index is read-only (haiku.index.mode "remote-readonly"): indexing requests are ignored; publish changes with `haiku index` instead.');
+      this.pending.full = false;
+      this.pending.rebuild = false;
+      this.pending.changed.clear();
+      this.pending.deleted.clear();
+      this.notifyIdle();
       return;
     }
     if (this.debounceTimer) {
@@ -475,6 +576,9 @@ export class IndexService implements vscode.Disposable {
     this.currentAbort?.abort();
     if (this.debounceTimer) {
       clearTimeout(this.debounceTimer);
+    }
+    if (this.refreshTimer) {
+      clearTimeout(this.refreshTimer);
     }
     this.disposables.forEach((disposable) => disposable.dispose());
     this.watchers.forEach((watcher) => watcher.dispose());

@@ -4,6 +4,7 @@ import type { HaikuConfig } from '../core/config';
 import type { SandboxFactory } from '../core/agent/agentRun';
 import { compactEarlierTurns } from '../core/agent/contextManagement';
 import type { ModelMessage } from 'ai';
+import { DOCUMENT_SCHEME } from './contributionIds';
 import type { IndexBackend, IndexBackendLoader, IndexRunSummary } from './indexBackend';
 
 /**
@@ -28,22 +29,52 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
   // LanceDB reads these when its native module loads (see shared notes §1): set them before the import.
   process.env.LANCE_CPU_THREADS ??= '4';
   process.env.LANCEDB_LOG ??= 'error';
-  const [{ openStore }, { indexPaths }, { createConversionPool }, { createEmbedder }, { createReranker }] = await Promise.all([
+  const [{ openStore }, { indexPaths }, { createConversionPool }, { createEmbedder }, { createReranker }, { mapToSourceRoot }] = await Promise.all([
     import('../node/store/lanceStore.js'),
     import('../node/index/indexer.js'),
     import('../node/convert/conversionPool.js'),
     import('../node/embeddings/createEmbedder.js'),
     import('../node/search/httpReranker.js'),
+    import('../node/store/sourceRoot.js'),
   ]);
   const embedder = createEmbedder(config.embeddings);
   const reranker = createReranker(config.reranker);
-  const store = await openStore({ uri: config.index.databaseUri, embedder, reranker, search: config.search, abortSignal: options.abortSignal });
+  const readOnly = config.index.mode === 'remote-readonly';
+  const { storage } = config.index;
+  const store = await openStore({
+    uri: config.index.databaseUri,
+    embedder,
+    reranker,
+    search: config.search,
+    abortSignal: options.abortSignal,
+    readOnly,
+    storage: {
+      endpoint: storage.endpoint,
+      region: storage.region,
+      pathStyle: storage.pathStyle,
+      allowHttp: storage.allowHttp,
+      accessKeyId: storage.accessKeyId,
+      secretAccessKey: storage.secretAccessKey,
+    },
+  });
   // One long-lived pool: a file conversion can neither block nor crash the extension host, and watcher re-indexes
   // skip the workers' start-up.
   const conversionPool = createConversionPool();
   const backend: IndexBackend = {
-    knowledgeBase: store,
+    // A published index names the publisher's files: map them onto this machine's copy (or the stored rendering).
+    knowledgeBase: readOnly
+      ? mapToSourceRoot(store, {
+        localRoots: options.sourceRoots ?? [],
+        missing: (relativePath, documentId) => `${DOCUMENT_SCHEME}:/${encodeURI(relativePath)}.md?${encodeURIComponent(documentId)}`,
+      })
+      : store,
     databaseUri: store.uri,
+    readOnly,
+    async refresh() {
+      const before = JSON.stringify(await store.tableVersions());
+      await store.refresh();
+      return JSON.stringify(await store.tableVersions()) !== before;
+    },
     async indexPaths(paths, indexOptions): Promise<IndexRunSummary> {
       const summary = await indexPaths({
         roots: paths,

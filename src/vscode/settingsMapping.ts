@@ -12,11 +12,19 @@ export interface ApiKeys {
   model?: string;
   embeddings?: string;
   reranker?: string;
+  storageAccessKeyId?: string;
+  storageSecretAccessKey?: string;
 }
 
 const BYTES_PER_MEGABYTE = 1024 * 1024;
 
-export const SECRET_KEYS = { model: 'haiku.model.apiKey', embeddings: 'haiku.embeddings.apiKey', reranker: 'haiku.reranker.apiKey' } as const;
+export const SECRET_KEYS = {
+  model: 'haiku.model.apiKey',
+  embeddings: 'haiku.embeddings.apiKey',
+  reranker: 'haiku.reranker.apiKey',
+  storageAccessKeyId: 'haiku.storage.accessKeyId',
+  storageSecretAccessKey: 'haiku.storage.secretAccessKey',
+} as const;
 
 /**
  * Every `haiku.*` setting (without the prefix) and the configuration path it sets: the one mapping between VS Code
@@ -32,6 +40,12 @@ export const SETTING_PATHS = {
   'index.maxFileSizeMB': 'index.maxFileBytes',
   'index.respectGitignore': 'index.respectGitignore',
   'index.followLinksOutside': 'index.followLinksOutside',
+  'index.mode': 'index.mode',
+  'index.sourceRoot': 'index.sourceRoot',
+  'index.storage.endpoint': 'index.storage.endpoint',
+  'index.storage.region': 'index.storage.region',
+  'index.storage.pathStyle': 'index.storage.pathStyle',
+  'index.storage.allowHttp': 'index.storage.allowHttp',
   'search.limit': 'search.limit',
   'search.maxContextChars': 'search.maxContextChars',
   'search.rerankPoolFactor': 'search.rerankPoolFactor',
@@ -216,6 +230,16 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
       autoIndex: autoIndexEnabled(read),
       useExcludeSettings: booleanOr(read('index.useExcludeSettings'), defaults.index.useExcludeSettings),
+      mode: oneOf(read('index.mode'), ['local', 'remote-readonly'] as const, defaults.index.mode),
+      sourceRoot: stringOr(read('index.sourceRoot'), defaults.index.sourceRoot).trim(),
+      storage: {
+        endpoint: stringOr(read('index.storage.endpoint'), '').trim(),
+        region: stringOr(read('index.storage.region'), '').trim(),
+        pathStyle: typeof read('index.storage.pathStyle') === 'boolean' ? (read('index.storage.pathStyle') as boolean) : undefined,
+        allowHttp: typeof read('index.storage.allowHttp') === 'boolean' ? (read('index.storage.allowHttp') as boolean) : undefined,
+        accessKeyId: apiKeys.storageAccessKeyId,
+        secretAccessKey: apiKeys.storageSecretAccessKey,
+      },
     },
     search: {
       limit: numberOr(read('search.limit'), defaults.search.limit),

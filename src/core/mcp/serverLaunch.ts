@@ -24,6 +24,20 @@ export function mcpServerLaunch(config: HaikuConfig, options: { nodePath: string
   if (config.qa.model.thinking) {
     args.push('--thinking');
   }
+  // A team index on object storage: where it is; its keys travel like the model key, only with `withSecrets`.
+  const storage = config.index.storage;
+  if (storage.endpoint !== '') {
+    args.push('--endpoint', storage.endpoint);
+  }
+  if (storage.region !== '') {
+    args.push('--region', storage.region);
+  }
+  if (storage.pathStyle) {
+    args.push('--path-style');
+  }
+  if (storage.allowHttp) {
+    args.push('--allow-http');
+  }
   // ELECTRON_RUN_AS_NODE: inside VS Code `process.execPath` is the editor's Electron binary, which runs a script as Node only with it.
   const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', HAIKU_BASE_URL: config.qa.model.baseUrl };
   if (config.qa.model.name !== '') {
@@ -33,6 +47,10 @@ export function mcpServerLaunch(config: HaikuConfig, options: { nodePath: string
     env.HAIKU_API_KEY = config.qa.model.apiKey;
   }
   Object.assign(env, analysisModelEnvironment(config, options.withSecrets === true));
+  if (options.withSecrets && storage.accessKeyId && storage.secretAccessKey) {
+    env.AWS_ACCESS_KEY_ID = storage.accessKeyId;
+    env.AWS_SECRET_ACCESS_KEY = storage.secretAccessKey;
+  }
   return { command: options.nodePath, args, env };
 }
 
@@ -42,7 +60,7 @@ export function mcpServerLaunch(config: HaikuConfig, options: { nodePath: string
  */
 function analysisModelEnvironment(config: HaikuConfig, withSecrets: boolean): Record<string, string> {
   const own = config.analysis.model;
-  if (!own || (!own.baseUrl && config.qa.model.name === '')) {
+  if ((!own?.name && !own?.baseUrl) || (!own.baseUrl && config.qa.model.name === '')) {
     return {};
   }
   const model = analysisModelOf(config);

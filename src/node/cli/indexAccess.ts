@@ -8,8 +8,10 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { DatabaseSet, namedDatabases, type NamedDatabase } from '../store/databaseSet';
+import { storageSettingsFromEnvironment, type ObjectStorageSettings } from '../store/objectStorage';
 import { hasUriScheme } from '../store/storeTables';
-import { stringFlag, UsageError, type CliOption, type CommandContext } from './command';
+import { listFlag, stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
 import { DEFAULT_MODEL_BASE_URL } from '../../core/limits';
@@ -19,14 +21,41 @@ import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 /** `--db`: which index a command opens. */
 export const DATABASE_OPTION: CliOption = {
   flags: '--db <folder or uri>',
-  description: 'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder).',
+  description:
+    'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder). `haiku search` takes several (name=uri to label them).',
+  value: 'repeatable',
 };
 
 /** `--json`: machine-readable output on stdout. */
 export const JSON_OPTION: CliOption = { flags: '--json', description: 'Print JSON instead of text (for scripts).' };
 
+/** Flags for `--db s3://…`; the AWS environment variables fill what is left out (README "Team index"). */
+export const STORAGE_OPTIONS: readonly CliOption[] = [
+  { flags: '--endpoint <url>', description: 'S3-compatible server for an s3:// --db, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT, else AWS itself).' },
+  { flags: '--region <name>', description: 'Region of the s3:// bucket (default: AWS_REGION; us-east-1 with --endpoint).' },
+  { flags: '--path-style', description: 'Address the bucket as endpoint/bucket (default with --endpoint; AWS_VIRTUAL_HOSTED_STYLE_REQUEST=false).' },
+  { flags: '--allow-http', description: 'Allow a plain http:// endpoint (local servers; AWS_ALLOW_HTTP=true).' },
+];
+
+/** `--read-only`: open the index without ever writing (a published team index). */
+export const READ_ONLY_OPTION: CliOption = { flags: '--read-only', description: 'Open the index read-only: never create, lock or optimize it (for a team index others publish).' };
+
 /** Flags every index command takes. */
-export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION];
+export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION, ...STORAGE_OPTIONS, READ_ONLY_OPTION];
+
+/** Endpoint, region and style from the storage flags; keys come from the environment only (never a flag: shells keep history). */
+export function storageSettingsFromFlags(context: CommandContext): ObjectStorageSettings {
+  // Flags, then the AWS variables, then the config file's `index.storage`.
+  const environment = storageSettingsFromEnvironment(context.io.env);
+  const configured = commandConfig(context).index.storage;
+  return {
+    ...environment,
+    endpoint: stringFlag(context, 'endpoint') ?? environment.endpoint ?? (configured.endpoint || undefined),
+    region: stringFlag(context, 'region') ?? environment.region ?? (configured.region || undefined),
+    pathStyle: context.flags['path-style'] === true ? true : environment.pathStyle ?? configured.pathStyle,
+    allowHttp: context.flags['allow-http'] === true ? true : environment.allowHttp ?? configured.allowHttp,
+  };
+}
 
 /** Flags of commands that embed (index, rebuild, search, ask): an OpenAI-compatible embeddings server. */
 export const EMBEDDING_OPTIONS: readonly CliOption[] = [
@@ -94,9 +123,41 @@ export async function checkedFilter(context: CommandContext, store: LanceStore):
 /** `--quiet`: no progress output. */
 export const QUIET_OPTION: CliOption = { flags: '--quiet', description: 'Print no progress, only the summary.' };
 
-/** The index (`--db`, `HAIKU_DB`, the config file's `index.database`, else `.haiku/`) resolved against the command's folder. */
+/** The index (`--db`, `HAIKU_DB`, the config file's `index.database`, else `.haiku/`) resolved against the command's folder; commands with one index take one `--db`. */
 export function databaseLocation(context: CommandContext): string {
+  if ((listFlag(context, 'db') ?? []).length > 1) {
+    throw new UsageError('This command works on one index: give --db once (only `haiku search` searches several).');
+  }
   return resolveDatabaseUri(commandConfig(context).index.databaseUri, context.io.cwd);
+}
+
+/** Every `--db` (`name=uri` or a bare folder/URI), resolved; one default database when none is given. */
+export function databaseLocations(context: CommandContext): NamedDatabase[] {
+  return namedDatabases(listFlag(context, 'db') ?? [commandConfig(context).index.databaseUri]).map((database) => ({ ...database, uri: resolveDatabaseUri(database.uri, context.io.cwd) }));
+}
+
+/** Opens each database (all must exist) as a `DatabaseSet`, runs `work`, and closes them all. */
+export async function withDatabaseSet<T>(context: CommandContext, options: CommandStoreOptions, work: (set: DatabaseSet) => Promise<T>): Promise<T> {
+  const opened: Array<{ name: string; store: LanceStore }> = [];
+  try {
+    for (const database of databaseLocations(context)) {
+      requireExistingIndex(database.uri);
+      const store = await openStore({
+        uri: database.uri,
+        embedder: options.embedder,
+        reranker: options.reranker,
+        abortSignal: context.abortSignal,
+        storage: storageSettingsFromFlags(context),
+        readOnly: readOnlyFlag(context),
+        search: commandConfig(context).search,
+        mustExist: true,
+      });
+      opened.push({ name: database.name, store });
+    }
+    return await work(new DatabaseSet(opened));
+  } finally {
+    await Promise.all(opened.map((database) => database.store.close()));
+  }
 }
 
 /**
@@ -142,12 +203,27 @@ export interface CommandStoreOptions {
   createIfMissing?: boolean;
 }
 
+/** True when `--read-only` was given. */
+export function readOnlyFlag(context: CommandContext): boolean {
+  return context.flags['read-only'] === true || commandConfig(context).index.mode === 'remote-readonly';
+}
+
 export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
   const location = databaseLocation(context);
   if (!options.createIfMissing) {
     requireExistingIndex(location);
   }
-  return openStore({ uri: location, embedder: options.embedder, reranker: options.reranker, search: commandConfig(context).search, abortSignal: context.abortSignal });
+  return openStore({
+    uri: location,
+    embedder: options.embedder,
+    reranker: options.reranker,
+    search: commandConfig(context).search,
+    abortSignal: context.abortSignal,
+    storage: storageSettingsFromFlags(context),
+    readOnly: readOnlyFlag(context),
+    // Only `index` creates; on object storage (not checked on disk above) a missing index is then an error.
+    mustExist: !options.createIfMissing,
+  });
 }
 
 /** Runs `work` with an open store and always closes it. */

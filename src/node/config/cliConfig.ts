@@ -44,6 +44,11 @@ export const FLAG_SETTINGS = {
   'picture-model': 'processing.pictureDescription.model',
   limit: 'search.limit',
   'follow-links-outside': 'index.followLinksOutside',
+  'source-root': 'index.sourceRoot',
+  endpoint: 'index.storage.endpoint',
+  region: 'index.storage.region',
+  'path-style': 'index.storage.pathStyle',
+  'allow-http': 'index.storage.allowHttp',
 } as const satisfies Record<string, ConfigPath>;
 
 /** A flag that names an embedding model or a reranker also switches it on (the file may leave the provider `none`). */
@@ -107,7 +112,9 @@ export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
     }
   }
   for (const [name, configPath] of Object.entries(FLAG_SETTINGS) as Array<[keyof typeof FLAG_SETTINGS, ConfigPath]>) {
-    const value = sources.flags[name];
+    const given = sources.flags[name];
+    // A repeatable flag (`--db`) sets the path from its first value; commands that take several read the list.
+    const value = Array.isArray(given) ? given[0] : given;
     // Boolean flags are only ever switched on: absent means "not given", never false.
     if (value !== undefined && value !== false) {
       setConfigValue(config, configPath, value);

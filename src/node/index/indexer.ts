@@ -119,7 +119,8 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   run.report({ phase: 'scanning' });
   const scan = await scanStep(run);
   const plan = await planStep(run, scan);
-  run.report({ phase: 'converting' });
+  // The phase's first draw already names a file: a fast run may not redraw before it ends.
+  run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
   await convertAndWriteStep(run, plan);
   await touchStep(run, plan);
   await removeGoneStep(run, scan);

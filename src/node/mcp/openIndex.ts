@@ -5,7 +5,9 @@ import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
 import type { Reranker } from '../../core/search/reranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
 import { DOCUMENTS_TABLE } from '../store/schema';
+import { hasUriScheme, isTableMissing } from '../store/storeTables';
 
 export interface OpenExistingIndexOptions {
   /** Folder path or LanceDB URI, as `--db` gave it (relative paths resolve against `cwd`). */
@@ -14,6 +16,10 @@ export interface OpenExistingIndexOptions {
   embedder?: Embedder;
   reranker?: Reranker;
   abortSignal?: AbortSignal;
+  /** Endpoint, region and keys for `s3://…` (the AWS environment variables fill what is left out). */
+  storage?: ObjectStorageSettings;
+  /** Open without ever writing (a published team index): no lease, no optimize, write tools fail. */
+  readOnly?: boolean;
 }
 
 /** An opened index plus a cheap check for writes made by other processes (the VS Code indexer, `haiku index`). */
@@ -22,10 +28,6 @@ export interface ExistingIndex {
   /** Drops the store's caches when the documents table moved since the last call, so reads see other writers. */
   refreshIfChanged(): Promise<void>;
   close(): Promise<void>;
-}
-
-function hasUriScheme(uri: string): boolean {
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
 }
 
 /**
@@ -54,25 +56,23 @@ export async function openExistingIndex(options: OpenExistingIndexOptions): Prom
   }
   // A second connection that re-reads the manifest on every call: the store's own tables keep the version they
   // opened, which is what makes its reads fast and consistent within one search.
-  let probe: lancedb.Connection;
+  // Opened by name, not listed: listing through some S3-compatible servers returns nothing (see `StoreTables`).
+  const storageOptions = storageOptionsFor(uri, options.storage);
+  let probe: lancedb.Connection | undefined;
   let documentsTable: lancedb.Table;
   try {
-    probe = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-    const names = await probe.tableNames();
-    if (!names.includes(DOCUMENTS_TABLE)) {
-      probe.close();
-      throw new HaikuError('not_found', noTablesMessage);
-    }
+    probe = await lancedb.connect(uri, { readConsistencyInterval: 0, ...(storageOptions ? { storageOptions } : {}) });
     documentsTable = await probe.openTable(DOCUMENTS_TABLE);
   } catch (error) {
-    if (error instanceof HaikuError) {
-      throw error;
+    probe?.close();
+    if (isTableMissing(error)) {
+      throw new HaikuError('not_found', noTablesMessage);
     }
-    throw new HaikuError('unreadable_file', `Could not read the index at ${uri}: ${errorMessage(error)}. Check --db and the folder's permissions.`, { cause: error });
+    throw objectStorageError(error, uri, storageOptions) ?? new HaikuError('unreadable_file', `Could not read the index at ${uri}: ${withoutSecrets(errorMessage(error), storageOptions)}. Check --db and the folder's permissions.`, { cause: error });
   }
   let store: LanceStore;
   try {
-    store = await openStore({ uri, embedder: options.embedder, reranker: options.reranker, abortSignal: options.abortSignal });
+    store = await openStore({ uri, embedder: options.embedder, reranker: options.reranker, abortSignal: options.abortSignal, storage: options.storage, readOnly: options.readOnly, mustExist: true });
   } catch (error) {
     probe.close();
     throw error;

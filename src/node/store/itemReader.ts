@@ -16,7 +16,10 @@ export class ItemReader {
   private readonly itemCache = new Map<string, { generation: string; items: StoredItem[] }>();
   private cachedItemCount = 0;
 
-  constructor(tables: StoreTables, documentStates: () => Promise<Map<string, DocumentState>>) {
+  private readonly maxCachedItems: number;
+
+  constructor(tables: StoreTables, documentStates: () => Promise<Map<string, DocumentState>>, maxCachedItems = ITEM_CACHE_MAX_ITEMS) {
+    this.maxCachedItems = maxCachedItems;
     this.tables = tables;
     this.documentStates = documentStates;
   }
@@ -96,7 +99,7 @@ export class ItemReader {
     this.itemCache.set(documentId, { generation, items });
     this.cachedItemCount += items.length;
     for (const [oldest, entry] of this.itemCache) {
-      if (this.cachedItemCount <= ITEM_CACHE_MAX_ITEMS || oldest === documentId) {
+      if (this.cachedItemCount <= this.maxCachedItems || oldest === documentId) {
         break;
       }
       this.itemCache.delete(oldest);

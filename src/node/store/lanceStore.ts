@@ -14,7 +14,7 @@ import * as lancedb from '@lancedb/lancedb';
 import type { HaikuConfig } from '../../core/config';
 import { embedderDimensions, type Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
-import { RESIDENT_CHUNK_ROWS_MAX_BYTES, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
+import { ITEM_CACHE_MAX_ITEMS, REMOTE_ITEM_CACHE_MAX_ITEMS, REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES, REMOTE_VECTOR_CACHE_MAX_BYTES, RESIDENT_CHUNK_ROWS_MAX_BYTES, VECTOR_CACHE_MAX_BYTES } from '../../core/limits';
 import type { ChunkRecord, DocumentSummary, KnowledgeBase, SearchOptions, SearchResult, StoredItem } from '../../core/model/search';
 import type { Reranker } from '../../core/search/reranker';
 import { SearchEngine, type EngineSearchOptions } from '../search/searchEngine';
@@ -27,6 +27,7 @@ import { hasUriScheme, StoreTables } from './storeTables';
 import { StoreWriter, type DocumentWrite, type StoreTestHooks, type WriteOptions } from './storeWriter';
 import { VectorSearch } from './vectorSearch';
 import { WriteQueue } from './writeQueue';
+import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from './objectStorage';
 import { writerLeaseFor, type LeaseWaitOptions, type WriterLease } from './writerLease';
 
 export type { ChunkCandidate, DocumentWrite, IndexedRoot, StoreStats, StoreTestHooks, WriteOptions };
@@ -48,23 +49,35 @@ export interface OpenStoreOptions {
   writerLease?: WriterLease;
   /** Where "waiting for another Haiku writer" goes (default: stderr). */
   onWriterWait?: (message: string) => void;
+  /** Endpoint, region and keys for `s3://…` (the AWS environment variables fill what is left out). */
+  storage?: ObjectStorageSettings;
+  /** Never writes: no table creation, no lease, no optimize; every write method throws `read_only`. */
+  readOnly?: boolean;
+  /** Fail with `not_found` instead of creating the tables when the index has none (implied by `readOnly`). */
+  mustExist?: boolean;
 }
 
 /** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
 export async function openStore(options: OpenStoreOptions): Promise<LanceStore> {
   throwIfAborted(options.abortSignal, 'Opening the index');
   const uri = resolveDatabaseUri(options.uri, options.cwd);
-  if (!hasUriScheme(uri)) {
+  if (!hasUriScheme(uri) && !options.readOnly) {
     fs.mkdirSync(uri, { recursive: true });
   }
+  const storageOptions = storageOptionsFor(uri, options.storage);
   let connection: lancedb.Connection;
   try {
-    connection = await lancedb.connect(uri);
+    connection = await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
   } catch (error) {
-    throw new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${errorMessage(error)}. Check the path and its permissions.`, { cause: error, remedy: { settings: ['index.databaseUri'] } });
+    throw objectStorageError(error, uri, storageOptions) ?? new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${withoutSecrets(errorMessage(error), storageOptions)}. Check the path and its permissions.`, { cause: error, remedy: { settings: ['index.databaseUri'] } });
   }
   const store = new LanceStore(connection, uri, options);
-  await store.initialize();
+  try {
+    await store.initialize();
+  } catch (error) {
+    connection.close();
+    throw objectStorageError(error, uri, storageOptions) ?? error;
+  }
   return store;
 }
 
@@ -77,6 +90,10 @@ export class LanceStore implements KnowledgeBase {
   readonly uri: string;
   readonly embedder: Embedder | undefined;
   readonly testHooks: StoreTestHooks = {};
+  /** Opened with `readOnly`: nothing is ever written (no lease, no optimize). */
+  readonly readOnly: boolean;
+  private readonly storageOptions: Record<string, string> | undefined;
+  private readonly mustExist: boolean;
   private readonly tables: StoreTables;
   private readonly queue: WriteQueue;
   private readonly reader: StoreReader;
@@ -90,23 +107,29 @@ export class LanceStore implements KnowledgeBase {
   constructor(connection: lancedb.Connection, uri: string, options: OpenStoreOptions) {
     this.uri = uri;
     this.embedder = options.embedder;
+    this.readOnly = options.readOnly ?? false;
+    this.storageOptions = storageOptionsFor(uri, options.storage);
+    this.mustExist = options.mustExist ?? false;
     this.tables = new StoreTables(connection, uri, options.embedder);
     this.queue = new WriteQueue({
-      lease: options.writerLease ?? writerLeaseFor(uri, hasUriScheme(uri)),
+      lease: options.writerLease ?? writerLeaseFor(uri, hasUriScheme(uri), this.storageOptions),
+      readOnly: this.readOnly,
       revalidate: (revalidation) => this.revalidate(revalidation.force),
       onWait: options.onWriterWait ?? ((message) => process.stderr.write(`${message}\n`)),
     });
     const documentStates = () => this.reader.documentStates();
+    // Object storage: smaller resident caches (a team index may be far larger than a local one).
+    const remote = hasUriScheme(uri);
     this.vectors = new VectorSearch(this.tables, documentStates, {
-      vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? VECTOR_CACHE_MAX_BYTES,
-      residentRowsMaxBytes: options.residentRowsMaxBytes ?? RESIDENT_CHUNK_ROWS_MAX_BYTES,
+      vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? (remote ? REMOTE_VECTOR_CACHE_MAX_BYTES : VECTOR_CACHE_MAX_BYTES),
+      residentRowsMaxBytes: options.residentRowsMaxBytes ?? (remote ? REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES : RESIDENT_CHUNK_ROWS_MAX_BYTES),
     });
     this.maintenance = new StoreMaintenance(this.tables, this.queue, documentStates);
     this.reader = new StoreReader(this.tables, {
       residentRow: (chunkId) => this.vectors.residentRow(chunkId),
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),
     });
-    this.items = new ItemReader(this.tables, documentStates);
+    this.items = new ItemReader(this.tables, documentStates, remote ? REMOTE_ITEM_CACHE_MAX_ITEMS : ITEM_CACHE_MAX_ITEMS);
     this.writer = new StoreWriter({ tables: this.tables, queue: this.queue, reader: this.reader, items: this.items, vectors: this.vectors, maintenance: this.maintenance, testHooks: this.testHooks });
     this.rootsRegistry = new RootsRegistry(this.tables, this.queue);
     this.engine = new SearchEngine({ source: this, embedder: options.embedder, reranker: options.reranker, settings: options.search });
@@ -114,7 +137,7 @@ export class LanceStore implements KnowledgeBase {
 
   /** @internal Opens or creates the tables and checks the stored settings. */
   async initialize(): Promise<void> {
-    await this.tables.initialize(() => this.probeDimensions(), (work) => this.queue.holdLease(work));
+    await this.tables.initialize(() => this.probeDimensions(), (work) => this.queue.holdLease(work), { mustExist: this.readOnly || this.mustExist });
   }
 
   /** The embedder's dimension, asking the server once when the settings did not give it (needed for the vector column). */
@@ -132,6 +155,11 @@ export class LanceStore implements KnowledgeBase {
     return !this.tables.rebuildReason && !!this.embedder && this.tables.settings?.embedder_id === this.embedder.id;
   }
 
+  /** The embedder the index was built with (null: full text only). */
+  get storedEmbedderId(): string | null {
+    return this.tables.settings?.embedder_id ?? null;
+  }
+
   /** Dimension of the stored vectors; undefined for a full-text-only index. */
   get vectorDimensions(): number | undefined {
     return this.tables.settings?.embedder_dimensions ?? undefined;
@@ -142,6 +170,7 @@ export class LanceStore implements KnowledgeBase {
   }
 
   assertWritable(): void {
+    this.queue.assertWritable();
     this.tables.assertWritable();
   }
 
@@ -160,10 +189,17 @@ export class LanceStore implements KnowledgeBase {
     return this.reader.documentStates();
   }
 
-  /** Drops in-memory caches so the next read sees writes made by other processes. */
+  /**
+   * Moves to the tables' latest versions and drops in-memory caches, so the next read sees writes made by other
+   * processes. Object storage failures come back as typed errors naming the fix.
+   */
   async refresh(): Promise<void> {
     this.invalidateCaches();
-    await this.tables.checkoutLatest();
+    try {
+      await this.tables.checkoutLatest();
+    } catch (error) {
+      throw objectStorageError(error, this.uri, this.storageOptions) ?? error;
+    }
   }
 
   /** Under a fresh lease, or after a commit conflict: sees what other writers committed before writing. */
@@ -303,6 +339,9 @@ export class LanceStore implements KnowledgeBase {
   }
 
   scheduleOptimize(): void {
+    if (this.readOnly) {
+      return;
+    }
     this.maintenance.scheduleOptimize();
   }
 

@@ -2,7 +2,7 @@ import './lanceEnvironment';
 import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../../core/embeddings/embedder';
-import { HaikuError } from '../../core/errors';
+import { errorMessage, HaikuError } from '../../core/errors';
 import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
 import { plainRows, plainSettings } from './arrowRows';
 import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TABLE, itemsSchema, settingsSchema, SETTINGS_TABLE, type SettingsRow } from './schema';
@@ -10,6 +10,15 @@ import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TAB
 /** True for URIs such as `s3://…` and `file://…`; false for folder paths. */
 export function hasUriScheme(uri: string): boolean {
   return /^[a-z][a-z0-9+.-]+:\/\//i.test(uri);
+}
+
+/**
+ * LanceDB's "Table 'x' was not found" (opening or dropping a table that does not exist). A refused or failed
+ * object storage request can be wrapped in the same words; those are failures, not absence.
+ */
+export function isTableMissing(error: unknown): boolean {
+  const message = errorMessage(error);
+  return /was not found|does not exist/i.test(message) && !/NoSuchBucket|InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|SlowDown|error sending request|\b(401|403|429|5\d\d) /i.test(message);
 }
 
 /** The four tables' names, in the order they are opened and dropped. */
@@ -54,15 +63,21 @@ export class StoreTables {
     this.embedder = embedder;
   }
 
-  /** Opens or creates the tables and checks the stored settings; `dimensions` is asked only when creating. */
-  async initialize(dimensions: () => Promise<number | undefined>, underLease: (work: () => Promise<void>) => Promise<void>): Promise<void> {
-    let names = new Set(await this.connection.tableNames());
-    if (!STORE_TABLES.some((name) => names.has(name))) {
+  /**
+   * Opens or creates the tables and checks the stored settings; `dimensions` is asked only when creating. A
+   * store that must exist (read-only, or a command that only reads) never creates: no tables is an error.
+   */
+  async initialize(dimensions: () => Promise<number | undefined>, underLease: (work: () => Promise<void>) => Promise<void>, options: { mustExist?: boolean } = {}): Promise<void> {
+    let opened = await this.openByName();
+    if (opened.size === 0) {
+      if (options.mustExist) {
+        throw new HaikuError('not_found', `No Haiku index at ${this.uri}: it holds no tables. Publish one with \`haiku index <folder> --db ${this.uri}\`, or correct the URI.`);
+      }
       // Created under the writer lease: two processes opening a new index at once make it once.
       let created = false;
       await underLease(async () => {
-        names = new Set(await this.connection.tableNames());
-        if (!STORE_TABLES.some((name) => names.has(name))) {
+        opened = await this.openByName();
+        if (opened.size === 0) {
           await this.createTables('[]', await dimensions());
           created = true;
         }
@@ -71,14 +86,38 @@ export class StoreTables {
         return;
       }
     }
-    const present = STORE_TABLES.filter((name) => names.has(name));
-    await this.openExistingTables(names);
     // The settings row is read even from an incomplete index: its roots are what `rebuild` re-indexes.
     await this.reloadSettings();
-    if (present.length < STORE_TABLES.length) {
+    if (opened.size < STORE_TABLES.length) {
       // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
-      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${STORE_TABLES.filter((name) => !names.has(name)).join(', ')}).`;
+      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${STORE_TABLES.filter((name) => !opened.has(name)).join(', ')}).`;
     }
+  }
+
+  /**
+   * Opens each of the store's tables by name and returns the names found. Not `tableNames()`: through some
+   * S3-compatible servers (s3rver) the listing is empty although the tables exist, and a reader that trusted it
+   * recreated the tables empty over a published index.
+   */
+  private async openByName(): Promise<Set<string>> {
+    const found = new Set<string>();
+    const open = async (name: string): Promise<lancedb.Table | undefined> => {
+      try {
+        const table = await this.connection.openTable(name);
+        found.add(name);
+        return table;
+      } catch (error) {
+        if (isTableMissing(error)) {
+          return undefined;
+        }
+        throw error;
+      }
+    };
+    this.documents = (await open(DOCUMENTS_TABLE)) as lancedb.Table;
+    this.chunks = (await open(CHUNKS_TABLE)) as lancedb.Table;
+    this.items = (await open(ITEMS_TABLE)) as lancedb.Table;
+    this.settingsTable = (await open(SETTINGS_TABLE)) as lancedb.Table;
+    return found;
   }
 
   /** Re-reads the settings row (another writer may have changed the roots) and checks it. */
@@ -127,14 +166,6 @@ export class StoreTables {
     if (this.closed) {
       throw new HaikuError('invalid_settings', 'The index was closed; open it again before writing.');
     }
-  }
-
-  private async openExistingTables(names: Set<string>): Promise<void> {
-    const open = async (name: string) => (names.has(name) ? this.connection.openTable(name) : undefined);
-    this.documents = (await open(DOCUMENTS_TABLE)) as lancedb.Table;
-    this.chunks = (await open(CHUNKS_TABLE)) as lancedb.Table;
-    this.items = (await open(ITEMS_TABLE)) as lancedb.Table;
-    this.settingsTable = (await open(SETTINGS_TABLE)) as lancedb.Table;
   }
 
   /**
@@ -187,9 +218,15 @@ export class StoreTables {
 
   /** Drops the data tables; the settings row (with the roots) is replaced, never dropped, by `createTables`. */
   async dropDataTables(): Promise<void> {
-    for (const name of await this.connection.tableNames()) {
-      if (name !== SETTINGS_TABLE && STORE_TABLES.includes(name)) {
-        await this.connection.dropTable(name);
+    for (const name of STORE_TABLES) {
+      if (name !== SETTINGS_TABLE) {
+        try {
+          await this.connection.dropTable(name);
+        } catch (error) {
+          if (!isTableMissing(error)) {
+            throw error;
+          }
+        }
       }
     }
   }

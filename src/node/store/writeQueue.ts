@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors';
+import { errorMessage, HaikuError } from '../../core/errors';
 import { COMMIT_CONFLICT_ATTEMPTS } from '../../core/limits';
 import type { HeldLease, LeaseWaitOptions, WriterLease } from './writerLease';
 
@@ -8,6 +8,8 @@ export interface WriteQueueOptions {
   revalidate: (options: { force: boolean }) => Promise<void>;
   /** Where the "waiting for another writer" message goes. */
   onWait?: (message: string) => void;
+  /** A read-only store: every write step and lease request throws `read_only` instead. */
+  readOnly?: boolean;
 }
 
 /**
@@ -29,7 +31,17 @@ export class WriteQueue {
     return this.options.lease.exclusive;
   }
 
+  /** Throws `read_only` for a read-only store. */
+  assertWritable(): void {
+    if (this.options.readOnly) {
+      throw new HaikuError('read_only', 'This index is open read-only (haiku.index.mode "remote-readonly", or --read-only); nothing was written. Publish changes from the machine or CI job that writes the index.');
+    }
+  }
+
   run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.options.readOnly) {
+      return Promise.resolve().then(() => this.assertWritable() as never);
+    }
     const step = () => this.holdLease(() => this.retryOnConflict(work));
     const next = this.tail.then(step, step);
     this.tail = next.catch(() => undefined);
@@ -41,6 +53,7 @@ export class WriteQueue {
    * stays true until it has written. Nested holds and the steps inside share the one lease.
    */
   async holdLease<T>(work: () => Promise<T>, options: LeaseWaitOptions = {}): Promise<T> {
+    this.assertWritable();
     this.holders++;
     try {
       if (!this.held) {

@@ -3,12 +3,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancelledError, HaikuError } from '../../core/errors';
+import { ObjectWriterLease } from './objectWriterLease';
+import { heartbeatLease, processAlive } from './leaseSupport';
 import { WRITER_LOCK_HEARTBEAT_MS, WRITER_LOCK_POLL_MS, WRITER_LOCK_STALE_MS, WRITER_LOCK_WAIT_MS } from '../../core/limits';
 
 /**
- * Permission to write an index, held by one writer at a time. Local folders use a lock file; object storage
- * (`s3://…`) has no lease today (LanceDB's commit conflicts are retried instead), and can add one as a lease
- * object behind this interface later.
+ * Permission to write an index, held by one writer at a time. Local folders use a lock file, `s3://…` a lease
+ * object in the bucket prefix (`ObjectWriterLease`); other object stores have none (LanceDB's commit conflicts
+ * are retried instead).
  */
 export interface WriterLease {
   /** True when holding the lease excludes every other writer. */
@@ -38,9 +40,12 @@ interface LockOwner {
 
 export const WRITER_LOCK_FILE = 'haiku-writer.lock';
 
-/** A lock file in the index folder for local paths; no lease for URIs with a scheme. */
-export function writerLeaseFor(uri: string, hasScheme: boolean): WriterLease {
-  return hasScheme ? new NoWriterLease() : new FileWriterLease(path.join(uri, WRITER_LOCK_FILE));
+/** A lock file in the index folder for local paths, a lease object for `s3://…` (given its storage options), else none. */
+export function writerLeaseFor(uri: string, hasScheme: boolean, s3StorageOptions?: Readonly<Record<string, string>>): WriterLease {
+  if (!hasScheme) {
+    return new FileWriterLease(path.join(uri, WRITER_LOCK_FILE));
+  }
+  return s3StorageOptions ? new ObjectWriterLease(uri, s3StorageOptions) : new NoWriterLease();
 }
 
 /** Object storage: every writer proceeds; commit conflicts are retried and young generations never swept. */
@@ -170,37 +175,18 @@ export class FileWriterLease implements WriterLease {
   }
 
   private held(owner: LockOwner): HeldLease {
-    const heartbeat = setInterval(() => {
-      try {
+    return heartbeatLease(
+      WRITER_LOCK_HEARTBEAT_MS,
+      () => {
         const now = new Date();
         fs.utimesSync(this.lockPath, now, now);
-      } catch {
-        // The next acquire by someone else decides; nothing to do here.
-      }
-    }, WRITER_LOCK_HEARTBEAT_MS);
-    heartbeat.unref();
-    let released = false;
-    return {
-      release: async () => {
-        if (released) {
-          return;
-        }
-        released = true;
-        clearInterval(heartbeat);
+      },
+      () => {
         if (this.readOwner()?.owner?.token === owner.token) {
           fs.rmSync(this.lockPath, { force: true });
         }
       },
-    };
+    );
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

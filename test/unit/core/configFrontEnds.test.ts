@@ -45,7 +45,7 @@ function checkCliNames(text: string, program: { commands: Set<string>; flags: Se
   for (const [, key] of text.matchAll(/"([a-z_.]+)" in haiku\.config\.json/g)) {
     // Keys without a default (optional ones) get a sample value of either type.
     const fallback = configValue(defaultConfig(), CONFIG_FILE_KEYS[key as keyof typeof CONFIG_FILE_KEYS].path);
-    const parses = (fallback === undefined ? [1, 'sample'] : [fallback]).some((value) => {
+    const parses = (fallback === undefined ? [1, 'sample', true] : [fallback]).some((value) => {
       const file = key.split('.').reduceRight<unknown>((inner, part) => ({ [part]: inner }), value);
       try {
         parseConfigFile(JSON.stringify(file), 'haiku.config.json', (relative) => relative);

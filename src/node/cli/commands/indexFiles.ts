@@ -16,6 +16,7 @@ export const indexCommand: CliCommand = {
     { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
     { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
     { flags: '--follow-links-outside', description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).' },
+    { flags: '--source-root <folder>', description: 'Store paths relative to this folder (default: the current folder), so a published index resolves on every machine that has the same tree.' },
     ...PICTURES_OPTIONS,
     QUIET_OPTION,
   ],
@@ -27,7 +28,7 @@ export const indexCommand: CliCommand = {
     const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
       indexPaths({
         roots: context.positionals.map((root) => path.resolve(context.io.cwd, root)),
-        baseFolder: context.io.cwd,
+        baseFolder: path.resolve(context.io.cwd, config.index.sourceRoot || '.'),
         store,
         embedder,
         include: listFlag(context, 'include') ?? config.index.include,

@@ -10,7 +10,7 @@ import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '.
 import { haikuVersion } from '../program';
 import { commandConfig } from '../../config/cliConfig';
 import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
-import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags } from '../indexAccess';
+import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, STORAGE_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags, storageSettingsFromFlags } from '../indexAccess';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
@@ -49,11 +49,12 @@ export const mcpCommand: CliCommand = {
     'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless --read-only. The index must exist; it is opened once at start.',
   options: [
     DATABASE_OPTION,
+    ...STORAGE_OPTIONS,
     ...EMBEDDING_OPTIONS,
     ...RERANKER_OPTIONS,
     { flags: '--http', description: 'Serve Streamable HTTP on 127.0.0.1 instead of stdio.' },
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
-    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document).' },
+    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document) and never write the index (a published team index).' },
     ...MODEL_OPTIONS,
     ...ANALYSIS_MODEL_OPTIONS,
   ],
@@ -62,7 +63,14 @@ export const mcpCommand: CliCommand = {
     const port = portFlag(context);
     const readOnly = booleanFlag(context, 'read-only');
     const embedder = embedderFromFlags(context);
-    const index = await openExistingIndex({ uri: databaseLocation(context), embedder, reranker: rerankerFromFlags(context), abortSignal: context.abortSignal });
+    const index = await openExistingIndex({
+      uri: databaseLocation(context),
+      embedder,
+      reranker: rerankerFromFlags(context),
+      abortSignal: context.abortSignal,
+      storage: storageSettingsFromFlags(context),
+      readOnly,
+    });
     // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
     const stop = new AbortController();
     const onSignal = () => stop.abort();

@@ -1,10 +1,10 @@
-import type { CliCommand } from '../command';
+import { listFlag, type CliCommand } from '../command';
 import { commandConfig } from '../../config/cliConfig';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
-import type { SearchResult } from '../../../core/model/search';
+import type { DocumentSummary, SearchResult } from '../../../core/model/search';
 import { chunkMetaOf } from '../../../core/agent/citations';
 import { textArgument } from '../textInput';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
@@ -23,16 +23,30 @@ export const searchCommand: CliCommand = {
   async run(context) {
     const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
     const limit = commandConfig(context).search.limit;
-    const results = await withStore(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) }, async (store) => {
-      const found = await store.search(query, { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal });
-      const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
-      return found.map((result) => ({
-        ...result,
-        relativePath: documents.get(result.documentId)?.relativePath ?? result.uri,
-        documentMeta: documents.get(result.documentId)?.metadata ?? {},
-        chunkMeta: chunkMetaOf(result),
-      }));
+    const searchOptions = { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal };
+    const storeOptions = { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) };
+    const withMetadata = (result: SearchResult, document: DocumentSummary | undefined) => ({
+      ...result,
+      relativePath: document?.relativePath ?? result.uri,
+      documentMeta: document?.metadata ?? {},
+      chunkMeta: chunkMetaOf(result),
     });
+    const results: Array<ReturnType<typeof withMetadata> & { database?: string }> = (listFlag(context, 'db')?.length ?? 0) > 1
+      // Several --db: one ranking fused across the databases, each result labelled with its database.
+      ? await withDatabaseSet(context, storeOptions, async (set) => {
+        const documents = new Map<string, DocumentSummary>();
+        for (const database of set.databases) {
+          for (const document of await database.store.listDocuments()) {
+            documents.set(`${database.name}\u0000${document.id}`, document);
+          }
+        }
+        return (await set.search(query, searchOptions)).map((result) => ({ ...withMetadata(result, documents.get(`${result.database}\u0000${result.documentId}`)), database: result.database }));
+      })
+      : await withStore(context, storeOptions, async (store) => {
+        const found = await store.search(query, searchOptions);
+        const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
+        return found.map((result) => withMetadata(result, documents.get(result.documentId)));
+      });
     if (wantsJson(context)) {
       printJson(context, results);
     } else {
@@ -42,10 +56,10 @@ export const searchCommand: CliCommand = {
   },
 };
 
-function resultText(result: SearchResult & { relativePath: string }): string {
+function resultText(result: SearchResult & { relativePath: string; database?: string }): string {
   const trail = [result.title, ...result.headings.filter((heading) => heading !== result.title)].filter(Boolean).join(' > ');
   return [
-    `${result.rank}. [${formatScore(result.score)}] ${trail}`,
+    `${result.rank}. [${formatScore(result.score)}]${result.database ? ` (${result.database})` : ''} ${trail}`,
     `   ${locationText(result.relativePath, result.sourceRange, result.pageNumbers)}  (chunk ${result.chunkId})`,
     `   ${snippet(result.content)}`,
   ].join('\n');

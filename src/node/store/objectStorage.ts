@@ -1,0 +1,162 @@
+import { errorMessage, HaikuError } from '../../core/errors';
+
+/**
+ * Where and how to reach object storage (`s3://bucket/prefix`). Anything left out comes from the standard AWS
+ * environment variables; `gs://` and `az://` get no options here (LanceDB reads their own variables).
+ */
+export interface ObjectStorageSettings {
+  /** An S3-compatible server, e.g. `http://127.0.0.1:9000` (MinIO, s3rver); empty for AWS itself. */
+  endpoint?: string;
+  region?: string;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (most S3-compatible servers). */
+  pathStyle?: boolean;
+  /** Allow plain `http://` endpoints (local servers). */
+  allowHttp?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+}
+
+/** The variables read when a setting is not given, in order of preference. */
+const ENVIRONMENT: Record<keyof ObjectStorageSettings, readonly string[]> = {
+  endpoint: ['AWS_ENDPOINT', 'AWS_ENDPOINT_URL'],
+  region: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
+  pathStyle: [],
+  allowHttp: ['AWS_ALLOW_HTTP'],
+  accessKeyId: ['AWS_ACCESS_KEY_ID'],
+  secretAccessKey: ['AWS_SECRET_ACCESS_KEY'],
+  sessionToken: ['AWS_SESSION_TOKEN'],
+};
+
+/** LanceDB's storage option keys that carry secrets: never printed. */
+const SECRET_OPTION_KEYS = new Set(['aws_secret_access_key', 'aws_session_token', 'aws_access_key_id']);
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** True for `s3://…` (and `s3a://`), the scheme these options are for. */
+export function isS3Uri(uri: string): boolean {
+  return /^s3a?:\/\//i.test(uri);
+}
+
+/**
+ * LanceDB `storageOptions` for `uri`: settings first, then the AWS environment variables. A custom endpoint
+ * defaults to path-style requests and a region of `us-east-1` (else the S3 client asks AWS for the bucket's
+ * region), and an `http://` endpoint allows plain HTTP. Undefined for local folders and other schemes.
+ */
+export function storageOptionsFor(uri: string, settings: ObjectStorageSettings = {}, environment: Environment = process.env): Record<string, string> | undefined {
+  if (!isS3Uri(uri)) {
+    return undefined;
+  }
+  const pick = (key: keyof ObjectStorageSettings): string | undefined => {
+    const value = settings[key];
+    if (value !== undefined && value !== '') {
+      return String(value);
+    }
+    return ENVIRONMENT[key].map((name) => environment[name]).find((found) => found !== undefined && found !== '');
+  };
+  const options: Record<string, string> = {};
+  const endpoint = pick('endpoint');
+  if (endpoint) {
+    options.aws_endpoint = endpoint;
+  }
+  options.region = pick('region') ?? (endpoint ? 'us-east-1' : '');
+  const allowHttp = pick('allowHttp') ?? (endpoint?.startsWith('http://') ? 'true' : undefined);
+  if (allowHttp !== undefined) {
+    options.allow_http = String(parseBoolean(allowHttp));
+  }
+  const virtualHosted = settings.pathStyle !== undefined ? String(!settings.pathStyle) : environment.AWS_VIRTUAL_HOSTED_STYLE_REQUEST;
+  if (virtualHosted !== undefined && virtualHosted !== '') {
+    options.virtual_hosted_style_request = String(parseBoolean(virtualHosted));
+  } else if (endpoint) {
+    options.virtual_hosted_style_request = 'false';
+  }
+  for (const [key, option] of [['accessKeyId', 'aws_access_key_id'], ['secretAccessKey', 'aws_secret_access_key'], ['sessionToken', 'aws_session_token']] as const) {
+    const value = pick(key);
+    if (value) {
+      options[option] = value;
+    }
+  }
+  if (options.region === '') {
+    delete options.region;
+  }
+  return options;
+}
+
+/** The settings the AWS environment variables give (a CLI's environment may not be `process.env`: tests, embedders). */
+export function storageSettingsFromEnvironment(environment: Environment): ObjectStorageSettings {
+  const first = (key: keyof ObjectStorageSettings) => ENVIRONMENT[key].map((name) => environment[name]).find((found) => found !== undefined && found !== '');
+  const allowHttp = first('allowHttp');
+  const virtualHosted = environment.AWS_VIRTUAL_HOSTED_STYLE_REQUEST;
+  return {
+    endpoint: first('endpoint'),
+    region: first('region'),
+    allowHttp: allowHttp === undefined ? undefined : parseBoolean(allowHttp),
+    pathStyle: virtualHosted === undefined || virtualHosted === '' ? undefined : !parseBoolean(virtualHosted),
+    accessKeyId: first('accessKeyId'),
+    secretAccessKey: first('secretAccessKey'),
+    sessionToken: first('sessionToken'),
+  };
+}
+
+function parseBoolean(value: string): boolean {
+  return /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+/** The options as text for logs and messages: endpoint, region and style, with every credential hidden. */
+export function describeStorageOptions(options: Record<string, string> | undefined): string {
+  if (!options) {
+    return 'local folder';
+  }
+  return Object.entries(options)
+    .map(([key, value]) => `${key}=${SECRET_OPTION_KEYS.has(key) ? '(set)' : value}`)
+    .join(', ');
+}
+
+/** `text` with every credential in `options` replaced: object storage errors may echo what was sent. */
+export function withoutSecrets(text: string, options: Record<string, string> | undefined): string {
+  let result = text;
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (SECRET_OPTION_KEYS.has(key) && value.length >= 4) {
+      result = result.split(value).join('(hidden)');
+    }
+  }
+  return result;
+}
+
+/**
+ * A typed error naming the fix for an object storage failure (unreachable, credentials refused, bucket missing,
+ * throttled), or undefined when `error` is something else. Credentials never appear in the message.
+ */
+export function objectStorageError(error: unknown, uri: string, options: Record<string, string> | undefined): HaikuError | undefined {
+  if (!isS3Uri(uri) || error instanceof HaikuError) {
+    return undefined;
+  }
+  const detail = errorMessage(error);
+  const where = options?.aws_endpoint ? `${uri} (endpoint ${options.aws_endpoint})` : uri;
+  const bucket = /^s3a?:\/\/([^/]+)/i.exec(uri)?.[1] ?? '';
+  if (/NoSuchBucket|bucket does not exist/i.test(detail)) {
+    return new HaikuError('not_found', `The bucket "${bucket}" does not exist at ${where}. Create it, or correct the bucket in --db / haiku.index.databaseUri.`, { cause: error });
+  }
+  if (/InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|ExpiredToken|InvalidToken|403 Forbidden|401 Unauthorized/i.test(detail)) {
+    return new HaikuError(
+      'storage_denied',
+      `Object storage refused the credentials for ${where} (${firstMatch(detail, /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|ExpiredToken|InvalidToken|403 Forbidden|401 Unauthorized/i)}). Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (VS Code: "Haiku: Set Object Storage Keys") to keys allowed to read this bucket.`,
+      { cause: error },
+    );
+  }
+  if (/SlowDown|503 Service Unavailable|429 Too Many Requests|RequestLimitExceeded/i.test(detail)) {
+    return new HaikuError('storage_throttled', `Object storage is throttling requests to ${where} (503 SlowDown). Wait a minute and try again; Haiku retries by itself in VS Code.`, { cause: error });
+  }
+  if (/error sending request|Connect|dns error|connection refused|timed out|Failed to resolve region/i.test(detail)) {
+    return new HaikuError(
+      'storage_unreachable',
+      `Could not reach object storage for ${where}. Check the endpoint (AWS_ENDPOINT or --endpoint) and the network; for a local server also set AWS_ALLOW_HTTP=true.`,
+      { cause: error },
+    );
+  }
+  return undefined;
+}
+
+function firstMatch(text: string, pattern: RegExp): string {
+  return pattern.exec(text)?.[0] ?? 'refused';
+}
