@@ -20,8 +20,10 @@ export interface Citation {
   /** Pictures the cited content shows (see `pictureRefsOf`). */
   pictureRefs: string[];
   labels: ItemLabel[];
-  /** Where to jump in the source file. */
+  /** Where to jump in the source file: the whole content the model saw. */
   sourceRange?: SourceRange;
+  /** The cited chunk's own range inside `sourceRange` (absent when the content was not expanded). */
+  chunkSourceRange?: SourceRange;
 }
 
 /** One `execute_code` call of this question. */

@@ -8,6 +8,11 @@ export interface SearchResult extends ChunkRecord {
   rank: number;
   /** When expansion merged overlapping hits: every constituent chunk id (the first is `chunkId`). */
   mergedChunkIds?: string[];
+  /**
+   * The matched chunk's own source range (the union of the constituents' when merged) when expansion ran;
+   * `sourceRange` then spans the whole expanded context. Jumps select this and shade the rest.
+   */
+  chunkSourceRange?: SourceRange;
 }
 
 export interface SearchOptions {
