@@ -3,7 +3,7 @@ import type { HaikuConfig } from '../core/config';
 import { errorMessage } from '../core/errors';
 import { plainCitation } from './citationFormat';
 import { COMMANDS, type CommandId } from './contributionIds';
-import { renderingUri, type DocumentNavigator } from './documentNavigation';
+import { renderingUri, type DocumentNavigator, type JumpContext } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexService } from './indexService';
 import { insertCitation } from './insertCitation';
@@ -87,8 +87,8 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
     register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>
       insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
     register(COMMANDS.showRuns, (runId?: string) => runsPanel.show(typeof runId === 'string' ? runId : undefined)),
-    register(COMMANDS.openChunk, async (chunkId: string) => {
-      await navigator.openChunk(chunkId);
+    register(COMMANDS.openChunk, async (chunkId: string, context?: JumpContext) => {
+      await navigator.openChunk(chunkId, context);
     }),
     register(COMMANDS.openSection, async (node: SectionsTreeNode) => {
       if (node.kind === 'document') {

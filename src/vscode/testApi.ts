@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
 import type { HaikuParticipant } from './chat/participant';
 import { readTurnMetadata } from './chat/chatText';
-import type { DocumentNavigator } from './documentNavigation';
+import type { DocumentNavigator, JumpHighlight } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexJobReport, IndexService } from './indexService';
 import type { RunRoute } from '../shared/runsProtocol';
@@ -49,7 +49,8 @@ export interface HaikuTestApi {
   readonly renderReports: readonly RenderReport[];
   /** How often the Sections view asked for children (the UI, not the tests, asks first). */
   readonly treeChildrenRequests: number;
-  readonly lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  /** The last jump's highlight in a text editor: the chunk's own range (selected) and the shaded context. */
+  readonly lastHighlight: JumpHighlight | undefined;
   /** True once the heavy bundle (`dist/backend.js`: LanceDB, converters, the agent) was loaded into the host. */
   backendLoaded(): boolean;
   /** Where the index lives by default (the extension's storage folder), whether or not it exists yet. */
@@ -64,7 +65,7 @@ export class TestRecorder {
   readonly indexJobs: IndexJobReport[] = [];
   readonly renderReports: RenderReport[] = [];
   treeChildrenRequests = 0;
-  lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  lastHighlight: JumpHighlight | undefined;
   private readonly pending = new Map<vscode.ChatRequest, ParticipantRequestRecord>();
 
   /** Wraps a response stream so the anchors, references and buttons it carries are recorded. */

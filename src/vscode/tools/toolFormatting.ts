@@ -2,7 +2,7 @@ import type { SectionNode } from '../../core/model/document';
 import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
 import { walkSections } from '../../core/toc';
 import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
-import { locationLabel } from '../citationFormat';
+import { locationLabel, ownRange } from '../citationFormat';
 
 /** Pure text rendering of the language-model tools' results (no `vscode` import, unit-tested). */
 
@@ -11,7 +11,7 @@ export function formatSearchHits(query: string, results: readonly SearchResult[]
     return `No hits for "${query}". Try other words, or haiku_listDocuments to see what is indexed.`;
   }
   const blocks = results.map((result) => {
-    const location = locationLabel(result.sourceRange, result.pageNumbers);
+    const location = locationLabel(ownRange(result), result.pageNumbers);
     const trail = result.headings.length > 0 ? result.headings.join(' > ') : result.title;
     return [
       `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''} — ${trail}`,
