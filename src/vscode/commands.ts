@@ -95,7 +95,7 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
         const document = node.document;
         await vscode.commands.executeCommand('vscode.open', /^(pdf|docx)$/.test(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri));
       } else if (node.kind === 'section') {
-        await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine });
+        await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine, selfRef: node.section.selfRef, page: node.section.pageNumbers[0] });
       }
     }),
     register(COMMANDS.askAboutSection, async (node?: SectionsTreeNode) => {

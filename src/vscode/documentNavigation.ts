@@ -48,8 +48,11 @@ export interface JumpContext {
   docItemRefs?: readonly string[];
 }
 
-/** Opens PDF chunks on their page (the PDF viewer); false when it cannot, so the text rendering opens instead. */
-export type PdfChunkOpener = (chunk: ChunkRecord, document: DocumentSummary, context: JumpContext | undefined) => Promise<boolean>;
+/** Opens PDF chunks and sections on their page (the PDF viewer); false when it cannot, so the text rendering opens. */
+export interface PdfOpener {
+  openChunk(chunk: ChunkRecord, document: DocumentSummary, context: JumpContext | undefined): Promise<boolean>;
+  openSection(document: DocumentSummary, section: { selfRef?: string; page?: number }): Promise<boolean>;
+}
 
 /** At most this many chat locations are remembered for shading their context when the user opens them. */
 const EXPECTED_JUMPS_KEPT = 200;
@@ -77,10 +80,13 @@ export class DocumentNavigator implements vscode.Disposable {
   private readonly highlightEmitter = new vscode.EventEmitter<JumpHighlight>();
   /** Fires when a range of a document was selected and highlighted. */
   readonly onDidHighlight = this.highlightEmitter.event;
+  private readonly clearEmitter = new vscode.EventEmitter<void>();
+  /** Fires when a jump's highlight was removed (an edit, or the next jump). */
+  readonly onDidClearHighlight = this.clearEmitter.event;
   private current: { uri: string; editors: vscode.TextEditor[] } | undefined;
   private readonly expected = new Map<string, vscode.Range[]>();
   private readonly subscriptions: vscode.Disposable[];
-  private pdfOpener: PdfChunkOpener | undefined;
+  private pdfOpener: PdfOpener | undefined;
 
   constructor(private readonly knowledgeBase: () => Promise<ExtensionKnowledgeBase>) {
     this.subscriptions = [
@@ -95,7 +101,7 @@ export class DocumentNavigator implements vscode.Disposable {
   }
 
   /** Lets PDF chunks open on their page (the viewer lives in its own module; this is the only hook). */
-  setPdfOpener(opener: PdfChunkOpener): void {
+  setPdfOpener(opener: PdfOpener): void {
     this.pdfOpener = opener;
   }
 
@@ -111,8 +117,9 @@ export class DocumentNavigator implements vscode.Disposable {
     return this.openChunkRecord(chunk, document, jumpContext);
   }
 
-  async openChunkRecord(chunk: ChunkRecord, document: DocumentSummary | undefined, context?: JumpContext): Promise<vscode.TextEditor | undefined> {
-    if (document?.format === 'pdf' && this.pdfOpener && await this.pdfOpener(chunk, document, context)) {
+  /** `asText`: the Markdown rendering even for a PDF (the viewer's fallback and "Open as Text"). */
+  async openChunkRecord(chunk: ChunkRecord, document: DocumentSummary | undefined, context?: JumpContext, options: { asText?: boolean } = {}): Promise<vscode.TextEditor | undefined> {
+    if (document?.format === 'pdf' && !options.asText && this.pdfOpener && await this.pdfOpener.openChunk(chunk, document, context)) {
       this.clear();
       return undefined;
     }
@@ -129,8 +136,15 @@ export class DocumentNavigator implements vscode.Disposable {
     return this.showRange(textDocument, range, contextRanges(textDocument, range, context?.sourceRange));
   }
 
-  /** Opens a document at a section header, by the header's source line or (renderings) its Markdown heading. */
-  async openSection(document: DocumentSummary, section: { title: string; startLine?: number }): Promise<vscode.TextEditor> {
+  /**
+   * Opens a document at a section header: by the header's source line, on its page in the PDF viewer, or (other
+   * renderings) at its Markdown heading.
+   */
+  async openSection(document: DocumentSummary, section: { title: string; startLine?: number; selfRef?: string; page?: number }): Promise<vscode.TextEditor | undefined> {
+    if (document.format === 'pdf' && this.pdfOpener && await this.pdfOpener.openSection(document, section)) {
+      this.clear();
+      return undefined;
+    }
     if (opensAsRendering(document.format) || section.startLine === undefined) {
       const uri = opensAsRendering(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri);
       const textDocument = await vscode.workspace.openTextDocument(uri);
@@ -160,7 +174,8 @@ export class DocumentNavigator implements vscode.Disposable {
   }
 
   private applyExpected(editor: vscode.TextEditor): void {
-    const context = this.expected.get(jumpKey(editor.document.uri, editor.selection));
+    // A dirty document moved on since the chat's ranges were made (and an edit must not bring the shading back).
+    const context = editor.document.isDirty ? undefined : this.expected.get(jumpKey(editor.document.uri, editor.selection));
     if (!context || (this.current?.uri === editor.document.uri.toString() && this.current.editors.includes(editor))) {
       return;
     }
@@ -185,11 +200,15 @@ export class DocumentNavigator implements vscode.Disposable {
 
   /** Removes the last jump's highlights (next edit, next jump, or a jump that opened elsewhere). */
   clear(): void {
-    for (const editor of this.current?.editors ?? []) {
+    if (!this.current) {
+      return;
+    }
+    for (const editor of this.current.editors) {
       editor.setDecorations(this.chunkDecoration, []);
       editor.setDecorations(this.contextDecoration, []);
     }
     this.current = undefined;
+    this.clearEmitter.fire();
   }
 
   dispose(): void {
@@ -197,6 +216,7 @@ export class DocumentNavigator implements vscode.Disposable {
     this.chunkDecoration.dispose();
     this.contextDecoration.dispose();
     this.highlightEmitter.dispose();
+    this.clearEmitter.dispose();
   }
 }
 

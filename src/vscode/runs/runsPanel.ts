@@ -4,7 +4,7 @@ import type { RenderReport, RunsStore } from './runsStore';
 import type { SourceRange } from '../../core/model/document';
 
 /** A random nonce for the webview's Content-Security-Policy. */
-function createNonce(): string {
+export function createNonce(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   let nonce = '';
   for (let index = 0; index < 32; index++) {
