@@ -1,6 +1,6 @@
 /**
- * The PDF viewer's message protocol between the extension host and its webview. The host sends the file's bytes
- * (the webview fetches nothing but its own worker script) and what to highlight; the webview reports what it
+ * The PDF viewer's message protocol between the extension host and its webview. The host names the file (as a
+ * webview resource the webview fetches) and what to highlight; the webview reports what it
  * loaded and drew, so the host (and the in-host tests) know the page and the boxes the user sees.
  */
 
@@ -17,7 +17,8 @@ export interface PdfHighlight {
 }
 
 export type PdfHostToWebviewMessage =
-  | { type: 'open'; data: Uint8Array; title: string; highlight?: PdfHighlight; page?: number }
+  /** `url`: the file as a webview resource (the webview fetches it; buffers do not cross every host's message bridge). */
+  | { type: 'open'; url: string; title: string; highlight?: PdfHighlight; page?: number }
   | { type: 'highlight'; highlight: PdfHighlight }
   | { type: 'goToPage'; page: number };
 
@@ -36,8 +37,10 @@ export interface DrawnRectangle {
 
 export interface PdfHighlightReport {
   jumpId: number;
-  /** The page the viewer shows after scrolling. */
+  /** The page the viewer scrolled to (the highlight's page). */
   page: number;
+  /** Whether the chunk's first drawn box is inside the scrolled viewport (false also when nothing was drawn). */
+  chunkInView: boolean;
   rectangles: DrawnRectangle[];
   /** Whether the highlighted page has a text layer with text (false for scanned pages). */
   textLayer: boolean;
@@ -52,7 +55,9 @@ export type PdfWebviewToHostMessage =
   | { type: 'loaded'; pageCount: number; hasText: boolean }
   | { type: 'loadFailed'; reason: PdfLoadFailure; message: string }
   | { type: 'highlighted'; report: PdfHighlightReport }
-  | { type: 'pageChanged'; page: number };
+  | { type: 'pageChanged'; page: number }
+  /** Something went wrong in the webview outside a load (the host logs it). */
+  | { type: 'problem'; message: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -93,11 +98,13 @@ export function parsePdfWebviewMessage(value: unknown): PdfWebviewToHostMessage 
       return (value.reason === 'password' || value.reason === 'invalid' || value.reason === 'other') && typeof value.message === 'string'
         ? { type: 'loadFailed', reason: value.reason, message: value.message.slice(0, MESSAGE_MAX_CHARS) }
         : undefined;
+    case 'problem':
+      return typeof value.message === 'string' ? { type: 'problem', message: value.message.slice(0, MESSAGE_MAX_CHARS) } : undefined;
     case 'pageChanged':
       return isCount(value.page) ? { type: 'pageChanged', page: value.page } : undefined;
     case 'highlighted': {
       const report = value.report;
-      if (!isObject(report) || !isCount(report.jumpId) || !isCount(report.page) || !Array.isArray(report.rectangles) || typeof report.textLayer !== 'boolean' || !isFiniteNumber(report.elapsedMs)) {
+      if (!isObject(report) || !isCount(report.jumpId) || !isCount(report.page) || !Array.isArray(report.rectangles) || typeof report.chunkInView !== 'boolean' || typeof report.textLayer !== 'boolean' || !isFiniteNumber(report.elapsedMs)) {
         return undefined;
       }
       const rectangles = report.rectangles.map(parseRectangle);
@@ -109,6 +116,7 @@ export function parsePdfWebviewMessage(value: unknown): PdfWebviewToHostMessage 
         report: {
           jumpId: report.jumpId,
           page: report.page,
+          chunkInView: report.chunkInView,
           rectangles: rectangles as DrawnRectangle[],
           textLayer: report.textLayer,
           elapsedMs: report.elapsedMs,

@@ -60,6 +60,8 @@ export function registerPdfViewer(
         lastJump.delete(event.uri);
         await (jump.chunk ? navigator.openChunkRecord(jump.chunk, jump.document, jump.context, { asText: true }) : vscode.window.showTextDocument(renderingUri(jump.document)));
       }
+    } else if (event.kind === 'problem') {
+      log.warn(`PDF viewer (${event.uri}): ${event.message}`);
     } else if (event.kind === 'loaded' && !event.hasText) {
       status(vscode.l10n.t('Haiku: this PDF page has no text layer (a scan?): text cannot be selected or searched here.'));
     }

@@ -7,7 +7,8 @@ import { parsePdfWebviewMessage, type PdfHighlight, type PdfHighlightReport, typ
 export type PdfViewerEvent =
   | { kind: 'loaded'; uri: string; pageCount: number; hasText: boolean }
   | { kind: 'loadFailed'; uri: string; reason: PdfLoadFailure; message: string }
-  | { kind: 'highlighted'; uri: string; report: PdfHighlightReport };
+  | { kind: 'highlighted'; uri: string; report: PdfHighlightReport }
+  | { kind: 'resolved' | 'disposed' | 'ready' | 'problem'; uri: string; message?: string };
 
 interface ViewerSession {
   panel: vscode.WebviewPanel;
@@ -19,9 +20,10 @@ interface ViewerSession {
 
 /**
  * "Haiku PDF Viewer": a read-only custom editor for `*.pdf` (an option, never the default) rendering pages with
- * pdf.js in a webview. The CSP allows scripts by nonce only, styles, images and fonts from the extension, fetches of
- * the extension's own files (pdf.js's worker script, fonts, CMaps), and workers from `blob:` only (the worker
- * script is fetched and started from a blob: a webview cannot start one from its resource origin). No network.
+ * pdf.js in a webview. The CSP allows scripts by nonce only, styles, images and fonts from the webview's resource
+ * origin, fetches from that origin only (the PDF itself, pdf.js's worker script, fonts, CMaps; the resource roots are
+ * the extension's `dist/` and the PDF's folder), and workers from `blob:` only (the worker script is fetched and
+ * started from a blob: a webview cannot start one from its resource origin). No network.
  */
 export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   private readonly sessions = new Map<string, ViewerSession>();
@@ -40,13 +42,16 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const key = document.uri.toString();
     const scriptRoot = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    panel.webview.options = { enableScripts: true, localResourceRoots: [scriptRoot] };
+    // The viewer's scripts, and the PDF's own folder so the webview can fetch the file (nothing else).
+    panel.webview.options = { enableScripts: true, localResourceRoots: [scriptRoot, vscode.Uri.joinPath(document.uri, '..')] };
     panel.webview.html = this.html(panel.webview, scriptRoot);
     const start = this.opening.get(key) ?? {};
     this.opening.delete(key);
     const session: ViewerSession = { panel, loaded: false, pendingHighlight: start.highlight, pendingPage: start.page };
     this.sessions.set(key, session);
+    this.eventEmitter.fire({ kind: 'resolved', uri: key });
     panel.onDidDispose(() => {
+      this.eventEmitter.fire({ kind: 'disposed', uri: key });
       if (this.sessions.get(key) === session) {
         this.sessions.delete(key);
       }
@@ -54,16 +59,13 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
     panel.webview.onDidReceiveMessage(async (raw: unknown) => {
       const message = parsePdfWebviewMessage(raw);
       switch (message?.type) {
+        case 'problem':
+          this.eventEmitter.fire({ kind: 'problem', uri: key, message: message.message });
+          break;
         case 'ready': {
-          let data: Uint8Array;
-          try {
-            data = await vscode.workspace.fs.readFile(document.uri);
-          } catch (error) {
-            this.eventEmitter.fire({ kind: 'loadFailed', uri: key, reason: 'other', message: String((error as Error)?.message ?? error) });
-            return;
-          }
+          this.eventEmitter.fire({ kind: 'ready', uri: key });
           const title = document.uri.path.slice(document.uri.path.lastIndexOf('/') + 1);
-          await this.post(session, { type: 'open', data, title, highlight: session.pendingHighlight, page: session.pendingPage });
+          await this.post(session, { type: 'open', url: panel.webview.asWebviewUri(document.uri).toString(), title, highlight: session.pendingHighlight, page: session.pendingPage });
           session.pendingHighlight = undefined;
           session.pendingPage = undefined;
           break;
@@ -172,6 +174,11 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   <span id="status"></span>
 </div>
 <div id="viewerContainer"><div id="viewer" class="pdfViewer"></div></div>
+<script nonce="${nonce}">
+  // Before pdf.js loads: errors while its modules initialise still reach the host.
+  window.haikuVscodeApi = acquireVsCodeApi();
+  window.addEventListener('error', (event) => window.haikuVscodeApi.postMessage({ type: 'problem', message: event.message + ' (' + event.filename + ':' + event.lineno + ')' }));
+</script>
 <script nonce="${nonce}" src="${resource('webview', 'pdfViewer.js')}"></script>
 </body>
 </html>`;

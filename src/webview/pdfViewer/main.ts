@@ -10,7 +10,6 @@ import { highlightedPages, rectangleOnPage, type ViewportTransform } from './hig
  * bytes come from the host; the worker is started from a blob of the shipped `pdf.worker.mjs` (a webview cannot
  * start a worker from its resource origin).
  */
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 
 interface PageViewLike {
   div: HTMLDivElement;
@@ -18,7 +17,8 @@ interface PageViewLike {
   renderingState: number;
 }
 
-const vscodeApi = acquireVsCodeApi();
+// Acquired by the page's first script, which also reports errors raised while pdf.js initialises.
+const vscodeApi = (window as unknown as { haikuVscodeApi: { postMessage(message: unknown): void } }).haikuVscodeApi;
 const resources = document.body.dataset;
 const RENDERING_FINISHED = 3;
 
@@ -48,10 +48,18 @@ let pending: { highlight: PdfHighlight; started: number } | undefined;
 let loadedDocument: { numPages: number; getPage(page: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }> }> } | undefined;
 const drawn = new Map<number, DrawnRectangle[]>();
 
+window.addEventListener('unhandledrejection', (event) => post({ type: 'problem', message: String((event.reason as Error)?.stack ?? event.reason) }));
+
 async function startWorker(): Promise<void> {
-  const source = await (await fetch(resources.worker!)).text();
+  const response = await fetch(resources.worker!);
+  if (!response.ok) {
+    throw new Error(`The PDF worker script did not load (${response.status} ${response.statusText}).`);
+  }
+  const source = await response.text();
   const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-  pdfjsLib.GlobalWorkerOptions.workerPort = new Worker(url, { type: 'module' });
+  const worker = new Worker(url, { type: 'module' });
+  worker.addEventListener('error', (event) => post({ type: 'problem', message: `PDF worker: ${event.message}` }));
+  pdfjsLib.GlobalWorkerOptions.workerPort = worker;
 }
 
 const workerReady = startWorker();
@@ -125,12 +133,16 @@ async function reportWhenPainted(): Promise<void> {
   }
   pending = undefined;
   const text = await (await loadedDocument.getPage(current.highlight.page)).getTextContent();
+  const mark = view.div.querySelector('.haiku-chunk')?.getBoundingClientRect();
+  const visible = container.getBoundingClientRect();
+  const chunkInView = mark !== undefined && mark.bottom > visible.top && mark.top < visible.bottom;
   const memory = (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory;
   post({
     type: 'highlighted',
     report: {
       jumpId: current.highlight.jumpId,
-      page: viewer.currentPageNumber,
+      page: current.highlight.page,
+      chunkInView,
       rectangles: [...drawn.values()].flat(),
       textLayer: text.items.length > 0,
       elapsedMs: performance.now() - current.started,
@@ -167,9 +179,14 @@ async function open(message: Extract<PdfHostToWebviewMessage, { type: 'open' }>)
   document.title = message.title;
   statusLabel.textContent = 'Loading…';
   try {
+    const response = await fetch(message.url);
+    if (!response.ok) {
+      throw new Error(`The file could not be read (${response.status} ${response.statusText}).`);
+    }
+    const data = new Uint8Array(await response.arrayBuffer());
     await workerReady;
     const task = pdfjsLib.getDocument({
-      data: message.data,
+      data,
       standardFontDataUrl: resources.fonts,
       cMapUrl: resources.cmaps,
       cMapPacked: true,

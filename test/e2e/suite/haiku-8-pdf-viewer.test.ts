@@ -11,7 +11,7 @@ type HighlightEvent = Extract<PdfViewerEvent, { kind: 'highlighted' }>;
 /** The viewer's report of the jump after `before` events, for this file. */
 function highlightReport(api: HaikuTestApi, uri: vscode.Uri, before: number): Promise<HighlightEvent> {
   return waitFor(() => api.pdfViewerEvents.slice(before).find((event): event is HighlightEvent => event.kind === 'highlighted' && event.uri === uri.toString()),
-    `the PDF viewer to report the highlight (events: ${JSON.stringify(api.pdfViewerEvents.slice(before).map((event) => event.kind))})`, 90_000);
+    `the PDF viewer to report the highlight (events: ${JSON.stringify(api.pdfViewerEvents.slice(before))})`, 90_000);
 }
 
 /** Precise jumps: the chunk's own lines selected with the context shaded, and PDF chunks on their page in the viewer. */
@@ -82,9 +82,11 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
     const before = api.pdfViewerEvents.length;
     const started = Date.now();
     await vscode.commands.executeCommand('haiku.openChunk', chunk.chunkId, { docItemRefs: contextRefs });
+    const debugTab = vscode.window.tabGroups.activeTabGroup.activeTab;
     const { report } = (await highlightReport(api, pdf, before));
     const firstPage = Math.min(...ownBoxes.map((box) => box.page));
-    assert.strictEqual(report.page, firstPage, 'the viewer shows the chunk\'s first page');
+    assert.strictEqual(report.page, firstPage, 'the viewer opens the chunk\'s first page');
+    assert.ok(report.chunkInView, 'the chunk\'s first box is scrolled into view');
     const strong = report.rectangles.filter((rectangle) => rectangle.strength === 'chunk');
     const faint = report.rectangles.filter((rectangle) => rectangle.strength === 'context');
     assert.strictEqual(strong.length, ownBoxes.length, 'every own box is drawn strongly');
@@ -113,6 +115,7 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
     await api.navigator.openSection(document, { title: header.text, selfRef: header.selfRef, page: header.pageNumbers[0] });
     const { report } = await highlightReport(api, pdf, before);
     assert.strictEqual(report.page, header.boxes![0].page);
+    assert.ok(report.chunkInView);
     assert.strictEqual(report.rectangles.filter((rectangle) => rectangle.strength === 'chunk').length, header.boxes!.length);
     await vscode.commands.executeCommand('haiku.openPdfAsText');
     const editor = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'haiku-doc' ? vscode.window.activeTextEditor : undefined, 'the text rendering');
@@ -134,6 +137,7 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
       await api.pdfViewer.show(uri, { page, chunkBoxes: [{ page, x: 100, y: 400, width: 300, height: 40 }], contextBoxes: [{ page, x: 100, y: 300, width: 300, height: 100 }] });
       const { report } = await highlightReport(api, uri, before);
       assert.strictEqual(report.page, page);
+      assert.ok(report.chunkInView);
       timings.push({ page, totalMs: Date.now() - started, webviewMs: Math.round(report.elapsedMs), heap: report.usedHeapBytes });
     }
     console.log(`GeoTopo (117 pages) jump → highlighted page: ${JSON.stringify(timings)}`);
