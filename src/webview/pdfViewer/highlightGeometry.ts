@@ -3,7 +3,7 @@ import type { DrawnRectangle } from '../../shared/pdfViewerProtocol';
 
 /** The part of a pdf.js page viewport the highlight needs (PDF user space → CSS pixels, rotation included). */
 export interface ViewportTransform {
-  convertToViewportRectangle(rectangle: number[]): number[];
+  convertToViewportPoint(x: number, y: number): number[];
 }
 
 /**
@@ -11,7 +11,8 @@ export interface ViewportTransform {
  * page's CSS pixels (top-left origin, after rotation and zoom); the corners may come back swapped on rotated pages.
  */
 export function rectangleOnPage(box: PageBox, viewport: ViewportTransform, strength: DrawnRectangle['strength']): DrawnRectangle {
-  const [x1, y1, x2, y2] = viewport.convertToViewportRectangle([box.x, box.y, box.x + box.width, box.y + box.height]);
+  const [x1, y1] = viewport.convertToViewportPoint(box.x, box.y);
+  const [x2, y2] = viewport.convertToViewportPoint(box.x + box.width, box.y + box.height);
   return { page: box.page, strength, left: Math.min(x1, x2), top: Math.min(y1, y2), width: Math.abs(x2 - x1), height: Math.abs(y2 - y1) };
 }
 
