@@ -6,6 +6,9 @@
 
 import type { PageBox } from '../core/model/document';
 
+/** A rectangle on a PDF page in PDF user space (the stored items' boxes); re-exported for the webview's layer. */
+export type PdfBox = PageBox;
+
 /** What to draw for one jump: the chunk's own boxes strongly, the swept-in context faintly. */
 export interface PdfHighlight {
   /** Increasing per viewer, so a report names the jump it answers. */

@@ -106,7 +106,9 @@ export class TestRecorder {
     }) as vscode.ChatResponseStream;
   };
 
-  attach(objects: { participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator; pdfViewer: PdfViewerProvider }): vscode.Disposable {
+  attach(objects: {
+    participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator; pdfViewer: PdfViewerProvider;
+  }): vscode.Disposable {
     return vscode.Disposable.from(
       objects.participant.onDidFinishRequest((report) => {
         const record = this.pending.get(report.request);

@@ -400,7 +400,12 @@ class AnswerStream {
   private readonly splitter = new CitationMarkerSplitter((index) => this.citations.has(index));
   private output = Promise.resolve();
 
-  constructor(private readonly stream: vscode.ChatResponseStream, private readonly knowledgeBase: ExtensionKnowledgeBase, private readonly navigator: DocumentNavigator, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly stream: vscode.ChatResponseStream,
+    private readonly knowledgeBase: ExtensionKnowledgeBase,
+    private readonly navigator: DocumentNavigator,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   apply(event: AgentEvent): void {
     switch (event.type) {

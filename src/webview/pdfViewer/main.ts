@@ -1,7 +1,6 @@
 import { pdfjsLib } from './pdfjsGlobal';
 import { EventBus, PDFFindController, PDFLinkService, PDFViewer } from 'pdfjs-dist/web/pdf_viewer.mjs';
-import type { PageBox } from '../../core/model/document';
-import type { DrawnRectangle, PdfHighlight, PdfHostToWebviewMessage, PdfLoadFailure, PdfWebviewToHostMessage } from '../../shared/pdfViewerProtocol';
+import type { DrawnRectangle, PdfBox, PdfHighlight, PdfHostToWebviewMessage, PdfLoadFailure, PdfWebviewToHostMessage } from '../../shared/pdfViewerProtocol';
 import { highlightedPages, rectangleOnPage, type ViewportTransform } from './highlightGeometry';
 
 /**
@@ -83,7 +82,7 @@ function drawPage(page: number): void {
   const layer = document.createElement('div');
   layer.className = 'haiku-highlights';
   const rectangles: DrawnRectangle[] = [];
-  const add = (boxes: readonly PageBox[], strength: DrawnRectangle['strength']): void => {
+  const add = (boxes: readonly PdfBox[], strength: DrawnRectangle['strength']): void => {
     for (const box of boxes.filter((candidate) => candidate.page === page)) {
       const rectangle = rectangleOnPage(box, view.viewport, strength);
       const mark = document.createElement('div');

@@ -82,7 +82,6 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
     const before = api.pdfViewerEvents.length;
     const started = Date.now();
     await vscode.commands.executeCommand('haiku.openChunk', chunk.chunkId, { docItemRefs: contextRefs });
-    const debugTab = vscode.window.tabGroups.activeTabGroup.activeTab;
     const { report } = (await highlightReport(api, pdf, before));
     const firstPage = Math.min(...ownBoxes.map((box) => box.page));
     assert.strictEqual(report.page, firstPage, 'the viewer opens the chunk\'s first page');

@@ -8,8 +8,12 @@ import { highlightedPages, rectangleOnPage, type ViewportTransform } from '../..
 import { repositoryRoot } from '../../support/paths';
 
 /** A real pdf.js viewport of page 1 of a sample, at a zoom and an extra rotation (what the viewer's page views use). */
-async function viewportOf(rotation: number, scale: number): Promise<ViewportTransform & { width: number; height: number }> {
-  const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): { promise: Promise<{ getPage(page: number): Promise<{ getViewport(options: { scale: number; rotation: number }): ViewportTransform & { width: number; height: number } }> }> } };
+type Viewport = ViewportTransform & { width: number; height: number };
+type PdfJsPage = { getViewport(options: { scale: number; rotation: number }): Viewport };
+type PdfJsForViewports = { getDocument(parameters: Record<string, unknown>): { promise: Promise<{ getPage(page: number): Promise<PdfJsPage> }> } };
+
+async function viewportOf(rotation: number, scale: number): Promise<Viewport> {
+  const pdfjs = (await getResolvedPDFJS()) as unknown as PdfJsForViewports;
   const bytes = new Uint8Array(fs.readFileSync(path.join(repositoryRoot, 'samples', 'papers', 'multi_page.pdf')));
   const document = await pdfjs.getDocument({ data: bytes, isEvalSupported: false, verbosity: 0 }).promise;
   return (await document.getPage(1)).getViewport({ scale, rotation });
