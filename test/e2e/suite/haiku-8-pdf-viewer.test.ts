@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PdfViewerEvent } from '../../../src/vscode/pdfViewer/pdfViewerProvider';
@@ -124,6 +125,16 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
     await vscode.commands.executeCommand('haiku.openPdfAsText');
     const editor = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'haiku-doc' ? vscode.window.activeTextEditor : undefined, 'the text rendering');
     assert.match(editor.document.uri.path, /multi_page\.pdf\.md$/);
+  });
+
+  it('a PDF the viewer cannot open reports the failure instead of throwing', async () => {
+    const broken = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-pdf-')), 'broken.pdf');
+    fs.writeFileSync(broken, '%PDF-1.7\n% a header and nothing a PDF needs\n');
+    const uri = vscode.Uri.file(broken);
+    const before = api.pdfViewerEvents.length;
+    await api.pdfViewer.show(uri, { page: 3 });
+    const failure = await waitFor(() => api.pdfViewerEvents.slice(before).find((event) => event.kind === 'loadFailed' && event.uri === uri.toString()), 'the viewer to report the failure');
+    assert.ok(failure.kind === 'loadFailed' && failure.reason !== 'password', JSON.stringify(failure));
   });
 
   it('measures the jump to a highlighted page of a 117-page PDF (GeoTopo)', async function () {
