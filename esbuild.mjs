@@ -39,6 +39,9 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js' },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
+  // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.
+  { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
+    entryPoints: ['src/webview/pdfViewer/main.ts'], outfile: 'dist/webview/pdfViewer.js', logLevel: 'warning' },
 ].filter((options) => {
   const present = fs.existsSync(options.entryPoints[0]);
   if (!present) {
@@ -55,6 +58,17 @@ function copyAssets() {
   const fonts = path.join('node_modules', 'pdfjs-dist', 'standard_fonts');
   if (fs.existsSync(fonts)) {
     fs.cpSync(fonts, 'dist/standard_fonts', { recursive: true });
+  }
+  // The PDF viewer's worker (started from a blob in the webview), the viewer's stylesheet and images, the CMaps
+  // for CJK text and the wasm image decoders (JPEG 2000, JBIG2): everything pdf.js would otherwise fetch.
+  const pdfjs = path.join('node_modules', 'pdfjs-dist');
+  if (fs.existsSync(pdfjs)) {
+    fs.mkdirSync('dist/webview/pdf', { recursive: true });
+    fs.copyFileSync(path.join(pdfjs, 'build', 'pdf.worker.min.mjs'), 'dist/webview/pdf/pdf.worker.mjs');
+    fs.copyFileSync(path.join(pdfjs, 'web', 'pdf_viewer.css'), 'dist/webview/pdf/pdf_viewer.css');
+    for (const folder of [['web', 'images'], ['cmaps'], ['wasm']]) {
+      fs.cpSync(path.join(pdfjs, ...folder), path.join('dist/webview/pdf', folder[folder.length - 1]), { recursive: true });
+    }
   }
   if (fs.existsSync('dist/cli.js')) {
     fs.chmodSync('dist/cli.js', 0o755);

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { SourceRange } from '../core/model/document';
+import type { LineSpan } from './sectionLocate';
 
 /**
  * Pure formatting of citations and locations (no `vscode` import, unit-tested): labels, Markdown links and the
@@ -36,6 +37,27 @@ export function lastLine(sourceRange: SourceRange): number {
   const start = sourceRange.startLine ?? 0;
   const end = sourceRange.endLine ?? start;
   return end > start && sourceRange.endColumn === 0 ? end - 1 : end;
+}
+
+/** The range a jump selects and a label names: the chunk's own lines, not the expanded context around them. */
+export function ownRange(chunk: { sourceRange?: SourceRange; chunkSourceRange?: SourceRange }): SourceRange | undefined {
+  return chunk.chunkSourceRange ?? chunk.sourceRange;
+}
+
+/**
+ * The whole lines of `outer` (the expanded context) outside `inner` (the chunk): at most one span above and one
+ * below, 0-based and inclusive. Ends are exclusive positions, so an end at column 0 does not cover its line.
+ */
+export function contextAround(outer: { startLine: number; endLine: number; endColumn: number }, inner: { startLine: number; endLine: number; endColumn: number }): LineSpan[] {
+  const last = (range: { startLine: number; endLine: number; endColumn: number }): number => (range.endLine > range.startLine && range.endColumn === 0 ? range.endLine - 1 : range.endLine);
+  const spans: LineSpan[] = [];
+  if (outer.startLine < inner.startLine) {
+    spans.push({ startLine: outer.startLine, endLine: Math.min(last(outer), inner.startLine - 1) });
+  }
+  if (last(outer) > last(inner)) {
+    spans.push({ startLine: Math.max(outer.startLine, last(inner) + 1), endLine: last(outer) });
+  }
+  return spans;
 }
 
 /** 0-based editor range of a chunk in its text source, or undefined for sources without lines (PDF, DOCX). */

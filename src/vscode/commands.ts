@@ -4,7 +4,7 @@ import { errorMessage } from '../core/errors';
 import { plainCitation } from './citationFormat';
 import { vscodeErrorText } from './errorWording';
 import { COMMANDS, type CommandId } from './contributionIds';
-import { renderingUri, type DocumentNavigator } from './documentNavigation';
+import { renderingUri, type DocumentNavigator, type JumpContext } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexService } from './indexService';
 import { insertCitation } from './insertCitation';
@@ -90,15 +90,15 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
     register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>
       insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
     register(COMMANDS.showRuns, (runId?: string) => runsPanel.show(typeof runId === 'string' ? runId : undefined)),
-    register(COMMANDS.openChunk, async (chunkId: string) => {
-      await navigator.openChunk(chunkId);
+    register(COMMANDS.openChunk, async (chunkId: string, context?: JumpContext) => {
+      await navigator.openChunk(chunkId, context);
     }),
     register(COMMANDS.openSection, async (node: SectionsTreeNode) => {
       if (node.kind === 'document') {
         const document = node.document;
         await vscode.commands.executeCommand('vscode.open', /^(pdf|docx)$/.test(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri));
       } else if (node.kind === 'section') {
-        await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine });
+        await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine, selfRef: node.section.selfRef, page: node.section.pageNumbers[0] });
       }
     }),
     register(COMMANDS.askAboutSection, async (node?: SectionsTreeNode) => {

@@ -19,6 +19,8 @@ export const COMMANDS = {
   copyCitation: 'haiku.copyCitation',
   reindexDocument: 'haiku.reindexDocument',
   openPicture: 'haiku.openPicture',
+  openPdfAsText: 'haiku.openPdfAsText',
+  openPdfViewer: 'haiku.openPdfViewer',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -37,6 +39,8 @@ export const TOOL_NAMES = {
 } as const;
 
 export const SECTIONS_VIEW_ID = 'haiku.sections';
+/** The PDF viewer custom editor (an option for `*.pdf`, never the default). */
+export const PDF_VIEWER_TYPE = 'haiku.pdfViewer';
 export const MODEL_VENDOR = 'haiku';
 /** Scheme of the read-only Markdown renderings of PDF and DOCX documents. */
 export const DOCUMENT_SCHEME = 'haiku-doc';

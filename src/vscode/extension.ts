@@ -5,6 +5,7 @@ import { createFeedbackLog } from './chat/feedbackLog';
 import { HaikuParticipant } from './chat/participant';
 import { registerCommands } from './commands';
 import { COMMANDS, DOCUMENT_SCHEME } from './contributionIds';
+import { registerPdfViewer } from './pdfViewer/pdfJumps';
 import { DocumentNavigator, DocumentRenderingProvider } from './documentNavigation';
 import { HAIKU_API_VERSION, type HaikuExtensionApi } from './extensionApi';
 import { IndexService } from './indexService';
@@ -57,6 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const knowledgeBase = () => indexService.knowledgeBase();
   const runsStore = new RunsStore();
   const navigator = new DocumentNavigator(knowledgeBase);
+  const pdfViewer = registerPdfViewer(context.extensionUri, navigator, knowledgeBase, output);
   const runsPanel = new RunsPanel(context.extensionUri, runsStore, async (chunkId, shownRange) => {
     await navigator.openChunk(chunkId, shownRange);
   }, (line) => output.info(line), {
@@ -69,7 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   const participant = createParticipant(context, { settings, indexService, runsStore, navigator, output, recorder });
 
   context.subscriptions.push(
-    indexService, navigator, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
+    indexService, navigator, pdfViewer.disposable, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
     registerEndpointModelProvider(modelProvider),
     registerHaikuMcpServer(context, settings.getConfig),
@@ -102,7 +104,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
     context.secrets.onDidChange(() => void settings.apiKeys.load().then(() => modelProvider.refresh())),
   );
   if (recorder) {
-    context.subscriptions.push(recorder.attach({ participant, indexService, runsPanel, sectionsTree, navigator }));
+    context.subscriptions.push(recorder.attach({ participant, indexService, runsPanel, sectionsTree, navigator, pdfViewer: pdfViewer.provider }));
   }
 
   indexService.start();
@@ -121,7 +123,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   return {
     ...api,
     testing: Object.defineProperties({
-      activationMs, indexService, runsStore, runsPanel, sectionsTree, sectionsView, navigator,
+      activationMs, indexService, runsStore, runsPanel, sectionsTree, sectionsView, navigator, pdfViewer: pdfViewer.provider,
       defaultDatabaseUri: settings.defaultDatabaseUri,
       backendLoaded: () => backendBundleLoaded(context.extensionUri.fsPath),
       knowledgeBase,
@@ -133,6 +135,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
       renderReports: { get: () => recorder.renderReports },
       treeChildrenRequests: { get: () => recorder.treeChildrenRequests },
       lastHighlight: { get: () => recorder.lastHighlight },
+      pdfViewerEvents: { get: () => recorder.pdfViewerEvents },
+      highlightShown: { get: () => recorder.highlightShown },
     }) as NonNullable<HaikuExtensionApi['testing']>,
   };
 }

@@ -4,9 +4,10 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../core/config';
 import type { HaikuParticipant } from './chat/participant';
 import { readTurnMetadata } from './chat/chatText';
-import type { DocumentNavigator } from './documentNavigation';
+import type { DocumentNavigator, JumpHighlight } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexJobReport, IndexService } from './indexService';
+import type { PdfViewerEvent, PdfViewerProvider } from './pdfViewer/pdfViewerProvider';
 import type { RunRoute } from '../shared/runsProtocol';
 import type { RunsPanel } from './runs/runsPanel';
 import type { RenderReport, RunsStore } from './runs/runsStore';
@@ -23,6 +24,8 @@ export interface ParticipantRequestRecord {
   anchors: string[];
   /** Targets of the references listed under the answer. */
   references: string[];
+  /** The anchors' locations themselves (what a click opens: the file with this range selected). */
+  anchorLocations: vscode.Location[];
   /** Commands of the buttons shown. */
   buttons: string[];
   /** The error shown (`ChatResult.errorDetails`) and its code. */
@@ -49,7 +52,13 @@ export interface HaikuTestApi {
   readonly renderReports: readonly RenderReport[];
   /** How often the Sections view asked for children (the UI, not the tests, asks first). */
   readonly treeChildrenRequests: number;
-  readonly lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  /** The last jump's highlight in a text editor: the chunk's own range (selected) and the shaded context. */
+  readonly lastHighlight: JumpHighlight | undefined;
+  /** Whether the last jump's highlight is still shown (edits and the next jump clear it). */
+  readonly highlightShown: boolean;
+  readonly pdfViewer: PdfViewerProvider;
+  /** What the PDF viewers reported (loads, failures, and the page and boxes each jump drew). */
+  readonly pdfViewerEvents: readonly PdfViewerEvent[];
   /** True once the heavy bundle (`dist/backend.js`: LanceDB, converters, the agent) was loaded into the host. */
   backendLoaded(): boolean;
   /** Where the index lives by default (the extension's storage folder), whether or not it exists yet. */
@@ -64,12 +73,14 @@ export class TestRecorder {
   readonly indexJobs: IndexJobReport[] = [];
   readonly renderReports: RenderReport[] = [];
   treeChildrenRequests = 0;
-  lastHighlight: { uri: string; range: vscode.Range } | undefined;
+  lastHighlight: JumpHighlight | undefined;
+  readonly pdfViewerEvents: PdfViewerEvent[] = [];
+  highlightShown = false;
   private readonly pending = new Map<vscode.ChatRequest, ParticipantRequestRecord>();
 
   /** Wraps a response stream so the anchors, references and buttons it carries are recorded. */
   readonly observeStream = (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream => {
-    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], buttons: [], done: false };
+    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], anchorLocations: [], buttons: [], done: false };
     this.participantRequests.push(entry);
     this.pending.set(request, entry);
     // The host's stream is frozen (a Proxy may not change its methods): inherit from it, override three.
@@ -79,6 +90,9 @@ export class TestRecorder {
     return Object.create(stream, {
       anchor: { value: (value: vscode.Uri | vscode.Location, title?: string) => {
         record(entry.anchors, value);
+        if (value instanceof vscode.Location) {
+          entry.anchorLocations.push(value);
+        }
         stream.anchor(value, title);
       } },
       reference: { value: (value: vscode.Uri | vscode.Location, iconPath?: vscode.IconPath) => {
@@ -92,7 +106,9 @@ export class TestRecorder {
     }) as vscode.ChatResponseStream;
   };
 
-  attach(objects: { participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator }): vscode.Disposable {
+  attach(objects: {
+    participant: HaikuParticipant; indexService: IndexService; runsPanel: RunsPanel; sectionsTree: SectionsTreeProvider; navigator: DocumentNavigator; pdfViewer: PdfViewerProvider;
+  }): vscode.Disposable {
     return vscode.Disposable.from(
       objects.participant.onDidFinishRequest((report) => {
         const record = this.pending.get(report.request);
@@ -112,7 +128,12 @@ export class TestRecorder {
       objects.sectionsTree.onDidRequestChildren(() => this.treeChildrenRequests++),
       objects.navigator.onDidHighlight((highlight) => {
         this.lastHighlight = highlight;
+        this.highlightShown = true;
       }),
+      objects.navigator.onDidClearHighlight(() => {
+        this.highlightShown = false;
+      }),
+      objects.pdfViewer.onDidReport((event) => this.pdfViewerEvents.push(event)),
     );
   }
 }

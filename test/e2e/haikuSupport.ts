@@ -71,12 +71,14 @@ export async function askHaiku(api: HaikuTestApi, query: string, attachFiles?: v
  * Where the chat's anchor or reference for a run's citation points, named as the test API records it
  * (`uri#line`, see `locationKey`): the source file at its start line, or the Markdown rendering of a PDF or DOCX.
  */
-export function citationTarget(citation: { relativePath: string; sourceRange?: { startLine?: number } }): string | RegExp {
+export function citationTarget(citation: { relativePath: string; locationLabel: string }): string | RegExp {
   if (/\.(pdf|docx)$/.test(citation.relativePath)) {
     return /^haiku-doc:/;
   }
   const uri = workspaceUri(citation.relativePath).toString();
-  return citation.sourceRange?.startLine === undefined ? uri : `${uri}#${citation.sourceRange.startLine}`;
+  // Jumps open the chunk's own lines, which the label names ("L72–L76"), not the expanded context's.
+  const line = /^L(\d+)/.exec(citation.locationLabel)?.[1];
+  return line === undefined ? uri : `${uri}#${Number(line) - 1}`;
 }
 
 export function assertTargets(actual: readonly string[], expected: ReadonlyArray<string | RegExp>, what: string): void {

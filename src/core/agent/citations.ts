@@ -105,7 +105,11 @@ export function chunkMetaOf(record: ChunkRecord): Record<string, unknown> {
 
 /** A search result cites every chunk its expanded context merged; a plain record cites itself. */
 function contentFromSearchResult(result: SearchResult): CitationContent {
-  return { ...contentFromChunkRecord(result), chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId] };
+  const content: CitationContent = { ...contentFromChunkRecord(result), chunkIds: result.mergedChunkIds && result.mergedChunkIds.length > 0 ? [...result.mergedChunkIds] : [result.chunkId] };
+  if (result.chunkSourceRange) {
+    content.chunkSourceRange = result.chunkSourceRange;
+  }
+  return content;
 }
 
 function contentFromChunkRecord(record: ChunkRecord): CitationContent {

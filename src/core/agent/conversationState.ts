@@ -20,12 +20,14 @@ export interface Citation {
   /** Pictures the cited content shows (see `pictureRefsOf`). */
   pictureRefs: string[];
   labels: ItemLabel[];
-  /** Where to jump in the source file. */
+  /** Where to jump in the source file: the whole content the model saw. */
   sourceRange?: SourceRange;
   /** The document's metadata column (format, page count, warnings, …), as stored. */
   documentMeta?: Record<string, unknown>;
   /** The anchor chunk's own metadata: its stored structural columns (see `chunkMetaOf`). */
   chunkMeta?: Record<string, unknown>;
+  /** The cited chunk's own range inside `sourceRange` (absent when the content was not expanded). */
+  chunkSourceRange?: SourceRange;
 }
 
 /** One `execute_code` call of this question. */

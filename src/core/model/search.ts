@@ -16,6 +16,11 @@ export interface SearchResult extends ChunkRecord {
   ownPictureRefs?: string[];
   /** After expansion: each captioned picture of `pictureRefs` → its caption text (the caption item after it). */
   pictureCaptions?: Record<string, string>;
+  /**
+   * The matched chunk's own source range (the union of the constituents' when merged) when expansion ran;
+   * `sourceRange` then spans the whole expanded context. Jumps select this and shade the rest.
+   */
+  chunkSourceRange?: SourceRange;
 }
 
 export interface SearchOptions {

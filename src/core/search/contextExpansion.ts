@@ -282,6 +282,13 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
   } else {
     delete expanded.sourceRange;
   }
+  // The hits' own lines, so a jump can select the evidence itself and only shade the context around it.
+  const chunkSourceRange = unionSourceRanges(group.map((result) => result.chunkSourceRange ?? result.sourceRange));
+  if (chunkSourceRange) {
+    expanded.chunkSourceRange = chunkSourceRange;
+  } else {
+    delete expanded.chunkSourceRange;
+  }
   if (chunkIds.length > 1) {
     expanded.mergedChunkIds = chunkIds;
   } else {

@@ -10,7 +10,7 @@ import { compileDocumentFilter } from '../../core/search/documentFilter';
 import { haikuErrorCode } from '../backendModule';
 import type { DocumentSummary, SearchResult } from '../../core/model/search';
 import type { RunRoute } from '../../shared/runsProtocol';
-import { locationLabel } from '../citationFormat';
+import { editorRange, locationLabel, ownRange } from '../citationFormat';
 import { COMMANDS, PARTICIPANT_ID } from '../contributionIds';
 import type { DocumentNavigator } from '../documentNavigation';
 import { renderingUri } from '../documentNavigation';
@@ -107,24 +107,37 @@ function newRunId(): string {
   return `run-${Date.now().toString(36)}-${runCounter}`;
 }
 
-/** A location the chat can open for a chunk: the source range, or the rendering's lines for PDF/DOCX. */
-async function chunkLocation(knowledgeBase: ExtensionKnowledgeBase, chunk: { documentId: string; uri: string; content: string; headings: string[]; sourceRange?: Citation['sourceRange'] }, documents: Map<string, DocumentSummary | undefined>): Promise<vscode.Location | vscode.Uri> {
+/**
+ * A location the chat can open for a chunk: its own source range (the label names these lines), or its own lines
+ * in the rendering of a PDF/DOCX. The expanded context around it is registered with the navigator, which shades it
+ * when the user opens the location.
+ */
+async function chunkLocation(
+  knowledgeBase: ExtensionKnowledgeBase,
+  navigator: DocumentNavigator,
+  chunk: Pick<Citation, 'chunkId' | 'documentId' | 'uri' | 'content' | 'headings' | 'sourceRange' | 'chunkSourceRange'>,
+  documents: Map<string, DocumentSummary | undefined>,
+): Promise<vscode.Location | vscode.Uri> {
   if (!documents.has(chunk.documentId)) {
     documents.set(chunk.documentId, await knowledgeBase.getDocument(chunk.documentId));
   }
   const document = documents.get(chunk.documentId);
   if (document && opensAsRendering(document.format)) {
     const content = (await knowledgeBase.getDocumentContent(document.id)) ?? '';
-    const span = findChunkInRendering(content, chunk.content, chunk.headings);
+    // The citation's content is the expanded context; the chunk's own text locates its own lines.
+    const [own] = await knowledgeBase.getChunks([chunk.chunkId]);
+    const span = findChunkInRendering(content, (own ?? chunk).content, chunk.headings);
     const uri = renderingUri(document);
     return span ? new vscode.Location(uri, new vscode.Range(span.startLine, 0, span.endLine, 0)) : uri;
   }
   const uri = vscode.Uri.parse(chunk.uri);
-  const range = chunk.sourceRange;
-  if (range?.startLine === undefined) {
+  const range = editorRange(ownRange(chunk));
+  if (!range) {
     return uri;
   }
-  return new vscode.Location(uri, new vscode.Range(range.startLine, range.startColumn ?? 0, range.endLine ?? range.startLine, range.endColumn ?? 0));
+  const location = new vscode.Location(uri, new vscode.Range(range.startLine, range.startColumn, range.endLine, range.endColumn));
+  navigator.expectJump(location, chunk.sourceRange);
+  return location;
 }
 
 /** Files and folders attached with `#` (Uri or Location values), as filter inputs. */
@@ -264,10 +277,10 @@ export class HaikuParticipant implements vscode.Disposable {
     }
     const formats = new Map<string, DocumentSummary | undefined>();
     for (const result of results) {
-      const location = await chunkLocation(knowledgeBase, result, formats);
+      const location = await chunkLocation(knowledgeBase, this.dependencies.navigator, result, formats);
       const trail = result.headings.length > 0 ? result.headings.map(escapeMarkdown).join(' › ') : escapeMarkdown(result.title);
       stream.markdown(`\n\n**${result.rank}.** `);
-      stream.anchor(location, `${relativePathOf(result.uri)} ${locationLabel(result.sourceRange, result.pageNumbers)}`.trim());
+      stream.anchor(location, `${relativePathOf(result.uri)} ${locationLabel(ownRange(result), result.pageNumbers)}`.trim());
       stream.markdown(` — ${trail} (${vscode.l10n.t('score {0}', result.score.toFixed(3))})\n\n`);
       stream.markdown(quote(result.content));
       stream.reference(location);
@@ -286,7 +299,7 @@ export class HaikuParticipant implements vscode.Disposable {
     }
     const recorder = new RunRecorder({ id: turn.runId, question: turn.request.prompt, route: turn.route, model: turn.model }, this.dependencies.relativePathOf, undefined);
     this.dependencies.runsStore.put(recorder.run);
-    const answerStream = new AnswerStream(turn.stream, knowledgeBase, this.dependencies.log);
+    const answerStream = new AnswerStream(turn.stream, knowledgeBase, this.dependencies.navigator, this.dependencies.log);
     const answer = await this.runAgent(turn, parts, knowledgeBase, conversation, (event) => {
       answerStream.apply(event);
       // Searches are recorded now and get their hits from the returned state at the end.
@@ -440,7 +453,12 @@ class AnswerStream {
   private readonly splitter = new CitationMarkerSplitter((index) => this.citations.has(index));
   private output = Promise.resolve();
 
-  constructor(private readonly stream: vscode.ChatResponseStream, private readonly knowledgeBase: ExtensionKnowledgeBase, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly stream: vscode.ChatResponseStream,
+    private readonly knowledgeBase: ExtensionKnowledgeBase,
+    private readonly navigator: DocumentNavigator,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   apply(event: AgentEvent): void {
     switch (event.type) {
@@ -470,6 +488,13 @@ class AnswerStream {
     for (const picture of citedPictureUris(citations)) {
       this.stream.reference(picture, new vscode.ThemeIcon('file-media'));
     }
+    // The anchors of PDF citations open the text rendering; the page itself, with the chunk drawn, is a button.
+    for (const citation of citations) {
+      if (this.formats.get(citation.documentId)?.format === 'pdf') {
+        const context = { sourceRange: citation.sourceRange, docItemRefs: citation.docItemRefs };
+        this.stream.button({ command: COMMANDS.openChunk, title: vscode.l10n.t('Show [{0}] on the PDF page', citation.index), arguments: [citation.chunkId, context] });
+      }
+    }
   }
 
   private emit(segments: AnswerSegment[]): void {
@@ -488,7 +513,7 @@ class AnswerStream {
   }
 
   private async locationOf(citation: Citation): Promise<vscode.Location | vscode.Uri> {
-    const location = this.locations.get(citation.index) ?? await chunkLocation(this.knowledgeBase, citation, this.formats);
+    const location = this.locations.get(citation.index) ?? await chunkLocation(this.knowledgeBase, this.navigator, citation, this.formats);
     this.locations.set(citation.index, location);
     return location;
   }

@@ -2,7 +2,7 @@ import type { AgentEvent } from '../../core/agent/agentEvents';
 import type { Citation, ConversationState } from '../../core/agent/conversationState';
 import type { SearchResult } from '../../core/model/search';
 import type { RunCitationView, RunHitView, RunRoute, RunView } from '../../shared/runsProtocol';
-import { locationLabel, preview } from '../citationFormat';
+import { locationLabel, ownRange, preview } from '../citationFormat';
 
 /** Resolves a document URI to the workspace-relative path the panel shows. */
 export type RelativePathResolver = (uri: string) => string;
@@ -15,7 +15,7 @@ export function hitView(result: SearchResult, relativePathOf: RelativePathResolv
     title: result.title,
     relativePath: relativePathOf(result.uri),
     headings: result.headings,
-    locationLabel: locationLabel(result.sourceRange, result.pageNumbers),
+    locationLabel: locationLabel(ownRange(result), result.pageNumbers),
     preview: preview(result.content),
     sourceRange: result.sourceRange,
     ...pictureFields(result.documentId, result.pictureRefs),
@@ -34,7 +34,7 @@ export function citationView(citation: Citation, relativePathOf: RelativePathRes
     title: citation.title,
     relativePath: relativePathOf(citation.uri),
     headings: citation.headings,
-    locationLabel: locationLabel(citation.sourceRange, citation.pageNumbers),
+    locationLabel: locationLabel(ownRange(citation), citation.pageNumbers),
     preview: preview(citation.content),
     sourceRange: citation.sourceRange,
     ...pictureFields(citation.documentId, citation.pictureRefs),

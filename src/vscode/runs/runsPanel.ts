@@ -16,7 +16,7 @@ export interface RunsPanelPictures {
 const THUMBNAIL_CACHE_ENTRIES = 64;
 
 /** A random nonce for the webview's Content-Security-Policy. */
-function createNonce(): string {
+export function createNonce(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   let nonce = '';
   for (let index = 0; index < 32; index++) {

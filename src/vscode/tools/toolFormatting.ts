@@ -2,7 +2,7 @@ import type { SectionNode } from '../../core/model/document';
 import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
 import { walkSections } from '../../core/toc';
 import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
-import { locationLabel } from '../citationFormat';
+import { locationLabel, ownRange } from '../citationFormat';
 import { untranslated, type Translate } from '../statusText';
 
 /**
@@ -15,7 +15,7 @@ export function formatSearchHits(query: string, results: readonly SearchResult[]
     return t('No hits for "{0}". Try other words, or {1} to see what is indexed.', query, 'haiku_listDocuments');
   }
   const blocks = results.map((result) => {
-    const location = locationLabel(result.sourceRange, result.pageNumbers);
+    const location = locationLabel(ownRange(result), result.pageNumbers);
     const trail = result.headings.length > 0 ? result.headings.join(' > ') : result.title;
     return [
       `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''} — ${trail}`,

@@ -258,6 +258,21 @@ describe('context expansion', () => {
       assert.strictEqual(result.mergedChunkIds, undefined, 'a solo result keeps its own id and lists no constituents');
     });
 
+    it('keeps the chunk\'s own range beside the expanded one (jumps select the evidence, shade the context)', () => {
+      const own = { startLine: 3, startColumn: 0, endLine: 4, endColumn: 0 };
+      const [result] = expand([hit([3], documentItems, { sourceRange: own })], documentItems);
+      assert.deepStrictEqual(result.sourceRange, { startLine: 1, startColumn: 0, endLine: 4, endColumn: 0 });
+      assert.deepStrictEqual(result.chunkSourceRange, own);
+    });
+
+    it('gives a merged result the union of its constituents\' own ranges', () => {
+      const low = hit([2], documentItems, { chunkId: 'low', score: 0.2, sourceRange: { startLine: 2, startColumn: 0, endLine: 3, endColumn: 0 } });
+      const high = hit([3], documentItems, { chunkId: 'high', score: 0.7, sourceRange: { startLine: 3, startColumn: 4, endLine: 3, endColumn: 9 } });
+      const [result] = expand([low, high], documentItems);
+      assert.deepStrictEqual(result.mergedChunkIds, ['high', 'low']);
+      assert.deepStrictEqual(result.chunkSourceRange, { startLine: 2, startColumn: 0, endLine: 3, endColumn: 9 });
+    });
+
     it('keeps the original chunk when the range holds only noise', () => {
       // The footnote's section has no counted text; what it grows to holds no non-noise text but the header.
       const onlyNoise = items([['section_header', 'Foot'], ['footnote', 'A footnote that was matched.']]);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert';
-import { citationLabel, editorRange, linkFragment, locationLabel, markdownCitation, plainCitation, preview, relativeLinkPath } from '../../../src/vscode/citationFormat';
+import { citationLabel, contextAround, editorRange, linkFragment, locationLabel, markdownCitation, ownRange, plainCitation, preview, relativeLinkPath } from '../../../src/vscode/citationFormat';
 
 describe('citation formatting', () => {
   it('labels line ranges 1-based and treats an end at column 0 as the previous line', () => {
@@ -34,5 +34,25 @@ describe('citation formatting', () => {
     assert.strictEqual(preview('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
     assert.deepStrictEqual(editorRange({ startLine: 3, endLine: 5 }), { startLine: 3, startColumn: 0, endLine: 5, endColumn: 0 });
     assert.strictEqual(editorRange({ page: 1 }), undefined);
+  });
+});
+
+describe('jump ranges: the chunk selected, the context shaded', () => {
+  it('names and selects the chunk\'s own range, not the expanded one', () => {
+    const expanded = { startLine: 0, startColumn: 0, endLine: 86, endColumn: 0 };
+    const own = { startLine: 71, startColumn: 0, endLine: 76, endColumn: 0 };
+    assert.deepStrictEqual(ownRange({ sourceRange: expanded, chunkSourceRange: own }), own);
+    assert.deepStrictEqual(ownRange({ sourceRange: expanded }), expanded, 'an unexpanded hit is its own range');
+    assert.strictEqual(locationLabel(ownRange({ sourceRange: expanded, chunkSourceRange: own })), 'L72–L76');
+  });
+
+  it('shades the context lines above and below the chunk, never the chunk\'s own lines', () => {
+    assert.deepStrictEqual(contextAround({ startLine: 0, endLine: 86, endColumn: 0 }, { startLine: 71, endLine: 76, endColumn: 0 }), [
+      { startLine: 0, endLine: 70 },
+      { startLine: 76, endLine: 85 },
+    ]);
+    assert.deepStrictEqual(contextAround({ startLine: 71, endLine: 76, endColumn: 0 }, { startLine: 71, endLine: 76, endColumn: 0 }), [], 'no context when nothing was expanded');
+    // The chunk ends mid-line: that line is the chunk's, the context starts on the next one.
+    assert.deepStrictEqual(contextAround({ startLine: 10, endLine: 20, endColumn: 4 }, { startLine: 10, endLine: 12, endColumn: 7 }), [{ startLine: 13, endLine: 20 }]);
   });
 });
