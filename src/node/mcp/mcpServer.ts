@@ -14,6 +14,7 @@ import { registerGetDocumentTool } from './tools/getDocumentTool';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
 import { registerReadSectionTool } from './tools/readSectionTool';
 import { registerSearchDocumentsTool } from './tools/searchDocumentsTool';
+import type { AgentSettings } from '../../core/agent/runAgent';
 
 /** The name clients show for this server. */
 export const MCP_SERVER_NAME = 'haiku';
@@ -50,6 +51,8 @@ export interface HaikuMcpServerOptions {
   analysisModel?: () => OpenAiCompatibleModel;
   embedder?: Embedder;
   sandboxLimits: CodeSandboxLimits;
+  /** Budgets, prompts and sampling of ask_question/analyze (the configuration's `qa.*`); absent, the defaults. */
+  agentSettings?: AgentSettings;
   /** Base folder of `add_document_from_file`. */
   cwd: string;
   version: string;
@@ -71,6 +74,7 @@ export function createSessionServer(options: HaikuMcpServerOptions): McpSessionS
     model: options.model,
     analysisModel: options.analysisModel ?? options.model,
     sandboxLimits: options.sandboxLimits,
+    agentSettings: options.agentSettings,
     codeSession,
     cwd: options.cwd,
     embedder: options.embedder,

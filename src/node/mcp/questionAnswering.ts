@@ -16,7 +16,7 @@ export async function answerQuestion(context: McpToolContext, options: { questio
     question: options.question,
     mode: options.mode,
     documentFilter: options.filter ?? null,
-    settings: { ...agentSettingsFromConfig(defaultConfig()), vision },
+    settings: { ...(context.agentSettings ?? agentSettingsFromConfig(defaultConfig())), vision },
     createSandbox: options.mode === 'analysis' ? (host) => createCodeSandbox({ host, limits: context.sandboxLimits, abortSignal: options.abortSignal }) : undefined,
     abortSignal: options.abortSignal,
   });

@@ -1,3 +1,4 @@
+import type { AgentSettings } from '../../core/agent/runAgent';
 import type { OpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
 import type { Embedder } from '../../core/embeddings/embedder';
 import type { CodeSandboxLimits } from '../sandbox/codeSandbox';
@@ -14,6 +15,8 @@ export interface McpToolContext {
   /** The model of `analyze`: the analysis model when one is set, else `model()`. */
   analysisModel(): OpenAiCompatibleModel;
   sandboxLimits: CodeSandboxLimits;
+  /** Budgets, prompts and sampling of ask_question/analyze; absent, the defaults. */
+  agentSettings?: AgentSettings;
   codeSession: CodeSession;
   /** Relative file paths of the write tools resolve against this folder, which is also the documents' base folder. */
   cwd: string;

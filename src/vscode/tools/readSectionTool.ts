@@ -17,7 +17,8 @@ export interface ReadSectionToolInput {
 export function registerReadSectionTool(context: ToolContext): vscode.Disposable {
   return vscode.lm.registerTool<ReadSectionToolInput>(TOOL_NAMES.readSection, {
     prepareInvocation(options) {
-      return { invocationMessage: options.input.section ? `Reading "${options.input.section}" in ${options.input.document}` : `Reading the sections of ${options.input.document}` };
+      const { section, document } = options.input;
+      return { invocationMessage: section ? vscode.l10n.t('Reading "{0}" in {1}', section, document) : vscode.l10n.t('Reading the sections of {0}', document) };
     },
     async invoke(options, token) {
       const found = await documentForTool(context, options.input.document, token);
@@ -31,13 +32,14 @@ export function registerReadSectionTool(context: ToolContext): vscode.Disposable
         return list ? `${text}\n\n${list}` : text;
       };
       if (!options.input.section) {
-        return textResult(withFigures(formatTableOfContents(document, sections), figuresDirectlyIn(items, undefined, [])));
+        return textResult(withFigures(formatTableOfContents(document, sections, vscode.l10n.t), figuresDirectlyIn(items, undefined, [])));
       }
       const section = findSection(sections, options.input.section);
       if (!section) {
-        return textResult(`No section "${options.input.section}" in ${document.relativePath}.\n\n${formatTableOfContents(document, sections)}`);
+        const notFound = vscode.l10n.t('No section "{0}" in {1}.', options.input.section, document.relativePath);
+        return textResult(`${notFound}\n\n${formatTableOfContents(document, sections, vscode.l10n.t)}`);
       }
-      return textResult(withFigures(formatSection(document, section, items), figuresOfSection(items, section)));
+      return textResult(withFigures(formatSection(document, section, items, vscode.l10n.t), figuresOfSection(items, section)));
     },
   });
 }

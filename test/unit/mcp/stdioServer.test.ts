@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { indexPaths } from '../../../src/node/index/indexer';
-import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { lastToolText, offeredToolNames, startScriptedChatServer, systemPrompt, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { buildCorpusIndex, type CorpusIndex } from '../agent/corpusIndex';
 import { repositoryRoot } from '../../support/paths';
 import { callTool, connectStdio, type StdioSession } from './mcpProcess';
@@ -133,6 +134,23 @@ describe('haiku mcp over stdio (real process, real LanceDB index, scripted model
     assert.equal(citation.chunk_id, citedId);
     assert.equal(citation.document_meta.format, 'markdown');
     assert.ok(Array.isArray(citation.chunk_meta.doc_item_refs));
+  });
+
+  it("ask_question and analyze take qa.* from the project's haiku.config.json (the domain preamble)", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-mcp-config-'));
+    fs.writeFileSync(path.join(folder, 'haiku.config.json'), JSON.stringify({ prompts: { domain_preamble: 'PREAMBLE-FROM-THE-FILE' } }));
+    const configured = await connectStdio(['--db', corpus.databasePath, '--read-only'], { cwd: folder, env: { HAIKU_BASE_URL: chat.baseUrl, HAIKU_MODEL: 'scripted-model' } });
+    try {
+      const start = chat.requests.length;
+      chat.push({ toolCalls: [{ name: 'rag_search', arguments: { query: 'pre-bundling' } }] }, { text: 'Answered.' });
+      const result = await callTool(configured.client, 'ask_question', { question: 'Why does Vite pre-bundle?' });
+      assert.equal(result.isError, undefined, result.text);
+      const requests = chat.requests.slice(start);
+      assert.match(systemPrompt(requests[0]), /PREAMBLE-FROM-THE-FILE/, 'the domain preamble reached the instructions');
+    } finally {
+      await configured.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('answers bad calls with tool errors that say what to do, and keeps serving', async () => {

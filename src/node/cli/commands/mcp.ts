@@ -11,6 +11,7 @@ import { haikuVersion } from '../program';
 import { commandConfig } from '../../config/cliConfig';
 import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
 import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, STORAGE_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags, storageSettingsFromFlags } from '../indexAccess';
+import { agentSettingsFromConfig } from '../../../core/agent/runAgent';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
@@ -76,7 +77,8 @@ export const mcpCommand: CliCommand = {
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
     const abortSignal = AbortSignal.any([context.abortSignal, stop.signal]);
-    const sandbox = commandConfig(context).sandbox;
+    const config = commandConfig(context);
+    const sandbox = config.sandbox;
     const options: HaikuMcpServerOptions = {
       index,
       readOnly,
@@ -84,6 +86,8 @@ export const mcpCommand: CliCommand = {
       analysisModel: lazyModel(analysisModelOptions(context)),
       embedder,
       sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
+      // The file's and flags' qa.* (budgets, request limit, domain preamble) reach ask_question and analyze too.
+      agentSettings: agentSettingsFromConfig(config),
       cwd: context.io.cwd,
       version: haikuVersion(),
       abortSignal,
