@@ -3,7 +3,7 @@ import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { stableHash } from '../src/core/hash';
 
-/** One line of the benchmark table. */
+/** One row of the report's table: our figure against the reference measured in the same run. */
 export interface BenchRow {
   measure: string;
   ours: string;
@@ -213,13 +213,3 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 }
 
-/** One row of the report's table: our figure against the reference measured in the same run. */
-export interface BenchRow {
-  measure: string;
-  ours: string;
-  reference: string;
-  /** ours ÷ reference */
-  ratio: number;
-  goal: string;
-  met: boolean;
-}
