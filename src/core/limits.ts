@@ -20,6 +20,10 @@ export const PICTURE_MAX_FILE_BYTES = 20 * 1024 * 1024;
 export const PDF_IMAGE_OPERATIONS_MAX_PER_PAGE = 200;
 /** pdf.js decodes an image after listing the page's operators; one not decoded within this time is skipped (ms). */
 export const PDF_IMAGE_DECODE_TIMEOUT_MS = 5_000;
+/** A vector-drawn PDF figure needs at least this much empty height (points) beside its caption to be recorded. */
+export const PDF_VECTOR_FIGURE_MIN_GAP_POINTS = 40;
+/** Text blocks shorter than this (characters) may be labels inside a drawing, so they do not bound a vector figure. */
+export const PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS = 24;
 /** `processing.pictures: description`: one picture's description request may take this long before the picture keeps its caption (ms). */
 export const PICTURE_DESCRIPTION_TIMEOUT_MS = 90_000;
 /** A picture description is at most this many tokens (the reference's `picture_description.max_tokens`). */

@@ -249,7 +249,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
     lines.forEach((line) => { line.runs = []; });
     const toUserSpace = invertMatrix(transform);
-    const pictures = context.pictures ? await readPictures(page, pageNumber, context.pictures, transform) : [];
+    const pictures = context.pictures ? await readPictures(page, pageNumber, context.pictures, transform) : undefined;
     return { pageNumber, width, height, lines, toUserSpace, pictures };
   } finally {
     page.cleanup();

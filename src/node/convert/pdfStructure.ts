@@ -7,7 +7,8 @@ import type { ItemLabel, PageBox, PictureData } from '../../core/model/document'
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PdfLine } from './pdfLayout';
 import { IDENTITY_MATRIX, mapToPageBox, type PdfMatrix } from './pdfMatrix';
-import { CAPTION_START } from './pictures/captions';
+import { CAPTION_START, FIGURE_CAPTION_START } from './pictures/captions';
+import { PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS, PDF_VECTOR_FIGURE_MIN_GAP_POINTS } from '../../core/limits';
 
 export interface PdfPageLines {
   pageNumber: number;
@@ -17,7 +18,10 @@ export interface PdfPageLines {
   lines: PdfLine[];
   /** Maps the upright frame the lines are in back to PDF user space (for item boxes); identity when absent. */
   toUserSpace?: number[];
-  /** Raster images of the page, in painting order. */
+  /**
+   * Raster images of the page, in painting order. Absent when pictures are off (`processing.pictures: none`):
+   * then the page gets no picture items at all, not even vector-drawn figures found from their captions.
+   */
   pictures?: PdfPagePictureBlock[];
 }
 
@@ -147,6 +151,9 @@ export function buildPdfStructure(pages: readonly PdfPageLines[], outline: reado
     }
     const pageBlocks = blocksByPage.get(page.pageNumber) ?? [];
     const anchors = anchorPictures(page, pageBlocks, bodySize);
+    if (page.pictures) {
+      anchorVectorFigures(page, pageBlocks, pageFurniture, anchors);
+    }
     const toUserSpace = page.toUserSpace ?? IDENTITY_MATRIX;
     pageBlocks.forEach((block, index) => {
       for (const picture of anchors.get(index) ?? []) {
@@ -192,6 +199,48 @@ function anchorPictures(page: PdfPageLines, blocks: readonly PdfBlock[], bodySiz
     anchors.set(index, [...(anchors.get(index) ?? []), picture]);
   }
   return anchors;
+}
+
+/**
+ * Figures drawn with paths have no image to find, so their caption stands for them: a figure caption with no
+ * picture placed before it gets a picture item without bytes (caption at p, picture at p − 1), boxed by the empty
+ * band between the caption and the nearest text on the side with the larger gap, across the caption's column.
+ * Short blocks do not bound the band (they may be labels inside the drawing); a band under
+ * `PDF_VECTOR_FIGURE_MIN_GAP_POINTS` or over a kept raster image records nothing.
+ */
+function anchorVectorFigures(page: PdfPageLines, blocks: readonly PdfBlock[], furniture: readonly PdfLine[], anchors: Map<number, PdfPagePictureBlock[]>): void {
+  const toUserSpace = page.toUserSpace ?? IDENTITY_MATRIX;
+  const upright = page.lines.filter((line) => !line.rotated);
+  const pageTop = Math.min(...upright.map((line) => line.top));
+  const pageBottom = Math.max(...upright.map((line) => line.bottom));
+  const rasters = (page.pictures ?? []).filter((picture) => picture.picture);
+  blocks.forEach((caption, index) => {
+    if (caption.label !== 'caption' || !FIGURE_CAPTION_START.test(caption.text) || anchors.has(index) || caption.lines[0].rotated) {
+      return;
+    }
+    const text = blocks.filter((block) => block !== caption && !block.lines[0].rotated
+      && (block.label === 'section_header' || block.label === 'title' || block.text.length > PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS));
+    // The caption's column: the text running across it; then the band stops at any text of that column.
+    const column = text.filter((block) => block.right > caption.left && block.left < caption.right);
+    const left = Math.min(caption.left, ...column.map((block) => block.left));
+    const right = Math.max(caption.right, ...column.map((block) => block.right));
+    // Headers and footers are not blocks but bound the band too.
+    const inColumn = [...text, ...furniture.filter((line) => !line.rotated)].filter((block) => block.right > left && block.left < right);
+    const topBound = Math.max(pageTop, ...inColumn.filter((block) => block.bottom <= caption.top).map((block) => block.bottom));
+    const bottomBound = Math.min(pageBottom, ...inColumn.filter((block) => block.top >= caption.bottom).map((block) => block.top));
+    const gapAbove = caption.top - topBound;
+    const gapBelow = bottomBound - caption.bottom;
+    if (Math.max(gapAbove, gapBelow) < PDF_VECTOR_FIGURE_MIN_GAP_POINTS) {
+      return;
+    }
+    const top = gapAbove >= gapBelow ? topBound : caption.bottom;
+    const bottom = gapAbove >= gapBelow ? caption.top : bottomBound;
+    if (rasters.some((picture) => picture.left < right && picture.right > left && picture.top < bottom && picture.bottom > top)) {
+      return;
+    }
+    const box = mapToPageBox(toUserSpace, page.pageNumber, left, top, right, bottom);
+    anchors.set(index, [{ left, right, top, bottom, box }]);
+  });
 }
 
 function emitPicture(builder: DocumentBuilder, pageNumber: number, picture: PdfPagePictureBlock): void {

@@ -8,6 +8,10 @@ import { encodePng, downscale } from '../../../src/node/convert/pictures/pngEnco
 import { sniffImage } from '../../../src/core/pictures/imageInfo';
 import { readLocalImage } from '../../../src/node/convert/pictures/localImages';
 import { convertDocx } from '../../../src/node/convert/docx';
+import { convertPdf } from '../../../src/node/convert/pdf';
+import { FIGURE_CAPTION_START } from '../../../src/node/convert/pictures/captions';
+import { PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS, PDF_VECTOR_FIGURE_MIN_GAP_POINTS } from '../../../src/core/limits';
+import type { PageBox } from '../../../src/core/model/document';
 import { PictureCollector } from '../../../src/node/convert/pictures/pictureCollector';
 import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from '../../../src/node/convert/pictures/pdfPictures';
 import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
@@ -221,6 +225,59 @@ describe('local images of Markdown and HTML', () => {
     const result = await readLocalImage(`data:image/png;base64,${Buffer.from(png).toString('base64')}`, options());
     assert.deepEqual(sniffImage(result.bytes!), { mimeType: 'image/png', width: 70, height: 70 });
     assert.equal((await readLocalImage('data:image/svg+xml;base64,PHN2Zy8+', options())).refusal, 'remote');
+  });
+});
+
+function overlaps(first: PageBox, second: PageBox): boolean {
+  // Half a point of slack: a line box and the band it bounds may share an edge.
+  return first.page === second.page && first.x + 0.5 < second.x + second.width && second.x + 0.5 < first.x + first.width
+    && first.y + 0.5 < second.y + second.height && second.y + 0.5 < first.y + first.height;
+}
+
+describe('PDF vector figures', () => {
+  it('records a picture without bytes before each caption of a drawn figure, boxed in the empty band beside it (GeoTopo)', async function () {
+    this.timeout(120_000);
+    const bytes = fs.readFileSync(path.join(corpusRoot, 'pdf-docx/py-pdf-sample-files/GeoTopo-komprimiert.pdf'));
+    const document = await convertPdf(bytes, { fileName: 'GeoTopo-komprimiert.pdf' });
+    const drawn = document.items.filter((item) => item.label === 'picture' && !item.picture);
+    assert.ok(drawn.length >= 40, `found ${drawn.length}`);
+    for (const picture of drawn) {
+      const caption = document.items[picture.position + 1];
+      assert.equal(caption.label, 'caption');
+      assert.match(caption.text, FIGURE_CAPTION_START);
+      assert.equal(picture.text, '');
+      assert.deepEqual(picture.pageNumbers, caption.pageNumbers);
+      assert.equal(picture.boxes?.length, 1);
+      const box = picture.boxes[0];
+      assert.equal(box.page, caption.pageNumbers[0]);
+      assert.ok(box.height >= PDF_VECTOR_FIGURE_MIN_GAP_POINTS - 0.5, `${caption.text}: ${box.height} pt high`);
+      const captionTop = Math.max(...caption.boxes!.map((line) => line.y + line.height));
+      const captionBottom = Math.min(...caption.boxes!.map((line) => line.y));
+      assert.ok(box.y >= captionTop - 0.5 || box.y + box.height <= captionBottom + 0.5, `${caption.text}: the band covers its caption`);
+      // Tables are left out: a drawing's labels can come out as a small grid, which belongs inside the band.
+      const text = document.items.filter((item) => item.label !== 'picture' && item.label !== 'table' && item.pageNumbers.includes(box.page) && item.text.length > PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS);
+      for (const item of text) {
+        assert.ok(!(item.boxes ?? []).some((line) => overlaps(line, box)), `${caption.text}: the band covers "${item.text.slice(0, 40)}"`);
+      }
+    }
+    // The raster figures (knot photographs) keep their own items: none got a second one.
+    // "Abbildung 1.6" (page 16) sits under its drawing: caption at p, picture at p − 1, the band above the caption.
+    const caption = document.items.find((item) => item.label === 'caption' && item.text.startsWith('Abbildung 1.6:'))!;
+    const picture = document.items[caption.position - 1];
+    assert.equal(picture.label, 'picture');
+    assert.deepEqual(picture.pageNumbers, [16]);
+    assert.ok(picture.boxes![0].y >= caption.boxes![0].y + caption.boxes![0].height - 0.5);
+    assert.equal(document.items.filter((item) => item.label === 'picture' && item.picture).length, 10);
+  });
+
+  it('adds nothing beside raster figures, and nothing at all with pictures off (picture_classification.pdf)', async () => {
+    const bytes = fs.readFileSync(path.join(corpusRoot, 'pdf-docx/docling/picture_classification.pdf'));
+    const document = await convertPdf(bytes, { fileName: 'picture_classification.pdf' });
+    const pictures = document.items.filter((item) => item.label === 'picture');
+    assert.equal(pictures.length, 2);
+    assert.ok(pictures.every((picture) => picture.picture && document.items[picture.position + 1].label === 'caption'));
+    const without = await convertPdf(bytes, { fileName: 'picture_classification.pdf', pictures: 'none' });
+    assert.equal(without.items.filter((item) => item.label === 'picture').length, 0);
   });
 });
 

@@ -4,6 +4,9 @@
  */
 export const CAPTION_START = /^([Ff]igure|FIGURE|[Ff]ig\.|[Tt]able|TABLE|[Tt]ab\.|[Ll]isting|[Ee]xample|[Cc]hart|[Aa]bbildung|[Aa]bb\.|[Tt]abelle|[Bb]ild)\s*(\d+|[A-Z]|[IVX]{1,4})([.\-–:]\d+)*[.:]?(\s|$)/;
 
+/** A figure's caption ("Figure 3:", "Fig. 2.1", "Abb. 4" …), as opposed to a table's, a listing's or an example's. */
+export const FIGURE_CAPTION_START = /^([Ff]igure|FIGURE|[Ff]ig\.|[Cc]hart|[Aa]bbildung|[Aa]bb\.|[Bb]ild)\s*(\d+|[A-Z]|[IVX]{1,4})([.\-–:]\d+)*[.:]?(\s|$)/;
+
 /** Longer paragraphs that open like a caption are prose that mentions a figure ("Figure 3 shows …" over many lines). */
 const CAPTION_MAX_CHARS = 400;
 
