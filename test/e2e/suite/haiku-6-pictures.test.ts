@@ -58,7 +58,7 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
     assert.strictEqual(item.command?.command, 'haiku.openPicture');
     // The view reveals it (the same node instance answers getParent), as a user would see it.
     await api.sectionsView.reveal(figures[1], { select: true, focus: true });
-    assert.strictEqual(api.sectionsView.selection[0]?.key, figures[1].key);
+    await waitFor(() => api.sectionsView.selection[0]?.key === figures[1].key, `the revealed figure to be selected (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
   });
 
   it('opens a figure in VS Code\'s image preview, read-only, with the stored PNG bytes', async () => {
