@@ -257,11 +257,12 @@ export class IndexService implements vscode.Disposable {
   async reopen(): Promise<void> {
     // At once, before waiting: a store still opening for the old settings sees the new generation and steps aside.
     this.generation++;
-    this.backendPromise = undefined;
-    const backend = this.backend;
-    this.backend = undefined;
+    // The running job ends first (it may still be using the store), then the store is closed and forgotten.
     this.currentAbort?.abort();
     await this.running?.catch(() => undefined);
+    const backend = this.backend;
+    this.backend = undefined;
+    this.backendPromise = undefined;
     await backend?.close().catch(() => undefined);
     if (!vscode.workspace.isTrusted) {
       return;
