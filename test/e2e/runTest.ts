@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   // A folder with no documents first (the runner opens a fresh empty folder when given none): activation must
   // stay idle there. Only Haiku loads; no model is needed.
   const only = process.env.HAIKU_E2E_FILES;
-  if (!only || 'haiku-empty-window'.includes(only)) {
+  if (!only || only.split(',').some((part) => 'haiku-empty-window'.includes(part))) {
     await runTests({
       vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
       extensionDevelopmentPath: repositoryRoot,

@@ -140,10 +140,15 @@ async function chunkLocation(
   return location;
 }
 
-/** Files and folders attached with `#` (Uri or Location values), as filter inputs. */
+/** Files and folders the user attached (`#`, drag and drop; Uri or Location values), as filter inputs. */
 async function attachmentsOf(request: vscode.ChatRequest): Promise<Array<{ uri: vscode.Uri; isFolder: boolean }>> {
   const attachments: Array<{ uri: vscode.Uri; isFolder: boolean }> = [];
   for (const reference of request.references) {
+    // The editor the user happens to have open (`vscode.implicit.*`) is context, not a scope: only what the user
+    // attached narrows the search (otherwise an open file would silently restrict every question to itself).
+    if (reference.id.startsWith('vscode.implicit')) {
+      continue;
+    }
     const value = reference.value;
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
     if (!uri || uri.scheme !== 'file') {

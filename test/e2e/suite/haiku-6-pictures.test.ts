@@ -57,6 +57,9 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
     assert.strictEqual(item.description, 'p. 1');
     assert.strictEqual(item.command?.command, 'haiku.openPicture');
     // The view reveals it (the same node instance answers getParent), as a user would see it.
+    // The view must be on screen for a reveal to select (an earlier suite may have left another view focused).
+    await vscode.commands.executeCommand('haiku.sections.focus');
+    await waitFor(() => api.sectionsView.visible, 'the Sections view to be visible');
     await api.sectionsView.reveal(figures[1], { select: true, focus: true });
     await waitFor(() => api.sectionsView.selection[0]?.key === figures[1].key, `the revealed figure to be selected (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
   });
@@ -80,7 +83,7 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
     assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
     const run = api.runsStore.get(record.runId)!;
     const cited = run.citations.find((citation) => citation.relativePath === RELATIVE_PATH && (citation.pictureRefs?.length ?? 0) > 0);
-    assert.ok(cited, `a citation of the PDF showing a picture: ${JSON.stringify(run.citations.map((citation) => [citation.relativePath, citation.pictureRefs]))}`);
+    assert.ok(cited, `a citation of the PDF showing a picture: ${JSON.stringify(run.citations.map((citation) => [citation.relativePath, citation.pictureRefs]))} (filter ${record.documentFilter}; steps ${JSON.stringify(run.steps).slice(0, 600)})`);
     const pictureReferences = record.references.filter((reference) => reference.startsWith('haiku-picture:'));
     assert.strictEqual(pictureReferences.length, cited.pictureRefs!.length, record.references.join(', '));
     const search = run.steps.find((step) => step.kind === 'search');
