@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runTests } from '@vscode/test-electron';
 
@@ -23,13 +24,39 @@ async function main(): Promise<void> {
       extensionTestsEnv: { HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e-empty') },
     });
   }
-  await runTests({
-    vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
-    extensionDevelopmentPath: [repositoryRoot, path.join(repositoryRoot, 'test-fixtures', 'fake-lm')],
-    extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'suite', 'index.js'),
-    launchArgs: [path.join(repositoryRoot, 'samples')],
-    extensionTestsEnv: { HAIKU_TEST_MODE: '1', HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e'), HAIKU_E2E_FILES: only ?? '' },
-  });
+  // Each group in a fresh window: the suites that add files, change settings or attach chat context start from a
+  // clean workbench instead of the state the earlier suites left (open editors, views, chat sessions).
+  const groups = only ? [only] : SAMPLE_SUITE_GROUPS;
+  checkEverySuiteIsGrouped(path.join(repositoryRoot, 'dist-test', 'suite'), groups);
+  const failures: string[] = [];
+  for (const group of groups) {
+    try {
+      await runTests({
+        vscodeExecutablePath: path.join(repositoryRoot, 'e2e', 'code-shim.sh'),
+        extensionDevelopmentPath: [repositoryRoot, path.join(repositoryRoot, 'test-fixtures', 'fake-lm')],
+        extensionTestsPath: path.join(repositoryRoot, 'dist-test', 'suite', 'index.js'),
+        launchArgs: [path.join(repositoryRoot, 'samples')],
+        extensionTestsEnv: { HAIKU_TEST_MODE: '1', HAIKU_E2E_OUT: path.join(repositoryRoot, 'test-results', 'e2e'), HAIKU_E2E_FILES: group },
+      });
+    } catch (error) {
+      failures.push(`${group}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (failures.length > 0) {
+    throw new Error(`in-host suites failed: ${failures.join('; ')}`);
+  }
+}
+
+/** The in-host suites of `samples/`, by file-name prefix; one window per group. */
+const SAMPLE_SUITE_GROUPS = ['haiku-1-,haiku-10-,haiku-2-,haiku-3-,haiku-4-,haiku-5-', 'haiku-6-', 'haiku-7-', 'haiku-8-', 'haiku-9-', 'haiku-config-file', 'haiku-vision'];
+
+/** A new suite file must join a group, or it would silently never run. */
+function checkEverySuiteIsGrouped(folder: string, groups: readonly string[]): void {
+  const parts = groups.flatMap((group) => group.split(','));
+  const orphans = fs.readdirSync(folder).filter((file) => file.endsWith('.test.js') && !parts.some((part) => file.includes(part)));
+  if (orphans.length > 0) {
+    throw new Error(`in-host suites in no group of test/e2e/runTest.ts: ${orphans.join(', ')}`);
+  }
 }
 
 main().catch((error: unknown) => {
