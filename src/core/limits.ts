@@ -99,6 +99,10 @@ export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 export const INDEX_IN_PROCESS_MAX_FILES = 8;
 /** Debounce of `optimize()` after a burst of incremental writes (ms). */
 export const OPTIMIZE_DEBOUNCE_MS = 2_000;
+/** Incremental writes (the watcher's) go to the recent-chunks side table, with its own small FTS index, up to this many rows; beyond it the main FTS index is rebuilt instead. */
+export const RECENT_CHUNKS_MAX_ROWS = 2_000;
+/** The recent-chunks table is folded into the main FTS index (a full rebuild) after this long without writes (ms). */
+export const RECENT_CHUNKS_FOLD_IDLE_MS = 60_000;
 /** Glob patterns indexed by default. */
 export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst}'];
 /** Glob patterns never indexed (in addition to `.gitignore`). */

@@ -25,6 +25,7 @@ import { StoreMaintenance } from './storeMaintenance';
 import { StoreReader, type ChunkCandidate, type StoreStats } from './storeReader';
 import { hasUriScheme, StoreTables } from './storeTables';
 import { StoreWriter, type DocumentWrite, type StoreTestHooks, type WriteOptions } from './storeWriter';
+import { RecentChunks } from './recentChunks';
 import { VectorSearch } from './vectorSearch';
 import { WriteQueue } from './writeQueue';
 import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from './objectStorage';
@@ -101,6 +102,7 @@ export class LanceStore implements KnowledgeBase {
   private readonly vectors: VectorSearch;
   private readonly writer: StoreWriter;
   private readonly maintenance: StoreMaintenance;
+  private readonly recent: RecentChunks;
   private readonly rootsRegistry: RootsRegistry;
   private readonly engine: SearchEngine;
 
@@ -124,10 +126,12 @@ export class LanceStore implements KnowledgeBase {
       vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? (remote ? REMOTE_VECTOR_CACHE_MAX_BYTES : VECTOR_CACHE_MAX_BYTES),
       residentRowsMaxBytes: options.residentRowsMaxBytes ?? (remote ? REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES : RESIDENT_CHUNK_ROWS_MAX_BYTES),
     });
-    this.maintenance = new StoreMaintenance(this.tables, this.queue, documentStates);
+    this.recent = new RecentChunks(connection);
+    this.maintenance = new StoreMaintenance(this.tables, this.queue, this.recent, documentStates);
     this.reader = new StoreReader(this.tables, {
       residentRow: (chunkId) => this.vectors.residentRow(chunkId),
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),
+      recent: this.recent,
     });
     this.items = new ItemReader(this.tables, documentStates, remote ? REMOTE_ITEM_CACHE_MAX_ITEMS : ITEM_CACHE_MAX_ITEMS);
     this.writer = new StoreWriter({ tables: this.tables, queue: this.queue, reader: this.reader, items: this.items, vectors: this.vectors, maintenance: this.maintenance, testHooks: this.testHooks });
@@ -197,6 +201,7 @@ export class LanceStore implements KnowledgeBase {
     this.invalidateCaches();
     try {
       await this.tables.checkoutLatest();
+      await this.recent.checkoutLatest();
     } catch (error) {
       throw objectStorageError(error, this.uri, this.storageOptions) ?? error;
     }
@@ -207,7 +212,7 @@ export class LanceStore implements KnowledgeBase {
     if (this.tables.closed) {
       return;
     }
-    const changed = await this.tables.checkoutLatest();
+    const changed = (await this.tables.checkoutLatest()) || (await this.recent.checkoutLatest());
     if (changed || force) {
       this.invalidateCaches();
       await this.tables.reloadSettings();
@@ -332,6 +337,7 @@ export class LanceStore implements KnowledgeBase {
       const rootsJson = JSON.stringify(this.roots);
       this.maintenance.forgetPending();
       await this.tables.dropDataTables();
+      await this.recent.drop();
       this.invalidateCaches();
       await this.testHooks.afterTablesDropped?.();
       await this.tables.createTables(rootsJson, await this.probeDimensions());

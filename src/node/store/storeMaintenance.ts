@@ -1,7 +1,8 @@
-import { INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, UNLEASED_SWEEP_MIN_AGE_MS } from '../../core/limits';
+import { INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RECENT_CHUNKS_FOLD_IDLE_MS, RECENT_CHUNKS_MAX_ROWS, UNLEASED_SWEEP_MIN_AGE_MS } from '../../core/limits';
 import { plainRows } from './arrowRows';
 import { IndexFolders } from './indexFolders';
-import { CHUNKS_TABLE, type DocumentState } from './schema';
+import type { RecentChunks } from './recentChunks';
+import { CHUNKS_TABLE, type ChunkRow, type DocumentState } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
@@ -11,24 +12,29 @@ import type { WriteQueue } from './writeQueue';
  * deletion of rows no document points at (superseded by a replacement, or left by a failed or killed write).
  *
  * Full-text freshness: LanceDB 0.31.0's flat search over rows not yet in the FTS index drops terms that are
- * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so after rows are
- * written the FTS index is built afresh before the next full-text query (and by the debounced or end-of-run
- * `optimize()`).
+ * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so queries only
+ * search indexed rows (`fastSearch`). Rows of incremental writes (the watcher's) are copied to the small
+ * recent-chunks table, whose own index is rebuilt in milliseconds before the next query; the main index is
+ * rebuilt (the "fold", seconds at 100k chunks) after a minute without writes, at the end of index runs, and
+ * before the next query when rows were written without a copy (bulk runs, or the recent table is full).
  */
 export class StoreMaintenance {
   private readonly tables: StoreTables;
   private readonly queue: WriteQueue;
   private readonly documentStates: () => Promise<Map<string, DocumentState>>;
+  private readonly recent: RecentChunks;
   private optimizeTimer: NodeJS.Timeout | undefined;
+  private foldTimer: NodeJS.Timeout | undefined;
   private orphansPossible = false;
   /** Documents replaced by incremental writes whose old rows still wait for deletion (see `optimize`). */
   private readonly superseded = new Set<string>();
-  /** Chunk rows were added since the FTS index was last updated (see `ensureFullTextFresh`). */
+  /** Chunk rows were added, without a copy in the recent table, since the main FTS index was last built. */
   private fullTextIndexStale = false;
   private readonly chunkIndexFolders: IndexFolders;
 
-  constructor(tables: StoreTables, queue: WriteQueue, documentStates: () => Promise<Map<string, DocumentState>>) {
+  constructor(tables: StoreTables, queue: WriteQueue, recent: RecentChunks, documentStates: () => Promise<Map<string, DocumentState>>) {
     this.tables = tables;
+    this.recent = recent;
     this.chunkIndexFolders = new IndexFolders(queue.exclusive ? tables.localTableFolder(CHUNKS_TABLE) : undefined);
     this.queue = queue;
     this.documentStates = documentStates;
@@ -39,7 +45,23 @@ export class StoreMaintenance {
     this.orphansPossible = true;
   }
 
-  noteChunksAdded(): void {
+  /**
+   * Chunk rows are being added. Those of incremental writes are copied to the recent table while it stays under
+   * `RECENT_CHUNKS_MAX_ROWS`; otherwise (or when the copy fails) the main index is rebuilt before the next
+   * full-text query. Never throws: the write itself decides the outcome.
+   */
+  async chunksAdded(rows: readonly ChunkRow[], incremental: boolean): Promise<void> {
+    if (rows.length === 0) {
+      return;
+    }
+    if (incremental && !this.fullTextIndexStale && this.recent.rowCount + rows.length <= RECENT_CHUNKS_MAX_ROWS) {
+      try {
+        await this.recent.add(rows);
+        return;
+      } catch {
+        // The main index is rebuilt instead.
+      }
+    }
     this.fullTextIndexStale = true;
   }
 
@@ -58,7 +80,7 @@ export class StoreMaintenance {
     this.fullTextIndexStale = false;
   }
 
-  /** Debounced `optimize()` after incremental writes. */
+  /** Debounced upkeep after incremental writes (`upkeep`), and the fold after a longer quiet spell. */
   scheduleOptimize(): void {
     if (this.tables.closed) {
       return;
@@ -66,16 +88,39 @@ export class StoreMaintenance {
     this.cancelScheduledOptimize();
     this.optimizeTimer = setTimeout(() => {
       this.optimizeTimer = undefined;
-      this.optimize().catch(() => undefined);
+      this.upkeep().catch(() => undefined);
     }, OPTIMIZE_DEBOUNCE_MS);
     this.optimizeTimer.unref();
   }
 
+  /** Cancels the debounced upkeep and the idle fold. */
   cancelScheduledOptimize(): void {
-    if (this.optimizeTimer) {
-      clearTimeout(this.optimizeTimer);
-      this.optimizeTimer = undefined;
-    }
+    clearTimeout(this.optimizeTimer);
+    clearTimeout(this.foldTimer);
+    this.optimizeTimer = undefined;
+    this.foldTimer = undefined;
+  }
+
+  /**
+   * Off the edit path: deletes superseded rows and brings the recent table's index up to date; the main index
+   * is rebuilt now only when rows were written without a copy, else after `RECENT_CHUNKS_FOLD_IDLE_MS`.
+   */
+  private upkeep(): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.tables.rebuildReason) {
+        return;
+      }
+      await this.deletePending({});
+      await this.updateFullTextIndex({ keepRecent: true });
+      await this.optimizeSmallTables();
+      if (this.recent.rowCount > 0 && !this.tables.closed) {
+        this.foldTimer = setTimeout(() => {
+          this.foldTimer = undefined;
+          this.optimize().catch(() => undefined);
+        }, RECENT_CHUNKS_FOLD_IDLE_MS);
+        this.foldTimer.unref();
+      }
+    });
   }
 
   /**
@@ -88,43 +133,69 @@ export class StoreMaintenance {
       if (this.tables.rebuildReason) {
         return;
       }
-      if (options.sweepOrphans || this.orphansPossible) {
-        await this.sweepOrphans();
-      } else if (this.superseded.size > 0) {
-        await this.deleteSuperseded(this.superseded);
-      }
-      this.superseded.clear();
-      await this.updateFullTextIndex();
-      const cleanupOlderThan = new Date(Date.now() - INDEX_VERSION_RETENTION_MS);
-      for (const table of [this.tables.items, this.tables.documents]) {
-        await table.optimize({ cleanupOlderThan });
-      }
+      await this.deletePending(options);
+      await this.updateFullTextIndex({ keepRecent: false });
+      await this.optimizeSmallTables();
     });
   }
 
-  /**
-   * Another process's unindexed rows are not folded in by readers (two writers could conflict); index runs
-   * always end with `optimize()`. The flag stays set until a fold has finished, so a query never runs
-   * against a half-made index.
-   */
-  async ensureFullTextFresh(): Promise<void> {
-    if (this.fullTextIndexStale) {
-      await this.queue.run(() => (this.fullTextIndexStale ? this.updateFullTextIndex() : Promise.resolve()));
+  private async deletePending(options: { sweepOrphans?: boolean }): Promise<void> {
+    if (options.sweepOrphans || this.orphansPossible) {
+      await this.sweepOrphans();
+    } else if (this.superseded.size > 0) {
+      await this.deleteSuperseded(this.superseded);
+    }
+    this.superseded.clear();
+  }
+
+  private async optimizeSmallTables(): Promise<void> {
+    const cleanupOlderThan = new Date(Date.now() - INDEX_VERSION_RETENTION_MS);
+    for (const table of [this.tables.items, this.tables.documents]) {
+      await table.optimize({ cleanupOlderThan });
     }
   }
 
   /**
-   * Rebuilds the FTS index when rows were added since its last build, then compacts the chunks table and
-   * updates its btree indexes (call inside the write queue).
+   * Before a full-text query: rows written without a copy need the main index rebuilt; copied rows need the
+   * recent table's index rebuilt. Another process's rows are not indexed by readers (two writers could
+   * conflict): its writes end with its own upkeep. The flags stay set until the build has finished, so a
+   * query never runs against a half-made index.
    */
-  private async updateFullTextIndex(): Promise<void> {
+  async ensureFullTextFresh(): Promise<void> {
+    if (this.fullTextIndexStale) {
+      await this.queue.run(() => (this.fullTextIndexStale ? this.updateFullTextIndex({ keepRecent: false }) : Promise.resolve()));
+    } else if (this.recent.stale) {
+      await this.queue.run(() => this.refreshRecent());
+    }
+  }
+
+  private async refreshRecent(): Promise<void> {
+    if (this.recent.stale && !this.tables.rebuildReason) {
+      const states = await this.documentStates();
+      await this.recent.refresh((row) => states.get(row.document_id)?.generation === row.generation);
+    }
+  }
+
+  /**
+   * Rebuilds the main FTS index when it misses rows (the fold; `keepRecent` keeps rows the recent table
+   * covers out of it), empties the recent table once its rows are in the main index, and compacts the chunks
+   * table (call inside the write queue).
+   */
+  private async updateFullTextIndex(options: { keepRecent: boolean }): Promise<void> {
     if (this.tables.rebuildReason) {
       return;
     }
     const chunks = this.tables.chunks;
     try {
       const stats = this.fullTextIndexStale ? undefined : await chunks.indexStats(FULL_TEXT_INDEX_NAME);
-      if (this.fullTextIndexStale || (stats?.numUnindexedRows ?? 0) > 0) {
+      const unindexed = this.fullTextIndexStale || (stats?.numUnindexedRows ?? 0) > 0;
+      if (unindexed && options.keepRecent && !this.fullTextIndexStale && this.recent.rowCount > 0) {
+        // Every unindexed row has a copy in the recent table: no compaction either, since `optimize()` would
+        // fold the rows in with the incremental update.
+        await this.refreshRecent();
+        return;
+      }
+      if (unindexed) {
         // Never LanceDB 0.31.0's incremental FTS update (what `optimize()` does with unindexed rows): the
         // partitioned index it leaves returns wrong rows, differently from one identical query to the next
         // (test/unit/store/reindexBurstSearch.test.ts). A fresh build cost 0.6 s at 10k chunks, 3.7 s at 100k;
@@ -132,6 +203,8 @@ export class StoreMaintenance {
         await this.chunkIndexFolders.build(() => chunks.createIndex('search_text', { config: fullTextIndexConfig(), replace: true }));
         this.fullTextIndexStale = false;
       }
+      // Queries merge hits by chunk id, so a copy outliving the rebuild for a moment is harmless.
+      await this.recent.clear();
       // Compaction matters for reads: fetching 10 chunks by id took 3.5 ms over 21 fragments, 1.8 ms over one.
       await chunks.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
     } catch (error) {

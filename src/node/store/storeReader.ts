@@ -5,6 +5,7 @@ import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
 import { fullTextQueryTerms } from './fullTextQuery';
+import type { RecentChunks } from './recentChunks';
 import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, type DocumentState, type StoredChunkFields } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
@@ -19,6 +20,9 @@ export interface ChunkCandidate {
   row?: StoredChunkFields;
 }
 
+/** What decides whether a chunk row is of its document's current generation. */
+type LiveCheckRow = { document_id: string; generation: string };
+
 export interface StoreStats {
   documents: number;
   chunks: number;
@@ -29,6 +33,8 @@ export interface StoreReaderOptions {
   residentRow: (chunkId: string) => StoredChunkFields | undefined;
   /** Brings the FTS index up to date with this process's writes before a full-text query. */
   beforeFullTextQuery: () => Promise<void>;
+  /** Chunks of incremental writes not yet in the main FTS index (searched beside it). */
+  recent: RecentChunks;
 }
 
 /**
@@ -158,8 +164,10 @@ export class StoreReader {
   }
 
   /**
-   * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given.
-   * `withRows: false` returns ids and scores only (hybrid search fetches rows for the fused top results alone).
+   * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given: the main
+   * index's rows (`fastSearch`: rows not yet indexed are never flat-searched, see StoreMaintenance) merged by
+   * score with the recent table's. `withRows: false` returns ids and scores only (hybrid search fetches rows
+   * for the fused top results alone).
    */
   async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options: { withRows?: boolean } = {}): Promise<ChunkCandidate[]> {
     const withRows = options.withRows ?? true;
@@ -169,18 +177,42 @@ export class StoreReader {
     }
     await this.options.beforeFullTextQuery();
     const states = await this.documentStates();
-    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    const isLive = (row: LiveCheckRow) => states.get(row.document_id)?.generation === row.generation;
+    const recent = await this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds });
+    const main = await this.mainFullTextCandidates(terms, limit, isLive, allowedDocumentIds, withRows);
+    if (recent.length === 0) {
+      return main;
+    }
+    const merged = new Map(main.map((candidate) => [candidate.chunkId, candidate]));
+    for (const hit of recent) {
+      if (!merged.has(hit.id)) {
+        merged.set(hit.id, { chunkId: hit.id, score: hit.score });
+      }
+    }
+    const best = [...merged.values()].sort((left, right) => right.score - left.score).slice(0, limit);
+    if (withRows) {
+      const rows = await this.chunkRowsByIds(best.filter((candidate) => !candidate.row).map((candidate) => candidate.chunkId));
+      return best.flatMap((candidate) => {
+        const row = candidate.row ?? rows.get(candidate.chunkId);
+        return row ? [{ ...candidate, row }] : [];
+      });
+    }
+    return best;
+  }
+
+  private async mainFullTextCandidates(terms: string, limit: number, isLive: (row: LiveCheckRow) => boolean, allowed: ReadonlySet<string> | undefined, withRows: boolean): Promise<ChunkCandidate[]> {
+    const where = allowed ? sqlIn('document_id', allowed) : undefined;
     let fetch = limit;
     // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
     // fetch more when that left us short, so `limit` is honoured.
     for (let attempt = 0; ; attempt++) {
-      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] });
+      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] }).fastSearch();
       if (where) {
         builder = builder.where(where);
       }
       const columns = withRows ? [...CHUNK_RESULT_COLUMNS, '_score'] : ['id', 'document_id', 'generation', '_score'];
       const rows = await plainRows<StoredChunkFields & { _score: number }>(builder.select(columns).limit(fetch));
-      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      const live = rows.filter(isLive);
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: Number(row._score), row: withRows ? plainChunkFields(row) : undefined }));
       }

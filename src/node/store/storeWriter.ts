@@ -95,10 +95,11 @@ export class StoreWriter {
       }
       const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
       try {
-        if (chunkRows.length > 0) {
-          maintenance.noteChunksAdded();
+        // Incremental writes copy their chunks to the recent table beside the main write (see StoreMaintenance).
+        const [, added] = await Promise.allSettled([maintenance.chunksAdded(chunkRows, options.scheduleOptimize ?? true), this.addRows(chunkRows, itemRows)]);
+        if (added.status === 'rejected') {
+          throw added.reason;
         }
-        await this.addRows(chunkRows, itemRows);
         await this.parts.testHooks.beforeDocumentSwitch?.();
         await this.switchDocuments(documentRows, replaced.length);
       } catch (error) {

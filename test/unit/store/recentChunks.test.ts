@@ -1,0 +1,154 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import '../../../src/node/store/lanceEnvironment';
+import * as lancedb from '@lancedb/lancedb';
+import { RECENT_CHUNKS_MAX_ROWS } from '../../../src/core/limits';
+import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../../../scripts/scifactCorpus';
+import { createConversionPool, type ConversionPool } from '../../../src/node/convert/conversionPool';
+import { indexPaths } from '../../../src/node/index/indexer';
+import type { SearchResult } from '../../../src/core/model/search';
+import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
+import { RECENT_CHUNKS_TABLE, singleTokenPieces } from '../../../src/node/store/recentChunks';
+import { CHUNKS_TABLE } from '../../../src/node/store/schema';
+import { FULL_TEXT_INDEX_NAME } from '../../../src/node/store/storeTables';
+import { temporaryFolder } from '../../support/indexFixtures';
+
+/** What is on disk: rows in the recent table, and rows the main FTS index does not cover yet. */
+async function fullTextState(indexFolder: string): Promise<{ recentRows: number; mainUnindexed: number }> {
+  const connection = await lancedb.connect(indexFolder);
+  try {
+    let recentRows = 0;
+    if ((await connection.tableNames()).includes(RECENT_CHUNKS_TABLE)) {
+      recentRows = await (await connection.openTable(RECENT_CHUNKS_TABLE)).countRows();
+    }
+    const stats = await (await connection.openTable(CHUNKS_TABLE)).indexStats(FULL_TEXT_INDEX_NAME);
+    return { recentRows, mainUnindexed: stats?.numUnindexedRows ?? 0 };
+  } finally {
+    connection.close();
+  }
+}
+
+
+describe('Recent chunks: edits searchable at once, without rebuilding the main FTS index', function () {
+  this.timeout(240_000);
+  let folder: ReturnType<typeof temporaryFolder>;
+  let store: LanceStore;
+  let pool: ConversionPool;
+  let documents: string;
+  let indexFolder: string;
+  const corpus = loadScifactCorpus(600);
+
+  beforeEach(async () => {
+    folder = temporaryFolder('haiku-recent-');
+    indexFolder = path.join(folder.path, 'index');
+    documents = path.join(folder.path, 'documents');
+    writeScifactFiles(documents, corpus);
+    store = await openStore({ uri: indexFolder });
+    pool = createConversionPool();
+    await indexPaths({ roots: [documents], baseFolder: documents, store, conversionPool: pool });
+  });
+
+  afterEach(async () => {
+    await pool.dispose();
+    await store.close();
+    folder.cleanup();
+  });
+
+  /** Re-indexes one file the way the VS Code watcher does (optimize left to the debounce). */
+  async function edit(file: string, sentence: string): Promise<void> {
+    fs.appendFileSync(file, `\n${sentence}\n`);
+    const summary = await indexPaths({ roots: [file], baseFolder: documents, store, optimize: false, conversionPool: pool });
+    assert.equal(summary.updated.length, 1);
+  }
+
+  it('finds edited files through the recent table, and ranks like a full rebuild (scores on the main index scale)', async () => {
+    const edited = corpus.filter((_, index) => index % 30 === 7).map((document) => path.join(documents, `${document._id}.md`));
+    for (const [index, file] of edited.entries()) {
+      await edit(file, `A note about zebrafinch${index} added while editing.`);
+    }
+    const first = await store.searchWith('zebrafinch3', { mode: 'fullText', limit: 3, rerank: false });
+    assert.equal(first[0]?.uri, `file://${edited[3]}`);
+    assert.match(first[0].content, /zebrafinch3 added/);
+    const before = await fullTextState(indexFolder);
+    assert.ok(before.recentRows > 0, 'the edits were copied to the recent table');
+    assert.ok(before.mainUnindexed > 0, 'the main FTS index was not rebuilt for the search');
+
+    // The same queries after the fold (main index rebuilt with every row): the rankings agree, and an edited
+    // file's chunk scores within 15% of its folded score. Without the rescaling of recent scores (their IDFs
+    // come from a 20-document table) 45 of these 60 lists stay identical and edited chunks score far lower.
+    const queries = [...loadScifactQueries().values()].slice(0, 60);
+    const editedUris = new Set(edited.map((file) => `file://${file}`));
+    const recentRankings: SearchResult[][] = [];
+    for (const query of queries) {
+      recentRankings.push(await store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false }));
+    }
+    await store.optimize();
+    const after = await fullTextState(indexFolder);
+    assert.deepEqual(after, { recentRows: 0, mainUnindexed: 0 });
+    let identical = 0;
+    let overlap = 0;
+    const scoreGaps: string[] = [];
+    for (const [index, query] of queries.entries()) {
+      const folded = await store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false });
+      const recentIds = recentRankings[index].map((result) => result.chunkId);
+      identical += folded.map((result) => result.chunkId).join() === recentIds.join() ? 1 : 0;
+      overlap += folded.filter((result) => recentIds.includes(result.chunkId)).length / Math.max(1, folded.length);
+      for (const result of folded.filter((hit) => editedUris.has(hit.uri))) {
+        const before = recentRankings[index].find((hit) => hit.chunkId === result.chunkId);
+        if (!before || Math.abs(before.score - result.score) / result.score > 0.15) {
+          scoreGaps.push(`query ${index}: ${result.chunkId} scored ${before?.score.toFixed(2) ?? 'absent'} before the fold, ${result.score.toFixed(2)} after`);
+        }
+      }
+    }
+    assert.deepEqual(scoreGaps, []);
+    assert.ok(identical >= queries.length * 0.85, `identical top-10 lists: ${identical} of ${queries.length}`);
+    assert.ok(overlap / queries.length >= 0.97, `mean top-10 overlap ${(overlap / queries.length).toFixed(3)}`);
+    assert.equal((await store.searchWith('zebrafinch3', { mode: 'fullText', limit: 1, rerank: false }))[0]?.uri, `file://${edited[3]}`);
+  });
+
+  it('never returns a superseded version or a removed file from the recent table', async () => {
+    const [kept, removed] = [path.join(documents, `${corpus[10]._id}.md`), path.join(documents, `${corpus[11]._id}.md`)];
+    await edit(kept, 'First version mentions quokkaone.');
+    await edit(kept, 'Second version mentions quokkatwo.');
+    await edit(removed, 'Soon gone, mentions quokkagone.');
+    fs.rmSync(removed);
+    await indexPaths({ roots: [documents], baseFolder: documents, store, optimize: false, conversionPool: pool, removeMissing: true });
+    const found = await store.searchWith('quokkaone quokkatwo quokkagone', { mode: 'fullText', limit: 10, rerank: false });
+    assert.deepEqual(found.map((result) => result.uri), [`file://${kept}`]);
+    assert.match(found[0].content, /quokkatwo/);
+    assert.ok((await fullTextState(indexFolder)).recentRows > 0);
+  });
+
+  it('another process reading the index sees the edits once the writer has indexed them, and never writes', async () => {
+    const file = path.join(documents, `${corpus[20]._id}.md`);
+    await edit(file, 'Mentions a wallaroo.');
+    const reader = await openStore({ uri: indexFolder, readOnly: true });
+    try {
+      // The writer has not searched or run its upkeep yet: the copy is not indexed, and a read-only reader
+      // neither indexes it nor fails.
+      assert.deepEqual(await reader.searchWith('wallaroo', { mode: 'fullText', limit: 1, rerank: false }), []);
+      await store.searchWith('wallaroo', { mode: 'fullText', limit: 1, rerank: false });
+      await reader.refresh();
+      const found = await reader.searchWith('wallaroo', { mode: 'fullText', limit: 1, rerank: false });
+      assert.equal(found[0]?.uri, `file://${file}`);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it(`past ${RECENT_CHUNKS_MAX_ROWS} rows the main index is rebuilt instead of copying`, async () => {
+    const big = path.join(documents, 'big.md');
+    fs.writeFileSync(big, Array.from({ length: RECENT_CHUNKS_MAX_ROWS + 50 }, (_, index) => `## Part ${index}\n\nSection text number ${index} about capybara${index}.\n`).join('\n'));
+    await indexPaths({ roots: [big], baseFolder: documents, store, optimize: false, conversionPool: pool });
+    const found = await store.searchWith(`capybara${RECENT_CHUNKS_MAX_ROWS + 10}`, { mode: 'fullText', limit: 1, rerank: false });
+    assert.equal(found[0]?.uri, `file://${big}`);
+    assert.deepEqual(await fullTextState(indexFolder), { recentRows: 0, mainUnindexed: 0 });
+  });
+});
+
+describe('singleTokenPieces', () => {
+  it('splits a query where the simple tokenizer does, lower-cased, once each', () => {
+    assert.deepEqual(singleTokenPieces('COVID-19 and covid, apoE4/apoE3 «Zürich» x'.concat('y'.repeat(41))), ['covid', '19', 'and', 'apoe4', 'apoe3', 'zürich']);
+  });
+});
