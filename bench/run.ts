@@ -21,6 +21,7 @@ import { loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder, scifac
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { minisearchReference } from './minisearchReference';
 import { objectStorageBenchmarks } from './objectStorage';
+import { idleMemoryBenchmark } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
 import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       ['SciFact', () => scifactBenchmarks(work, rows, notes)],
       ['synthetic', () => syntheticBenchmarks(work, syntheticFiles, rows, notes)],
       ['sandbox', () => sandboxBenchmarks(work, rows, notes)],
+      ['idle memory', () => idleMemoryBenchmark(work, rows, notes)],
       ['pictures', () => pictureBenchmarks(work, rows, notes)],
       [
         'object storage',
