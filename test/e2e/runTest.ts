@@ -27,7 +27,10 @@ async function main(): Promise<void> {
   // Each group in a fresh window: the suites that add files, change settings or attach chat context start from a
   // clean workbench instead of the state the earlier suites left (open editors, views, chat sessions).
   const groups = only ? [only] : SAMPLE_SUITE_GROUPS;
-  checkEverySuiteIsGrouped(path.join(repositoryRoot, 'dist-test', 'suite'), groups);
+  if (!only) {
+    // A filtered run picks its suites by name; the full run must leave none out.
+    checkEverySuiteIsGrouped(path.join(repositoryRoot, 'dist-test', 'suite'), groups);
+  }
   const failures: string[] = [];
   for (const group of groups) {
     try {
