@@ -26,7 +26,9 @@ describe('Haiku: a folder filter over a folder named a_b%c', () => {
     for (const folder of FOLDERS) {
       await vscode.workspace.fs.writeFile(workspaceUri(`${folder}/note.md`), new TextEncoder().encode(`# Notes of ${folder}\n\nThe ${WORD} note kept in the folder ${folder}.\n`));
     }
-    await waitFor(async () => (await indexedPaths()).length === FOLDERS.length, 'the three folders\' notes to be indexed', 180_000);
+    await waitFor(async () => (await indexedPaths()).length === FOLDERS.length, 'the three folders\' notes to be indexed', 180_000).catch((error: Error) => {
+      throw new Error(`${error.message}; index status ${JSON.stringify(api.indexService.current)}; last jobs ${JSON.stringify(api.indexJobs.slice(-3))}`);
+    });
   });
 
   after(async function () {
