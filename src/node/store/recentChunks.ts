@@ -82,6 +82,8 @@ export class RecentChunks {
   private mainVersion = -1;
   private mainRows: number | undefined;
   private readonly mainFrequencies = new Map<string, number>();
+  /** Side-index hits per word, kept until the side index is rebuilt (queries share many words). */
+  private readonly pieceHits = new Map<string, Promise<Array<RecentRowState & ScoredHit>>>();
 
   constructor(connection: lancedb.Connection) {
     this.connection = connection;
@@ -101,11 +103,9 @@ export class RecentChunks {
       this.looked = true;
       try {
         this.table = await this.connection.openTable(RECENT_CHUNKS_TABLE);
-        this.rows = await this.table.countRows();
-        this.indexedRows = (await this.table.indexStats(FULL_TEXT_INDEX_NAME))?.numIndexedRows ?? 0;
         // Rows another process added and did not index stay unsearched here until it (or the next fold)
         // indexes them: only a writer's own additions make the side index stale.
-        this.liveRows = this.indexedRows;
+        await this.readCounts(this.table);
       } catch (error) {
         if (!isTableMissing(error)) {
           throw error;
@@ -151,8 +151,7 @@ export class RecentChunks {
     await table.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
     await table.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
     this.rows = await table.countRows();
-    this.indexedRows = this.rows;
-    this.liveRows = this.rows;
+    this.indexBuilt(this.rows);
     this.indexStale = false;
   }
 
@@ -167,8 +166,7 @@ export class RecentChunks {
     await table.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
     await table.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
     this.rows = 0;
-    this.indexedRows = 0;
-    this.liveRows = 0;
+    this.indexBuilt(0);
     this.indexStale = false;
   }
 
@@ -189,10 +187,22 @@ export class RecentChunks {
     this.table = undefined;
     this.looked = false;
     this.rows = 0;
-    this.indexedRows = 0;
-    this.liveRows = 0;
+    this.indexBuilt(0);
     this.indexStale = false;
     this.mainVersion = -1;
+  }
+
+  /** The side index now covers `rows` rows, all of current generations: per-word hits are searched afresh. */
+  private indexBuilt(rows: number): void {
+    this.indexedRows = rows;
+    this.liveRows = rows;
+    this.pieceHits.clear();
+  }
+
+  /** Counts of a table this process did not index (opened, or changed by another process). */
+  private async readCounts(table: lancedb.Table): Promise<void> {
+    this.rows = await table.countRows();
+    this.indexBuilt((await table.indexStats(FULL_TEXT_INDEX_NAME))?.numIndexedRows ?? 0);
   }
 
   /** Moves to the latest version (another process's writes); true when it changed. */
@@ -206,9 +216,7 @@ export class RecentChunks {
     if ((await this.table.version()) === before) {
       return false;
     }
-    this.rows = await this.table.countRows();
-    this.indexedRows = (await this.table.indexStats(FULL_TEXT_INDEX_NAME))?.numIndexedRows ?? 0;
-    this.liveRows = this.indexedRows;
+    await this.readCounts(this.table);
     return true;
   }
 
@@ -229,7 +237,16 @@ export class RecentChunks {
     }
     // Word by word, side by side: LanceDB runs the queries on its own threads.
     const pieces = singleTokenPieces(query);
-    const [mainCount, piecesHits] = await Promise.all([this.mainIndexedRows(options.main), Promise.all(pieces.map(search))]);
+    const searchPiece = (piece: string) => {
+      let hits = this.pieceHits.get(piece);
+      if (!hits) {
+        hits = search(piece);
+        this.pieceHits.set(piece, hits);
+        hits.catch(() => this.pieceHits.delete(piece));
+      }
+      return hits;
+    };
+    const [mainCount, piecesHits] = await Promise.all([this.mainIndexedRows(options.main), Promise.all(pieces.map(searchPiece))]);
     const frequencies = await Promise.all(pieces.map((piece, index) => (piecesHits[index].some(wanted) ? this.mainFrequency(options.main, piece, mainCount, options.isLive) : 0)));
     const distinct = await this.distinctTokens(pieces, piecesHits, search);
     const scores = new Map<string, RecentHit>();
