@@ -113,6 +113,7 @@ export class StoreMaintenance {
       await this.deletePending({});
       await this.updateFullTextIndex({ keepRecent: true });
       await this.optimizeSmallTables();
+      clearTimeout(this.foldTimer);
       if (this.recent.rowCount > 0 && !this.tables.closed) {
         this.foldTimer = setTimeout(() => {
           this.foldTimer = undefined;
@@ -177,9 +178,9 @@ export class StoreMaintenance {
   }
 
   /**
-   * Rebuilds the main FTS index when it misses rows (the fold; `keepRecent` keeps rows the recent table
-   * covers out of it), empties the recent table once its rows are in the main index, and compacts the chunks
-   * table (call inside the write queue).
+   * Rebuilds the main FTS index when it misses rows (the fold), empties the recent table once its rows are in
+   * the main index, and compacts the chunks table. With `keepRecent`, when every unindexed row has a copy in the
+   * recent table, only the recent table's index is brought up to date (call inside the write queue).
    */
   private async updateFullTextIndex(options: { keepRecent: boolean }): Promise<void> {
     if (this.tables.rebuildReason) {
