@@ -9,7 +9,8 @@
  * The host never reads guest objects: arguments cross as strings and numbers only, outcomes as a boolean and a
  * string, so a guest that pollutes prototypes (`toJSON`, `Promise.prototype.then`, …) can break its own
  * helpers but cannot change what the host receives. Results arrive as JSON text, parsed with the `JSON.parse`
- * captured before guest code ran.
+ * captured before guest code ran, or (file functions) as values the host built (also exported as `parse` for
+ * the host's fallback when QuickJS's binary format is not available).
  */
 export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   'use strict';
@@ -28,11 +29,9 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
 
   // The bridge passes strings as C strings, which end at the first NUL: a string holding a NUL (or starting with
   // the marker) crosses as the marker plus its JSON text, which has no NUL. The host decodes it the same way.
+  // (Host results need no decoding: JSON text holds no NUL, and file contents arrive as values.)
   function encode(text) {
     return text.indexOf('\u0000') < 0 && text.charAt(0) !== MARK ? text : MARK + stringify(text);
-  }
-  function decode(text) {
-    return text.charAt(0) === MARK ? parse(text.slice(1)) : text;
   }
 
   function describeFunction(fn) {
@@ -149,28 +148,20 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     return parse(await call('cite', ids));
   }
 
+  // File functions get their value ready-made: the host splits lines and parses JSON faster than this
+  // interpreter, and the text crosses exactly (no NUL encoding). readJson gets [value], or the text if it is not
+  // JSON, so that the error is this JSON.parse's own.
   async function readFile(path) {
-    return decode(await call('readFile', [requireString(path, 'readFile(path): path')]));
+    return await call('readFile', [requireString(path, 'readFile(path): path')]);
   }
 
   async function readJson(path) {
-    var text = await readFile(path);
-    return parse(text);
+    var result = await call('readJson', [requireString(path, 'readJson(path): path')]);
+    return typeof result === 'string' ? parse(result) : result[0];
   }
 
   async function readLines(path) {
-    var text = await readFile(path);
-    if (text === '') { return []; }
-    // A plain string split: QuickJS's regex split is ~10x slower on a large items.jsonl.
-    var lines = text.split('\n');
-    if (lines[lines.length - 1] === '') { lines.pop(); }
-    if (text.indexOf('\r') >= 0) {
-      for (var index = 0; index < lines.length; index++) {
-        var line = lines[index];
-        if (line.charAt(line.length - 1) === '\r') { lines[index] = line.slice(0, -1); }
-      }
-    }
-    return lines;
+    return await call('readLines', [requireString(path, 'readLines(path): path')]);
   }
 
   async function listDir(path) {
@@ -239,5 +230,5 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     done(true, display);
   }
 
-  return freeze({ complete: complete, describeError: describeError });
+  return freeze({ complete: complete, describeError: describeError, parse: parse });
 })`;
