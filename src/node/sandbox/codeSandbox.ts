@@ -28,6 +28,7 @@ import {
   SANDBOX_STARTUP_TIMEOUT_MS,
   SANDBOX_WATCHDOG_GRACE_MS,
   SANDBOX_WORKER_HEAP_MB,
+  SANDBOX_WORKER_YOUNG_HEAP_MB,
 } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
@@ -138,7 +139,7 @@ class SandboxWorker {
       stderr: false,
       // The guest heap lives in wasm memory capped by the worker itself; this bounds the thread's own V8 heap, so
       // that a leak on the host side of the bridge ends the worker, not the extension host.
-      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB, maxYoungGenerationSizeMb: SANDBOX_WORKER_YOUNG_HEAP_MB },
     });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -8,6 +8,7 @@ import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
 import { SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
+import { warmUpSession } from './warmUp';
 
 if (!parentPort) {
   throw new Error('sandbox worker: must run as a worker thread (see createCodeSandbox).');
@@ -39,7 +40,13 @@ function cacheAnswer(key: string, value: string): void {
   }
 }
 
+/** Answers host calls while the start-up warm-up runs (see `warmUp.ts`); nothing reaches the host then. */
+let warmUpAnswerer: ((method: string, args: readonly unknown[]) => string) | undefined;
+
 function callHost(method: string, args: unknown[]): Promise<string> {
+  if (warmUpAnswerer) {
+    return Promise.resolve(warmUpAnswerer(method, args));
+  }
   // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
   const sizeProblem = hostCallSizeProblem(method, args);
   if (sizeProblem !== undefined) {
@@ -75,7 +82,12 @@ function callHost(method: string, args: unknown[]): Promise<string> {
   });
 }
 
-const sessionReady = GuestSession.create({ ...settings, callHost });
+const sessionReady = GuestSession.create({ ...settings, callHost }).then(async (session) => {
+  await warmUpSession(session, (answerer) => {
+    warmUpAnswerer = answerer;
+  });
+  return session;
+});
 
 sessionReady.then(
   () => send({ type: 'ready' }),
