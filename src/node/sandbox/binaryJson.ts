@@ -31,7 +31,7 @@ class ByteWriter {
     this.bytes = Buffer.allocUnsafe(capacity);
   }
 
-  private reserve(count: number): void {
+  reserve(count: number): void {
     if (this.length + count > this.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + count));
       this.bytes.copy(grown, 0, 0, this.length);
@@ -169,6 +169,67 @@ export function encodeBinaryJson(value: unknown, sourceText?: string): Uint8Arra
   const encoder = new BinaryJsonEncoder(sourceText === undefined ? 256 : sourceText.length * (latin1 ? 1 : 2) + 64, latin1);
   encoder.value(value);
   return encoder.finish();
+}
+
+/**
+ * The lines `readLines` returns, as [start, end) offsets into `text`: split on LF, a final empty line dropped
+ * (before CRs are stripped), a CR at the end of each line stripped. No line strings are made.
+ */
+export function lineRanges(text: string): number[] {
+  const ranges: number[] = [];
+  if (text === '') {
+    return ranges;
+  }
+  let start = 0;
+  for (;;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    if (newline < 0 && start === text.length && ranges.length > 0) {
+      break;
+    }
+    ranges.push(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    if (newline < 0) {
+      break;
+    }
+    start = newline + 1;
+  }
+  return ranges;
+}
+
+/**
+ * The encoding of the array of lines `ranges` cuts from `text` (see `lineRanges`). The text is copied once as
+ * Latin-1 and each line's bytes are cut from that copy, with no per-line strings, scans or writes; only lines
+ * holding a character above U+00FF (found with one scan of the text) are written as UTF-16.
+ */
+export function encodeBinaryJsonLines(text: string, ranges: readonly number[]): Uint8Array {
+  const count = ranges.length / 2;
+  // Latin-1 of characters above U+00FF is wrong, but only lines without them are cut from this copy.
+  const source = Buffer.from(text, 'latin1');
+  const wideCharacters = new RegExp(BEYOND_LATIN1.source, 'g');
+  let nextWide = wideCharacters.exec(text)?.index ?? Infinity;
+  const writer = new ByteWriter(SHORT_HEADER_BYTES + 6 + count * 6 + text.length);
+  writer.byte(FORMAT_VERSION);
+  writer.byte(0);
+  writer.byte(TAG_ARRAY);
+  writer.unsigned(count);
+  for (let index = 0; index < ranges.length; index += 2) {
+    const start = ranges[index];
+    const end = ranges[index + 1];
+    while (nextWide < start) {
+      nextWide = wideCharacters.exec(text)?.index ?? Infinity;
+    }
+    writer.byte(TAG_STRING);
+    if (nextWide < end) {
+      writer.stringBody(text.slice(start, end));
+    } else {
+      writer.unsigned((end - start) * 2);
+      writer.reserve(end - start);
+      // TypedArray set, not Buffer#copy: the latter's JavaScript wrapper costs more than the copy for short lines.
+      writer.bytes.set(source.subarray(start, end), writer.length);
+      writer.length += end - start;
+    }
+  }
+  return writer.bytes.subarray(0, writer.length);
 }
 
 /** A value whose encoding `GuestSession` compares with QuickJS's own at start-up. */

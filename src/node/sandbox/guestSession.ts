@@ -10,7 +10,7 @@ import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
-import { BINARY_JSON_PROBE, encodeBinaryJson } from './binaryJson';
+import { BINARY_JSON_PROBE, encodeBinaryJson, encodeBinaryJsonLines, lineRanges } from './binaryJson';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
 
 /**
@@ -46,20 +46,24 @@ export interface GuestSessionOptions {
  * Guest file functions answered from one `readFile` on the host: the text is shaped here (the guest's own
  * `split` and `JSON.parse` are the slow part of reading a file in QuickJS) and handed over as a value.
  */
-const FILE_SHAPES: Readonly<Record<string, (text: string, binary: boolean) => unknown>> = {
-  readFile: (text) => text,
-  readLines: splitLines,
-  // A parsed value in a one-element array. The text as is when it is not JSON (the guest's JSON.parse then reports
-  // the error), and on the JSON-text fallback (re-serialising would lose -0).
-  readJson: (text, binary) => {
-    if (!binary) {
-      return text;
+const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: string) => QuickJSHandle>> = {
+  readFile: (values, text) => values.create(text, text),
+  readLines: (values, text) => values.createLines(text),
+  // A parsed value in a one-element array. The text as is when it is not JSON or too deep to encode (the guest's
+  // JSON.parse then reports the error), and on the JSON-text fallback (re-serialising would lose -0).
+  readJson: (values, text) => {
+    if (values.binary) {
+      let bytes: Uint8Array | undefined;
+      try {
+        bytes = encodeBinaryJson([JSON.parse(text) as unknown], text);
+      } catch {
+        bytes = undefined;
+      }
+      if (bytes) {
+        return values.decode(bytes);
+      }
     }
-    try {
-      return [JSON.parse(text) as unknown];
-    } catch {
-      return text;
-    }
+    return values.create(text, text);
   },
 };
 
@@ -487,7 +491,7 @@ export class GuestSession {
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         let handle: QuickJSHandle;
         try {
-          handle = shape ? this.values.create(shape(value, this.values.binary), value) : this.newLargeString(encodeForGuest(value));
+          handle = shape ? shape(this.values, value) : this.newLargeString(encodeForGuest(value));
         } catch (error) {
           if (!isGuestHandle(error)) {
             throw error;
@@ -588,19 +592,10 @@ function isGuestHandle(value: unknown): value is QuickJSHandle {
 }
 
 function splitLines(text: string): string[] {
-  if (text === '') {
-    return [];
-  }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') {
-    lines.pop();
-  }
-  if (text.includes('\r')) {
-    for (let index = 0; index < lines.length; index++) {
-      if (lines[index].endsWith('\r')) {
-        lines[index] = lines[index].slice(0, -1);
-      }
-    }
+  const ranges = lineRanges(text);
+  const lines: string[] = [];
+  for (let index = 0; index < ranges.length; index += 2) {
+    lines.push(text.slice(ranges[index], ranges[index + 1]));
   }
   return lines;
 }
@@ -625,7 +620,12 @@ class GuestValueFactory {
 
   /** `sourceText`: the text `value` was made from (see `encodeBinaryJson`). */
   create(value: unknown, sourceText?: string): QuickJSHandle {
-    return this.binary ? this.viaBinary(value, sourceText) : this.viaText(value);
+    return this.binary ? this.decode(encodeBinaryJson(value, sourceText)) : this.viaText(value);
+  }
+
+  /** The lines of `text` as `readLines` returns them. */
+  createLines(text: string): QuickJSHandle {
+    return this.binary ? this.decode(encodeBinaryJsonLines(text, lineRanges(text))) : this.viaText(splitLines(text));
   }
 
   dispose(): void {
@@ -639,7 +639,7 @@ class GuestValueFactory {
       return JSON.stringify(value) === ${JSON.stringify(JSON.stringify(BINARY_JSON_PROBE))} && Object.is(value.a[3], -0) && value['é'].length === 4;
     })`, 'sandbox-probe.js'));
     try {
-      const probe = this.viaBinary(BINARY_JSON_PROBE);
+      const probe = this.decode(encodeBinaryJson(BINARY_JSON_PROBE));
       const verdict = context.callFunction(check, context.undefined, probe);
       probe.dispose();
       const works = !verdict.error && context.dump(verdict.value) === true;
@@ -662,9 +662,9 @@ class GuestValueFactory {
     }
   }
 
-  private viaBinary(value: unknown, sourceText?: string): QuickJSHandle {
+  /** The guest value `bytes` (QuickJS's binary format) encode. */
+  decode(bytes: Uint8Array): QuickJSHandle {
     const { ffi, ctx, memory } = this.internals as ContextInternals;
-    const bytes = encodeBinaryJson(value, sourceText);
     // One copy into wasm memory, which the ArrayBuffer then owns (QuickJS frees it with the buffer).
     const pointer = memory.module._malloc(bytes.length);
     if (pointer === 0) {

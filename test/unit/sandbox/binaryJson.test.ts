@@ -16,6 +16,9 @@ const files: Record<string, string> = {
     nested: { deeper: { list: [[], {}, ''] } }, '0': 'index key', '10': 'another', '01': 'not an index', ['__proto__']: 'own', 'ключ': 1,
   }).replace('"minus zero"', '-0'),
   '/not-json': '{"a": 1,,}',
+  // Deeper than the host encoder's recursion reaches (it falls back to text), within what QuickJS's JSON.parse takes.
+  '/deep': '['.repeat(5_000) + ']'.repeat(5_000),
+  '/cr-edge': 'a\n\r\n\nb\r',
   '/long': 'x'.repeat(300_000) + '\n' + 'ü'.repeat(100_000),
 };
 
@@ -70,7 +73,7 @@ for (const binaryJson of [true, false]) {
         }
         return text.includes('\r') ? lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)) : lines;
       };
-      for (const path of ['/plain', '/crlf', '/empty', '/wide', '/long']) {
+      for (const path of ['/plain', '/crlf', '/empty', '/wide', '/long', '/cr-edge', '/not-json']) {
         // Lengths and a hash of each line: the long file would pass the output cap as JSON.
         const printed = await run(`JSON.stringify((await readLines('${path}')).map((line) => [line.length, Array.from(line, (c) => c.charCodeAt(0)).reduce((a, b) => (a * 31 + b) % 1000000007, 7)]))`);
         const lines = expected(files[path]).map((line) => [line.length, Array.from(line, (character) => character.charCodeAt(0)).reduce((total, code) => (total * 31 + code) % 1000000007, 7)]);
@@ -86,6 +89,11 @@ for (const binaryJson of [true, false]) {
         [JSON.stringify(value) === JSON.stringify(viaParse), Object.keys(value).join(','), Object.is(value.numbers[6], -0),
          Object.getPrototypeOf(value) === Object.prototype, Object.hasOwn(value, '__proto__'), value.numbers[4] + 1, typeof value.numbers[0]].join(' ')`);
       assert.strictEqual(printed, 'true 0,10,text,numbers,flags,nested,01,__proto__,ключ true true true 2147483649 number\n');
+    });
+
+    it('readJson of JSON nested too deep for the host encoder still reads it (the guest parses the text)', async () => {
+      const outcome = await session.execute(`let value = await readJson('/deep'), depth = 0; while (Array.isArray(value)) { depth++; value = value[0]; } depth`, Date.now() + 60_000, 60);
+      assert.strictEqual(outcome.stdout, '5000\n', outcome.stderr);
     });
 
     it('readJson of text that is not JSON fails with the guest JSON.parse error; a missing file with ENOENT', async () => {
