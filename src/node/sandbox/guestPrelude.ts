@@ -85,6 +85,11 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     return reflectApply(callHost, undefined, list);
   }
 
+  // JSON answers arrive as [value] built by the host, or as text to parse here (see guestSession's parsedValue).
+  function fromHost(result) {
+    return typeof result === 'string' ? parse(result) : result[0];
+  }
+
   function requireString(value, what) {
     if (typeof value !== 'string') { throw new TypeError(what + ' must be a string, got ' + (value === null ? 'null' : typeof value)); }
     return value;
@@ -133,11 +138,11 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !(limit >= 1))) {
       throw new TypeError('search(query, limit): limit must be a number of at least 1');
     }
-    return parse(await call('search', [query, limit === undefined || limit === null ? undefined : Math.floor(limit)]));
+    return fromHost(await call('search', [query, limit === undefined || limit === null ? undefined : Math.floor(limit)]));
   }
 
   async function list_documents() {
-    return parse(await call('list_documents', []));
+    return fromHost(await call('list_documents', []));
   }
 
   async function cite(chunkIds) {
@@ -145,7 +150,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     for (var index = 0; index < ids.length; index++) {
       if (typeof ids[index] !== 'string') { throw new TypeError('cite(chunkIds): pass one chunk id string or an array of them'); }
     }
-    return parse(await call('cite', ids));
+    return fromHost(await call('cite', ids));
   }
 
   // File functions get their value ready-made: the host splits lines and parses JSON faster than this
@@ -156,8 +161,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   }
 
   async function readJson(path) {
-    var result = await call('readJson', [requireString(path, 'readJson(path): path')]);
-    return typeof result === 'string' ? parse(result) : result[0];
+    return fromHost(await call('readJson', [requireString(path, 'readJson(path): path')]));
   }
 
   async function readLines(path) {
@@ -165,7 +169,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   }
 
   async function listDir(path) {
-    return parse(await call('listDir', [requireString(path, 'listDir(path): path')]));
+    return fromHost(await call('listDir', [requireString(path, 'listDir(path): path')]));
   }
 
   async function exists(path) {

@@ -51,21 +51,25 @@ const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: str
   readLines: (values, text) => values.createLines(text),
   // A parsed value in a one-element array. The text as is when it is not JSON or too deep to encode (the guest's
   // JSON.parse then reports the error), and on the JSON-text fallback (re-serialising would lose -0).
-  readJson: (values, text) => {
-    if (values.binary) {
-      let bytes: Uint8Array | undefined;
-      try {
-        bytes = encodeBinaryJson([JSON.parse(text) as unknown], text);
-      } catch {
-        bytes = undefined;
-      }
-      if (bytes) {
-        return values.decode(bytes);
-      }
-    }
-    return values.create(text, text);
-  },
+  readJson: (values, text) => parsedValue(values, text) ?? values.create(text, text),
 };
+
+/** Host methods answering JSON text: the guest gets `[value]` built on the host (its JSON.parse is slower), or the text. */
+const JSON_RESULT_METHODS: ReadonlySet<string> = new Set(['search', 'list_documents', 'cite', 'listDir']);
+
+/** `[JSON.parse(text)]` as a guest value; undefined on the fallback, or when the text is not JSON or too deep to encode. */
+function parsedValue(values: GuestValueFactory, text: string): QuickJSHandle | undefined {
+  if (!values.binary) {
+    return undefined;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeBinaryJson([JSON.parse(text) as unknown], text);
+  } catch {
+    return undefined;
+  }
+  return values.decode(bytes);
+}
 
 export interface GuestOutcome {
   stdout: string;
@@ -491,7 +495,8 @@ export class GuestSession {
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         let handle: QuickJSHandle;
         try {
-          handle = shape ? shape(this.values, value) : this.newLargeString(encodeForGuest(value));
+          handle = shape ? shape(this.values, value)
+            : (JSON_RESULT_METHODS.has(method) ? parsedValue(this.values, value) : undefined) ?? this.newLargeString(encodeForGuest(value));
         } catch (error) {
           if (!isGuestHandle(error)) {
             throw error;

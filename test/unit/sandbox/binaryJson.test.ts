@@ -38,7 +38,10 @@ for (const binaryJson of [true, false]) {
         maxOutputChars: 100_000,
         binaryJson,
         callHost: async (method, args) => {
-          assert.strictEqual(method === 'readFile' || method === 'list_documents', true, `unexpected host method ${method}`);
+          if (method === 'search') {
+            return '[{"chunk_id": "c\\u0000x", "score": -0, "rank": 1, "headings": ["é — 東京"], "merged_chunk_ids": []}]';
+          }
+          assert.strictEqual(method, 'readFile', `unexpected host method ${method}`);
           const text = files[String(args[0])];
           if (text === undefined) {
             throw new Error(`ENOENT: no such file or directory, '${String(args[0])}'`);
@@ -94,6 +97,11 @@ for (const binaryJson of [true, false]) {
     it('readJson of JSON nested too deep for the host encoder still reads it (the guest parses the text)', async () => {
       const outcome = await session.execute(`let value = await readJson('/deep'), depth = 0; while (Array.isArray(value)) { depth++; value = value[0]; } depth`, Date.now() + 60_000, 60);
       assert.strictEqual(outcome.stdout, '5000\n', outcome.stderr);
+    });
+
+    it('search() results arrive as the values JSON.parse makes of the host text', async () => {
+      const printed = await run(`const hits = await search('q'); [JSON.stringify(hits), Object.is(hits[0].score, -0), hits[0].chunk_id.length, Array.isArray(hits)].join(' ')`);
+      assert.strictEqual(printed, `${JSON.stringify([{ chunk_id: 'c\u0000x', score: 0, rank: 1, headings: ['é — 東京'], merged_chunk_ids: [] }])} true 3 true\n`);
     });
 
     it('readJson of text that is not JSON fails with the guest JSON.parse error; a missing file with ENOENT', async () => {
