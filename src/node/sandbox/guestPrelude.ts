@@ -1,16 +1,16 @@
 /**
  * JavaScript evaluated once in every fresh QuickJS context, before any guest code. It is a function expression
- * called with the raw host bridge `{ call(method, ...primitives) -> Promise<string>, write(stream, text),
+ * called with the raw host bridge `{ call(method, ...primitives) -> Promise<value>, write(stream, text),
  * done(ok, text) }`, which it keeps in its closure: the raw functions never appear on `globalThis`. It installs
  * the documented globals (see `SANDBOX_API_DESCRIPTION`) as frozen, non-writable, non-configurable properties,
- * and returns `{ complete, describeError }`; the host calls `complete` on each evaluation's promise, and
+ * and returns `{ complete, describeError, parse }`; the host calls `complete` on each evaluation's promise, and
  * `complete` reports through `done`.
  *
  * The host never reads guest objects: arguments cross as strings and numbers only, outcomes as a boolean and a
  * string, so a guest that pollutes prototypes (`toJSON`, `Promise.prototype.then`, …) can break its own
- * helpers but cannot change what the host receives. Results arrive as JSON text, parsed with the `JSON.parse`
- * captured before guest code ran, or (file functions) as values the host built (also exported as `parse` for
- * the host's fallback when QuickJS's binary format is not available).
+ * helpers but cannot change what the host receives. Results arrive as values the host built in QuickJS's binary
+ * format (`readFile` a string, `readLines` an array, JSON answers `[value]`), or, on the host's JSON-text
+ * fallback, as text parsed with the `JSON.parse` captured before guest code ran (also exported as `parse`).
  */
 export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   'use strict';
