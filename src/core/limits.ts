@@ -235,8 +235,8 @@ export const SANDBOX_WORKER_HEAP_MB = 256;
 export const SANDBOX_WORKER_YOUNG_HEAP_MB = 64;
 /** Characters of VFS files a sandbox worker keeps to answer repeated reads without crossing to the host thread. */
 export const SANDBOX_WORKER_CACHE_CHARS = 32 * 1024 * 1024;
-/** Most files one read sends ahead when guest code reads one file name across documents in listing order (the window doubles up to this). */
-export const SANDBOX_READ_AHEAD_MAX_FILES = 16;
+/** Most files one read sends ahead when guest code reads one file name across documents in listing order (the window grows up to this). */
+export const SANDBOX_READ_AHEAD_MAX_FILES = 48;
 /** Characters of files sent ahead with one read; the rest of a window follows with later reads. */
 export const SANDBOX_READ_AHEAD_BATCH_CHARS = 4 * 1024 * 1024;
 /** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */

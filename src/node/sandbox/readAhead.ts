@@ -1,5 +1,9 @@
 import { SANDBOX_READ_AHEAD_MAX_FILES } from '../../core/limits';
 
+/** Files sent ahead on the second read in sequence; each further read in sequence multiplies it by the growth. */
+const READ_AHEAD_FIRST_WINDOW = 4;
+const READ_AHEAD_GROWTH = 4;
+
 /** `/documents/{id}/{name}` exactly as the VFS lists it; other spellings of a path get no read-ahead. */
 const DOCUMENT_FILE_PATH = /^\/documents\/([^/]+)\/([^/]+)$/;
 
@@ -7,8 +11,9 @@ const DOCUMENT_FILE_PATH = /^\/documents\/([^/]+)\/([^/]+)$/;
  * Decides which VFS files to send to the sandbox worker along with one it asked for, so that guest code reading
  * the same file of every document (`toc.json` of each, in `list_documents()` order) crosses threads a few times
  * instead of once per file. Like a disk's read-ahead: a read of document i+1's file right after document i's (in
- * listing order, counting files sent ahead as read) doubles the window of that file name, from 1 up to
- * `SANDBOX_READ_AHEAD_MAX_FILES`; any other read closes it. Reads in another order get nothing extra.
+ * listing order, counting files sent ahead as read) opens the window of that file name at 4 files and
+ * quadruples it up to `SANDBOX_READ_AHEAD_MAX_FILES`; any other read closes it. Each crossing costs two thread
+ * wake-ups, which on a loaded machine are most of a read's wall time. Reads in another order get nothing extra.
  *
  * One planner per worker: the worker's cache holds what was sent, so a new worker starts over.
  */
@@ -27,7 +32,7 @@ export class ReadAheadPlanner {
       return [];
     }
     const previous = this.byName.get(name);
-    const window = previous && previous.lastIndex === index - 1 ? Math.min(Math.max(1, previous.window * 2), SANDBOX_READ_AHEAD_MAX_FILES) : 0;
+    const window = previous && previous.lastIndex === index - 1 ? Math.min(Math.max(READ_AHEAD_FIRST_WINDOW, previous.window * READ_AHEAD_GROWTH), SANDBOX_READ_AHEAD_MAX_FILES) : 0;
     this.byName.set(name, { lastIndex: index, window });
     return documentIds.slice(index + 1, index + 1 + window).map((id) => `/documents/${id}/${name}`);
   }

@@ -19,14 +19,14 @@ describe('sandbox read-ahead planner', () => {
     return crossings;
   }
 
-  it('doubles the window while one file name is read in listing order, up to the maximum', () => {
+  it('grows the window while one file name is read in listing order, up to the maximum', () => {
     const planner = new ReadAheadPlanner();
     assert.deepStrictEqual(planner.plan(toc(0), ids), [], 'the first read sends nothing ahead');
-    assert.deepStrictEqual(planner.plan(toc(1), ids), [toc(2)]);
-    planner.sent(toc(1), 1);
-    assert.deepStrictEqual(planner.plan(toc(3), ids), [toc(4), toc(5)]);
+    assert.deepStrictEqual(planner.plan(toc(1), ids), [toc(2), toc(3), toc(4), toc(5)]);
+    planner.sent(toc(1), 4);
+    assert.strictEqual(planner.plan(toc(6), ids).length, 16);
     const crossings = sequentialScan(new ReadAheadPlanner(), 'items.jsonl');
-    assert.ok(crossings.length <= 10, `100 sequential reads crossed ${crossings.length} times`);
+    assert.ok(crossings.length <= 6, `100 sequential reads crossed ${crossings.length} times`);
     const windows = crossings.slice(1).map((start, index) => start - crossings[index] - 1);
     assert.ok(Math.max(...windows) <= SANDBOX_READ_AHEAD_MAX_FILES);
   });
@@ -37,14 +37,15 @@ describe('sandbox read-ahead planner', () => {
       planner.plan(toc(index), ids);
       planner.plan(`/documents/d${index}/items.jsonl`, ids);
     }
-    assert.strictEqual(planner.plan(toc(3), ids).length, 4);
-    assert.strictEqual(planner.plan('/documents/d3/items.jsonl', ids).length, 4);
+    // Windows 0, 4, 16, then the maximum, for each name.
+    assert.strictEqual(planner.plan(toc(3), ids).length, SANDBOX_READ_AHEAD_MAX_FILES);
+    assert.strictEqual(planner.plan('/documents/d3/items.jsonl', ids).length, SANDBOX_READ_AHEAD_MAX_FILES);
   });
 
   it('sends nothing ahead for reads out of listing order, unknown documents or other path spellings', () => {
     const planner = new ReadAheadPlanner();
     for (const index of [5, 3, 9, 1, 2, 0]) {
-      const expected = index === 2 ? [toc(3)] : [];
+      const expected = index === 2 ? [toc(3), toc(4), toc(5), toc(6)] : [];
       assert.deepStrictEqual(planner.plan(toc(index), ids), expected, `read of d${index}`);
     }
     assert.deepStrictEqual(planner.plan('/documents/unknown/toc.json', ids), []);
@@ -57,11 +58,11 @@ describe('sandbox read-ahead planner', () => {
     const planner = new ReadAheadPlanner();
     planner.plan(toc(0), ids);
     planner.plan(toc(1), ids);
-    planner.sent(toc(1), 1);
-    assert.strictEqual(planner.plan(toc(3), ids).length, 2);
-    planner.sent(toc(3), 1);
-    // Only d4 was sent (the batch was full): d5 is the next read, still in sequence.
-    assert.deepStrictEqual(planner.plan(toc(5), ids), [toc(6), toc(7), toc(8), toc(9)]);
+    planner.sent(toc(1), 4);
+    assert.strictEqual(planner.plan(toc(6), ids).length, 16);
+    planner.sent(toc(6), 1);
+    // Only d7 was sent (the batch was full): d8 is the next read, still in sequence.
+    assert.strictEqual(planner.plan(toc(8), ids).length, SANDBOX_READ_AHEAD_MAX_FILES);
   });
 
   it('splits a batch over the room: files in order up to the first that does not fit or failed', () => {
