@@ -8,7 +8,6 @@ import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
 import { SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
-import { warmUpSession } from './warmUp';
 
 if (!parentPort) {
   throw new Error('sandbox worker: must run as a worker thread (see createCodeSandbox).');
@@ -40,13 +39,7 @@ function cacheAnswer(key: string, value: string): void {
   }
 }
 
-/** Answers host calls while the start-up warm-up runs (see `warmUp.ts`); nothing reaches the host then. */
-let warmUpAnswerer: ((method: string, args: readonly unknown[]) => string) | undefined;
-
 function callHost(method: string, args: unknown[]): Promise<string> {
-  if (warmUpAnswerer) {
-    return Promise.resolve(warmUpAnswerer(method, args));
-  }
   // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
   const sizeProblem = hostCallSizeProblem(method, args);
   if (sizeProblem !== undefined) {
@@ -82,12 +75,7 @@ function callHost(method: string, args: unknown[]): Promise<string> {
   });
 }
 
-const sessionReady = GuestSession.create({ ...settings, callHost }).then(async (session) => {
-  await warmUpSession(session, (answerer) => {
-    warmUpAnswerer = answerer;
-  });
-  return session;
-});
+const sessionReady = GuestSession.create({ ...settings, callHost });
 
 sessionReady.then(
   () => send({ type: 'ready' }),

@@ -9,7 +9,6 @@ import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_
 import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
-import { GuestSession } from '../../../src/node/sandbox/guestSession';
 import { repositoryRoot } from '../../support/paths';
 import { createStructuredKnowledgeBase, type StructuredDocument } from '../../support/structuredKnowledgeBase';
 
@@ -361,28 +360,6 @@ describe('code sandbox (QuickJS in a worker)', function () {
         const [object, member] = name.split('.');
         assert.strictEqual((await shared.execute(`typeof ${object}.${member}`)).stdout, 'function\n');
         assert.ok(SANDBOX_API_DESCRIPTION.includes(member), `${name} is documented`);
-      }
-    });
-
-    it('starts with a warm-up run that never reaches the host and leaves nothing in the guest', async () => {
-      const calls: string[] = [];
-      const host = recordingHost({
-        listDir: async (folder) => { calls.push(`listDir ${folder}`); return []; },
-        readFile: async (file) => { calls.push(`readFile ${file}`); return ''; },
-        listDocuments: async () => { calls.push('listDocuments'); return []; },
-      });
-      const sandbox = await sandboxWith({}, host);
-      try {
-        // The same listing from a session that never ran the warm-up.
-        const listing = 'Object.getOwnPropertyNames(globalThis).sort().join(" ")';
-        const plain = await GuestSession.create({ memoryLimitBytes: 32 * 1024 * 1024, stackLimitBytes: 256 * 1024, maxOutputChars: 10_000, callHost: async () => '[]' });
-        const expected = await plain.execute(listing, Date.now() + 10_000, 10);
-        plain.dispose();
-        const globals = await sandbox.execute(listing);
-        assert.strictEqual(globals.stdout, expected.stdout, globals.stderr);
-        assert.deepStrictEqual([calls, host.searches], [[], []], 'the warm-up was answered inside the worker');
-      } finally {
-        await sandbox.dispose();
       }
     });
 
