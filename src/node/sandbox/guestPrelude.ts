@@ -8,9 +8,10 @@
  *
  * The host never reads guest objects: arguments cross as strings and numbers only, outcomes as a boolean and a
  * string, so a guest that pollutes prototypes (`toJSON`, `Promise.prototype.then`, …) can break its own
- * helpers but cannot change what the host receives. Results arrive as values the host built in QuickJS's binary
- * format (`readFile` a string, `readLines` an array, JSON answers `[value]`), or, on the host's JSON-text
- * fallback, as text parsed with the `JSON.parse` captured before guest code ran (also exported as `parse`).
+ * helpers but cannot change what the host receives. Results arrive as JSON text, parsed with the `JSON.parse`
+ * captured before guest code ran; file contents arrive as values the host built in QuickJS's binary format
+ * (`readFile`/`readJson` the text, `readLines` an array of lines), or as JSON text on the host's fallback
+ * (parsed with the same `JSON.parse`, exported as `parse`).
  */
 export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   'use strict';
@@ -85,11 +86,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     return reflectApply(callHost, undefined, list);
   }
 
-  // JSON answers arrive as [value] built by the host, or as text to parse here (see guestSession's parsedValue).
-  function fromHost(result) {
-    return typeof result === 'string' ? parse(result) : result[0];
-  }
-
   function requireString(value, what) {
     if (typeof value !== 'string') { throw new TypeError(what + ' must be a string, got ' + (value === null ? 'null' : typeof value)); }
     return value;
@@ -138,11 +134,11 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !(limit >= 1))) {
       throw new TypeError('search(query, limit): limit must be a number of at least 1');
     }
-    return fromHost(await call('search', [query, limit === undefined || limit === null ? undefined : Math.floor(limit)]));
+    return parse(await call('search', [query, limit === undefined || limit === null ? undefined : Math.floor(limit)]));
   }
 
   async function list_documents() {
-    return fromHost(await call('list_documents', []));
+    return parse(await call('list_documents', []));
   }
 
   async function cite(chunkIds) {
@@ -150,18 +146,17 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
     for (var index = 0; index < ids.length; index++) {
       if (typeof ids[index] !== 'string') { throw new TypeError('cite(chunkIds): pass one chunk id string or an array of them'); }
     }
-    return fromHost(await call('cite', ids));
+    return parse(await call('cite', ids));
   }
 
-  // File functions get their value ready-made: the host splits lines and parses JSON faster than this
-  // interpreter, and the text crosses exactly (no NUL encoding). readJson gets [value], or the text if it is not
-  // JSON, so that the error is this JSON.parse's own.
+  // File functions get their value ready-made (the host splits lines faster than this interpreter), and the text
+  // crosses exactly (no NUL encoding); readJson parses the text here.
   async function readFile(path) {
     return await call('readFile', [requireString(path, 'readFile(path): path')]);
   }
 
   async function readJson(path) {
-    return fromHost(await call('readJson', [requireString(path, 'readJson(path): path')]));
+    return parse(await call('readJson', [requireString(path, 'readJson(path): path')]));
   }
 
   async function readLines(path) {
@@ -169,7 +164,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (raw) {
   }
 
   async function listDir(path) {
-    return fromHost(await call('listDir', [requireString(path, 'listDir(path): path')]));
+    return parse(await call('listDir', [requireString(path, 'listDir(path): path')]));
   }
 
   async function exists(path) {

@@ -43,33 +43,16 @@ export interface GuestSessionOptions {
 }
 
 /**
- * Guest file functions answered from one `readFile` on the host: the text is shaped here (the guest's own
- * `split` and `JSON.parse` are the slow part of reading a file in QuickJS) and handed over as a value.
+ * Guest file functions answered from one `readFile` on the host: the text crosses exactly and without UTF-8
+ * transcoding (QuickJS's binary format), and `readLines` gets its lines split here (the guest's split was slow).
  */
 const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: string) => QuickJSHandle>> = {
   readFile: (values, text) => values.create(text, text),
   readLines: (values, text) => values.createLines(text),
-  // A parsed value in a one-element array. The text as is when it is not JSON or too deep to encode (the guest's
-  // JSON.parse then reports the error), and on the JSON-text fallback (re-serialising would lose -0).
-  readJson: (values, text) => parsedValue(values, text) ?? values.create(text, text),
+  // The text, parsed by the guest: building the value on the host (V8's JSON.parse, then encoding every object) was
+  // faster only once V8 had optimised the encoder, and each question's worker starts cold.
+  readJson: (values, text) => values.create(text, text),
 };
-
-/** Host methods answering JSON text: the guest gets `[value]` built on the host (its JSON.parse is slower), or the text. */
-const JSON_RESULT_METHODS: ReadonlySet<string> = new Set(['search', 'list_documents', 'cite', 'listDir']);
-
-/** `[JSON.parse(text)]` as a guest value; undefined on the fallback, or when the text is not JSON or too deep to encode. */
-function parsedValue(values: GuestValueFactory, text: string): QuickJSHandle | undefined {
-  if (!values.binary) {
-    return undefined;
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = encodeBinaryJson([JSON.parse(text) as unknown], text);
-  } catch {
-    return undefined;
-  }
-  return values.decode(bytes);
-}
 
 export interface GuestOutcome {
   stdout: string;
@@ -495,8 +478,7 @@ export class GuestSession {
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         let handle: QuickJSHandle;
         try {
-          handle = shape ? shape(this.values, value)
-            : (JSON_RESULT_METHODS.has(method) ? parsedValue(this.values, value) : undefined) ?? this.newLargeString(encodeForGuest(value));
+          handle = shape ? shape(this.values, value) : this.newLargeString(encodeForGuest(value));
         } catch (error) {
           if (!isGuestHandle(error)) {
             throw error;
