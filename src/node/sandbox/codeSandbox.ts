@@ -21,15 +21,18 @@ import {
   SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS,
   SANDBOX_MAX_OUTPUT_CHARS,
   SANDBOX_MEMORY_LIMIT_BYTES,
+  SANDBOX_READ_AHEAD_BATCH_CHARS,
   SANDBOX_SEARCH_DEFAULT_LIMIT,
   SANDBOX_SEARCH_MAX_LIMIT,
   SANDBOX_STACK_LIMIT_BYTES,
   SANDBOX_STARTUP_TIMEOUT_MS,
   SANDBOX_WATCHDOG_GRACE_MS,
   SANDBOX_WORKER_HEAP_MB,
+  SANDBOX_WORKER_YOUNG_HEAP_MB,
 } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
+import { filesWithinRoom, ReadAheadPlanner } from './readAhead';
 
 export interface CodeSandboxLimits {
   /** Wall-clock seconds per `execute`. */
@@ -122,6 +125,8 @@ type ExecutionListener = {
 /** One worker thread running one guest session. */
 class SandboxWorker {
   readonly ready: Promise<void>;
+  /** What to send along with this worker's file reads (its cache holds what was sent). */
+  readonly readAhead = new ReadAheadPlanner();
   private listener: ExecutionListener | undefined;
   private exited = false;
   private readonly worker: Worker;
@@ -134,7 +139,7 @@ class SandboxWorker {
       stderr: false,
       // The guest heap lives in wasm memory capped by the worker itself; this bounds the thread's own V8 heap, so
       // that a leak on the host side of the bridge ends the worker, not the extension host.
-      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: SANDBOX_WORKER_HEAP_MB, maxYoungGenerationSizeMb: SANDBOX_WORKER_YOUNG_HEAP_MB },
     });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -326,7 +331,7 @@ class WorkerCodeSandbox implements CodeSandbox {
       worker.listen({
         onMessage: (message) => {
           if (message.type === 'hostCall' && message.executionId === executionId) {
-            void this.answerHostCall(worker, slots, message.callId, message.method, message.args, deadline);
+            void this.answerHostCall(worker, slots, message, deadline);
           } else if (message.type === 'executionResult' && message.executionId === executionId) {
             finish({ stdout: message.stdout, stderr: message.stderr, success: message.success, sessionReset: message.needsReset });
           }
@@ -342,7 +347,9 @@ class WorkerCodeSandbox implements CodeSandbox {
     });
   }
 
-  private async answerHostCall(worker: SandboxWorker, slots: HostCallSlots, callId: number, method: string, args: unknown[], deadline: number): Promise<void> {
+  private async answerHostCall(worker: SandboxWorker, slots: HostCallSlots, call: Extract<WorkerToMainMessage, { type: 'hostCall' }>, deadline: number): Promise<void> {
+    const { callId, method } = call;
+    const args = Array.isArray(call.args) ? call.args : [];
     let reply: MainToWorkerMessage;
     await slots.acquire();
     try {
@@ -356,11 +363,15 @@ class WorkerCodeSandbox implements CodeSandbox {
       if (!isSandboxHostMethod(method)) {
         throw namedError('TypeError', `Unknown host function ${String(method)}().`);
       }
-      const sizeProblem = hostCallSizeProblem(method, Array.isArray(args) ? args : []);
+      const sizeProblem = hostCallSizeProblem(method, args);
       if (sizeProblem !== undefined) {
         throw namedError('RangeError', sizeProblem);
       }
-      reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, Array.isArray(args) ? args : []) };
+      if (method === 'readFile') {
+        reply = await this.readWithReadAhead(worker, callId, stringArgument(args[0], 'readFile(path): path'), call.readAheadChars);
+      } else {
+        reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, args) };
+      }
     } catch (error) {
       const name = error instanceof Error && ['TypeError', 'TimeoutError', 'RangeError'].includes(error.name) ? error.name : 'Error';
       reply = { type: 'hostResult', callId, ok: false, name, message: error instanceof Error ? error.message : String(error) };
@@ -368,6 +379,24 @@ class WorkerCodeSandbox implements CodeSandbox {
       slots.release();
     }
     worker.post(reply);
+  }
+
+  /**
+   * One file, plus the files the worker's read-ahead asks for (`ReadAheadPlanner`), read together; files sent
+   * ahead stop at the first that fails or would pass the worker's room (at most `SANDBOX_READ_AHEAD_BATCH_CHARS`).
+   */
+  private async readWithReadAhead(worker: SandboxWorker, callId: number, path: string, readAheadChars: unknown): Promise<MainToWorkerMessage> {
+    const room = typeof readAheadChars === 'number' && Number.isFinite(readAheadChars) ? Math.min(readAheadChars, SANDBOX_READ_AHEAD_BATCH_CHARS) : 0;
+    const listing = await this.host.listDir('/documents').catch(() => [] as string[]);
+    const planned = worker.readAhead.plan(path, listing);
+    const ahead = room > 0 ? planned : [];
+    const [value, texts] = await Promise.all([
+      this.host.readFile(path),
+      Promise.all(ahead.map((aheadPath) => this.host.readFile(aheadPath).catch(() => undefined))),
+    ]);
+    const readAhead = filesWithinRoom(ahead, texts, room);
+    worker.readAhead.sent(path, readAhead.length);
+    return readAhead.length > 0 ? { type: 'hostResult', callId, ok: true, value, readAhead } : { type: 'hostResult', callId, ok: true, value };
   }
 
   /** Checks the arguments (they come from guest code) and runs the host function; returns what the guest parses. */

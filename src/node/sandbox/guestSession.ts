@@ -10,6 +10,7 @@ import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
+import { BINARY_JSON_PROBE, encodeBinaryJson, encodeBinaryJsonLines, lineRanges } from './binaryJson';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
 
 /**
@@ -37,7 +38,21 @@ export interface GuestSessionOptions {
   compiledWasm?: WebAssembly.Module;
   /** How long past the deadline host calls in flight may take to finish before the execution ends without them (ms). */
   inFlightCallGraceMs?: number;
+  /** False: hand values over as JSON text even when QuickJS's binary format works (tests of the fallback). */
+  binaryJson?: boolean;
 }
+
+/**
+ * Guest file functions answered from one `readFile` on the host: the text crosses exactly and without UTF-8
+ * transcoding (QuickJS's binary format), and `readLines` gets its lines split here (the guest's split was slow).
+ */
+const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: string) => QuickJSHandle>> = {
+  readFile: (values, text) => values.create(text, text),
+  readLines: (values, text) => values.createLines(text),
+  // The text, parsed by the guest: building the value on the host (V8's JSON.parse, then encoding every object) was
+  // faster only once V8 had optimised the encoder, and each question's worker starts cold.
+  readJson: (values, text) => values.create(text, text),
+};
 
 export interface GuestOutcome {
   stdout: string;
@@ -146,6 +161,8 @@ export class GuestSession {
   private readonly now: () => number;
   /** A guest string for `text`, fast for long texts (see `createStringFactory`). */
   private readonly newLargeString: (text: string) => QuickJSHandle;
+  /** Guest copies of JSON values (see `GuestValueFactory`). */
+  private readonly values: GuestValueFactory;
 
   private constructor(
     private readonly options: GuestSessionOptions,
@@ -160,6 +177,12 @@ export class GuestSession {
     prelude.dispose();
     bridge.dispose();
     this.completeFunction = context.getProp(this.preludeApi, 'complete');
+    this.values = new GuestValueFactory(context, this.preludeApi, this.newLargeString, options.binaryJson ?? true);
+  }
+
+  /** File contents cross in QuickJS's binary format (false: as JSON text, the slower fallback). */
+  get handsOverBinaryJson(): boolean {
+    return this.values.binary;
   }
 
   static async create(options: GuestSessionOptions): Promise<GuestSession> {
@@ -226,6 +249,7 @@ export class GuestSession {
     this.disposed = true;
     this.completeFunction.dispose();
     this.preludeApi.dispose();
+    this.values.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }
@@ -449,9 +473,21 @@ export class GuestSession {
       return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
     }
     execution.inFlight++;
-    this.options.callHost(method, args).then(
+    const shape = Object.hasOwn(FILE_SHAPES, method) ? FILE_SHAPES[method] : undefined;
+    this.options.callHost(shape ? 'readFile' : method, args).then(
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
-        const handle = this.newLargeString(encodeForGuest(value));
+        let handle: QuickJSHandle;
+        try {
+          handle = shape ? shape(this.values, value) : this.newLargeString(encodeForGuest(value));
+        } catch (error) {
+          if (!isGuestHandle(error)) {
+            throw error;
+          }
+          // The guest's own error (out of memory while building the value): the call rejects with it.
+          resolved.reject(error);
+          error.dispose();
+          return;
+        }
         resolved.resolve(handle);
         handle.dispose();
       }),
@@ -525,11 +561,116 @@ function decodeFromGuest(text: string): string {
   }
 }
 
-/** The parts of quickjs-emscripten 0.32's context that `newString` itself uses (not in its typings). */
+/** The parts of quickjs-emscripten 0.32's context that `newString` and `decodeBinaryJSON` use (not in its typings). */
 interface ContextInternals {
   memory: { module: { _malloc(bytes: number): number; _free(pointer: number): void; HEAPU8: Uint8Array }; heapValueHandle(pointer: number): QuickJSHandle };
-  ffi: { QTS_NewString(context: unknown, pointer: number): number };
+  ffi: {
+    QTS_NewString(context: unknown, pointer: number): number;
+    QTS_bjson_decode(context: unknown, buffer: unknown): number;
+    QTS_NewArrayBuffer(context: unknown, pointer: number, length: number): number;
+    QTS_ResolveException(context: unknown, value: number): number;
+    QTS_FreeValuePointer(context: unknown, value: number): void;
+  };
   ctx: { value: unknown };
+}
+
+function isGuestHandle(value: unknown): value is QuickJSHandle {
+  return typeof value === 'object' && value !== null && 'alive' in value && 'dispose' in value && (value as { alive: unknown }).alive === true;
+}
+
+function splitLines(text: string): string[] {
+  const ranges = lineRanges(text);
+  const lines: string[] = [];
+  for (let index = 0; index < ranges.length; index += 2) {
+    lines.push(text.slice(ranges[index], ranges[index + 1]));
+  }
+  return lines;
+}
+
+/**
+ * Guest copies of JSON values, written in QuickJS's binary format and read back by `QTS_bjson_decode` (no UTF-8
+ * transcoding, no guest-side parsing). If this QuickJS build reads the probe differently (another format version)
+ * or the internals are missing, values cross as JSON text parsed by the prelude's `JSON.parse` instead. A failed
+ * decode (out of memory) throws the guest's error handle, which rejects the guest's call.
+ */
+class GuestValueFactory {
+  readonly binary: boolean;
+  private readonly internals: Partial<ContextInternals>;
+  private readonly parseFunction: QuickJSHandle;
+
+  constructor(private readonly context: QuickJSContext, preludeApi: QuickJSHandle, private readonly newLargeString: (text: string) => QuickJSHandle, useBinary: boolean) {
+    this.internals = context as unknown as Partial<ContextInternals>;
+    this.parseFunction = context.getProp(preludeApi, 'parse');
+    const { ffi, ctx, memory } = this.internals;
+    this.binary = useBinary && typeof ffi?.QTS_bjson_decode === 'function' && typeof ffi.QTS_NewArrayBuffer === 'function' && typeof ffi.QTS_ResolveException === 'function' && ctx !== undefined && memory !== undefined && this.probe();
+  }
+
+  /** `sourceText`: the text `value` was made from (see `encodeBinaryJson`). */
+  create(value: unknown, sourceText?: string): QuickJSHandle {
+    return this.binary ? this.decode(encodeBinaryJson(value, sourceText)) : this.viaText(value);
+  }
+
+  /** The lines of `text` as `readLines` returns them. */
+  createLines(text: string): QuickJSHandle {
+    return this.binary ? this.decode(encodeBinaryJsonLines(text, lineRanges(text))) : this.viaText(splitLines(text));
+  }
+
+  dispose(): void {
+    this.parseFunction.dispose();
+  }
+
+  /** Whether the guest reads the probe back exactly (types, -0, key order, a wide string with a NUL). */
+  private probe(): boolean {
+    const context = this.context;
+    const check = context.unwrapResult(context.evalCode(`(function (value) {
+      return JSON.stringify(value) === ${JSON.stringify(JSON.stringify(BINARY_JSON_PROBE))} && Object.is(value.a[3], -0) && value['é'].length === 4;
+    })`, 'sandbox-probe.js'));
+    try {
+      const probe = this.decode(encodeBinaryJson(BINARY_JSON_PROBE));
+      const verdict = context.callFunction(check, context.undefined, probe);
+      probe.dispose();
+      const works = !verdict.error && context.dump(verdict.value) === true;
+      (verdict.error ?? verdict.value).dispose();
+      return works;
+    } catch (error) {
+      (error as { dispose?: () => void }).dispose?.();
+      return false;
+    } finally {
+      check.dispose();
+    }
+  }
+
+  private viaText(value: unknown): QuickJSHandle {
+    const text = this.newLargeString(JSON.stringify(value));
+    try {
+      return this.context.unwrapResult(this.context.callFunction(this.parseFunction, this.context.undefined, text));
+    } finally {
+      text.dispose();
+    }
+  }
+
+  /** The guest value `bytes` (QuickJS's binary format) encode. */
+  decode(bytes: Uint8Array): QuickJSHandle {
+    const { ffi, ctx, memory } = this.internals as ContextInternals;
+    // One copy into wasm memory, which the ArrayBuffer then owns (QuickJS frees it with the buffer).
+    const pointer = memory.module._malloc(bytes.length);
+    if (pointer === 0) {
+      throw this.context.newError({ name: 'InternalError', message: 'out of memory' });
+    }
+    memory.module.HEAPU8.set(bytes, pointer);
+    const buffer = memory.heapValueHandle(ffi.QTS_NewArrayBuffer(ctx.value, pointer, bytes.length));
+    try {
+      const result = ffi.QTS_bjson_decode(ctx.value, buffer.value);
+      const errorPointer = ffi.QTS_ResolveException(ctx.value, result);
+      if (errorPointer) {
+        ffi.QTS_FreeValuePointer(ctx.value, result);
+        throw memory.heapValueHandle(errorPointer);
+      }
+      return memory.heapValueHandle(result);
+    } finally {
+      buffer.dispose();
+    }
+  }
 }
 
 /** Texts shorter than this go through `newString` as is; the copy below pays off for file-sized texts. */

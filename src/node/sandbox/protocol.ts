@@ -13,13 +13,19 @@ export interface SandboxWorkerSettings {
 
 export type MainToWorkerMessage =
   | { type: 'execute'; executionId: number; code: string; deadline: number; codeTimeoutSeconds: number }
-  /** `value` is JSON text, except for `readFile` whose value is the file's text as is. */
-  | { type: 'hostResult'; callId: number; ok: true; value: string }
+  /**
+   * `value` is JSON text, except for `readFile` whose value is the file's text as is. `readAhead`: more VFS files
+   * ([path, text]) for the worker's cache, sent along with a `readFile` (see `ReadAheadPlanner`).
+   */
+  | { type: 'hostResult'; callId: number; ok: true; value: string; readAhead?: Array<[string, string]> }
   | { type: 'hostResult'; callId: number; ok: false; name: string; message: string };
 
 export type WorkerToMainMessage =
   | { type: 'ready' }
   | { type: 'startupFailed'; message: string }
-  /** `args` are the guest's primitives in order (`cite` passes one chunk id per argument). */
-  | { type: 'hostCall'; executionId: number; callId: number; method: string; args: unknown[] }
+  /**
+   * `args` are the guest's primitives in order (`cite` passes one chunk id per argument). `readAheadChars`: on a
+   * `readFile`, how many characters of other files the worker's cache would take along with it (0: none).
+   */
+  | { type: 'hostCall'; executionId: number; callId: number; method: string; args: unknown[]; readAheadChars?: number }
   | { type: 'executionResult'; executionId: number; stdout: string; stderr: string; success: boolean; needsReset: boolean };

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
-import { SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
+import { SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
@@ -24,10 +24,20 @@ function send(message: WorkerToMainMessage): void {
 
 /**
  * Read-only VFS answers kept in this thread: the files of one question never change (the host builds each once),
- * so a second read of a file, in this or a later execution, does not cross to the host thread again.
+ * so a second read of a file, in this or a later execution, does not cross to the host thread again. Files the
+ * host sends ahead (see `ReadAheadPlanner`) land here too. Bounded by `SANDBOX_WORKER_CACHE_CHARS`.
  */
 const readOnlyCache = new Map<string, string>();
 let readOnlyCacheChars = 0;
+/** `readFile` calls waiting for the host: read-ahead is only asked for when reads come one after another. */
+let readsInFlight = 0;
+
+function cacheAnswer(key: string, value: string): void {
+  if (!readOnlyCache.has(key) && readOnlyCacheChars + value.length <= SANDBOX_WORKER_CACHE_CHARS) {
+    readOnlyCache.set(key, value);
+    readOnlyCacheChars += value.length;
+  }
+}
 
 function callHost(method: string, args: unknown[]): Promise<string> {
   // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
@@ -42,20 +52,26 @@ function callHost(method: string, args: unknown[]): Promise<string> {
   if (cached !== undefined) {
     return Promise.resolve(cached);
   }
+  // Concurrent reads (Promise.all over files) would fetch each other's files twice: no read-ahead for them.
+  const readAheadChars = method === 'readFile' && readsInFlight === 0 ? Math.max(0, Math.min(SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS - readOnlyCacheChars)) : 0;
   const answer = new Promise<string>((resolve, reject) => {
     const callId = nextCallId++;
     pendingCalls.set(callId, { resolve, reject });
-    send({ type: 'hostCall', executionId: currentExecutionId, callId, method, args });
+    send({ type: 'hostCall', executionId: currentExecutionId, callId, method, args, readAheadChars });
   });
   if (cacheKey === undefined) {
     return answer;
   }
+  if (method === 'readFile') {
+    readsInFlight++;
+  }
   return answer.then((value) => {
-    if (readOnlyCacheChars + value.length <= SANDBOX_WORKER_CACHE_CHARS) {
-      readOnlyCache.set(cacheKey, value);
-      readOnlyCacheChars += value.length;
-    }
+    cacheAnswer(cacheKey, value);
     return value;
+  }).finally(() => {
+    if (method === 'readFile') {
+      readsInFlight--;
+    }
   });
 }
 
@@ -74,6 +90,9 @@ port.on('message', (message: MainToWorkerMessage) => {
       return;
     }
     if (message.ok) {
+      for (const [path, text] of message.readAhead ?? []) {
+        cacheAnswer(`readFile\u0000${path}`, text);
+      }
       pending.resolve(message.value);
     } else {
       const error = new Error(message.message);

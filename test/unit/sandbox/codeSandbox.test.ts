@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeSandbox, SandboxHost } from '../../../src/core/agent/codeSandbox';
 import { createKnowledgeBaseSandboxHost } from '../../../src/core/analysis/knowledgeBaseSandboxHost';
-import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_STACK_TRACE_LINES, SANDBOX_WATCHDOG_GRACE_MS } from '../../../src/core/limits';
+import { SANDBOX_HOST_CALL_CONCURRENCY, SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WATCHDOG_GRACE_MS } from '../../../src/core/limits';
 import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { isHaikuError } from '../../../src/core/errors';
 import { createCodeSandbox, type CodeSandboxLimits } from '../../../src/node/sandbox/codeSandbox';
@@ -280,6 +280,59 @@ describe('code sandbox (QuickJS in a worker)', function () {
         const again = await sandbox.execute(`(await readJson('/documents/dguide/toc.json')).doc_id`);
         assert.deepStrictEqual([first.stdout, again.stdout], ['true\n', 'dguide\n'], first.stderr + again.stderr);
         assert.deepStrictEqual(reads, ['/documents/dguide/toc.json']);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('sends the next documents\' files along when code reads one file of every document in order (each read once)', async () => {
+      const ids = Array.from({ length: 40 }, (_, index) => `d${index}`);
+      const reads: string[] = [];
+      let running = 0;
+      let mostAtOnce = 0;
+      const host = recordingHost({
+        listDir: async (folder) => (folder === '/documents' ? ids : []),
+        readFile: async (file) => {
+          reads.push(file);
+          mostAtOnce = Math.max(mostAtOnce, ++running);
+          await new Promise((resolve) => setImmediate(resolve));
+          running--;
+          return JSON.stringify({ file });
+        },
+      });
+      const sandbox = await sandboxWith({}, host);
+      try {
+        const sequential = await sandbox.execute(`
+          let names = [];
+          for (const id of ${JSON.stringify(ids)}) { names.push((await readJson('/documents/' + id + '/toc.json')).file); }
+          names.every((name, index) => name === '/documents/d' + index + '/toc.json') && names.length`);
+        assert.strictEqual(sequential.stdout, '40\n', sequential.stderr);
+        assert.strictEqual(reads.length, 40, 'every file read once');
+        assert.ok(mostAtOnce > 1, 'files were read in batches');
+        // Reads issued all at once get no read-ahead (it would fetch each other's files twice).
+        reads.length = 0;
+        const parallel = await sandbox.execute(`(await Promise.all(${JSON.stringify(ids)}.map((id) => readJson('/documents/' + id + '/items.jsonl')))).length`);
+        assert.strictEqual(parallel.stdout, '40\n', parallel.stderr);
+        assert.strictEqual(reads.length, 40);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
+    it('splits read-ahead over the batch size: large files all arrive whole, in order', async () => {
+      const ids = Array.from({ length: 8 }, (_, index) => `d${index}`);
+      const size = Math.ceil(SANDBOX_READ_AHEAD_BATCH_CHARS / 2.5);
+      const host = recordingHost({
+        listDir: async (folder) => (folder === '/documents' ? ids : []),
+        readFile: async (file) => file.padEnd(size, '.'),
+      });
+      const sandbox = await sandboxWith({}, host);
+      try {
+        const result = await sandbox.execute(`
+          let ok = 0;
+          for (const id of ${JSON.stringify(ids)}) { const text = await readFile('/documents/' + id + '/content.txt'); if (text.length === ${size} && text.startsWith('/documents/' + id + '/')) { ok++; } }
+          ok`);
+        assert.strictEqual(result.stdout, `${ids.length}\n`, result.stderr);
       } finally {
         await sandbox.dispose();
       }
