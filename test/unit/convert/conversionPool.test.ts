@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { CancelledError, ConversionError, type HaikuErrorCode } from '../../../src/core/errors';
+import { CONVERSION_BATCH_FILES } from '../../../src/core/limits';
 import type { HaikuDocument } from '../../../src/core/model/document';
 import { createConversionPool, resolveConversionWorker, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import type { WorkerScript } from '../../../src/node/workerResolution';
@@ -320,6 +321,13 @@ describe('conversion pool', function () {
     it('starts the second worker when files wait for a busy one', async () => {
       const converter = pool({ size: 2, workerScript: threadReportingWorker() });
       const titles = await Promise.all(['wait-a.md', 'wait-b.md', 'wait-c.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 2, titles.join(', '));
+    });
+
+    it('starts the second worker at once when a whole batch of files waits, even for quick files', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const names = Array.from({ length: CONVERSION_BATCH_FILES + 4 }, (_, index) => `quick-${index}.md`);
+      const titles = await Promise.all(names.map(async (name) => (await converter.load(name, { rootPath: folder })).title));
       assert.equal(new Set(titles).size, 2, titles.join(', '));
     });
 
