@@ -6,10 +6,8 @@ import type { ConvertedDocument, HaikuDocument } from '../../core/model/document
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
 import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../core/limits';
-import { convertDocx } from './docx';
 import { convertHtml } from './html';
 import { convertMarkdown } from './markdown';
-import { convertPdf } from './pdf';
 import { convertText } from './text';
 
 export interface ConvertFileOptions {
@@ -150,15 +148,23 @@ async function convertBytes(filePath: string, bytes: Uint8Array, options: Conver
   }
 }
 
+/**
+ * PDF and DOCX converters (pdf.js, mammoth) are required on first use: a conversion worker that only meets
+ * Markdown or text never loads them (0.3 s of each worker's start-up under tsx on SciFact).
+ */
 async function convertWithConverter(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
   const fileName = path.basename(filePath);
   const kind = converterFor(filePath);
   throwIfAborted(options.abortSignal);
   if (kind === 'pdf') {
     // pdf.js refuses Node's Buffer subclass: hand it a plain view of the same bytes.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertPdf } = require('./pdf') as typeof import('./pdf');
     return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, abortSignal: options.abortSignal, pictures: options.pictures });
   }
   if (kind === 'docx') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertDocx } = require('./docx') as typeof import('./docx');
     return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
   }
   const text = decodeText(filePath, bytes);
@@ -173,6 +179,9 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
       return convertText(text, { fileName, abortSignal: options.abortSignal });
   }
 }
+
+/** One strict decoder for every file: `decode` without `stream` leaves no state behind, even after an error. */
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * UTF-8 text, refusing binary content (a NUL early on) and invalid byte sequences; a BOM is dropped.
@@ -194,7 +203,7 @@ export function decodeText(filePath: string, bytes: Uint8Array): string {
     }
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return utf8Decoder.decode(bytes);
   } catch (error) {
     throw new ConversionError('invalid_encoding', filePath, 'is not valid UTF-8. Re-save it as UTF-8 (other encodings are not supported).', { cause: error });
   }
