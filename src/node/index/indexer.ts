@@ -188,10 +188,9 @@ async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
   const { store, abortSignal } = run.options;
   const { summary } = run;
   const stored = await store.documentStates();
-  // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them).
-  const damaged = await store.documentsMissingRows(scan.files.map((file) => documentIdForPath(file.relativePath)));
   const plan: IndexPlan = { toConvert: [], touched: [], previouslyStored: new Set(stored.keys()) };
   const pathById = new Map<string, string>();
+  const kept: Array<{ file: ScannedFile; state: DocumentState; verdict: 'unchanged' | 'touched' }> = [];
   for (const file of scan.files) {
     throwIfAborted(abortSignal, 'Indexing');
     const id = documentIdForPath(file.relativePath);
@@ -204,16 +203,27 @@ async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
     }
     pathById.set(id, file.absolutePath);
     const state = stored.get(id);
-    const verdict = state && !damaged.has(id) ? await compareWithStored(file, state) : 'changed';
+    const verdict = state ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
       plan.toConvert.push(file);
     } else {
-      summary.unchanged++;
-      run.filesDone++;
-      if (verdict === 'touched') {
-        summary.touched++;
-        plan.touched.push({ documentId: state!.id, mtimeMs: file.mtimeMs, size: file.size });
-      }
+      kept.push({ file, state: state!, verdict });
+    }
+  }
+  // Rows lost while the file stayed the same (e.g. a concurrent writer of an older version deleted them). Asked
+  // only about files that would be kept: a changed file is rewritten anyway, so the watcher's one-file run of an
+  // edited file skips the two table queries (13-100 ms on an unoptimized SciFact index).
+  const damaged = kept.length > 0 ? await store.documentsMissingRows(kept.map(({ state }) => state.id)) : new Set<string>();
+  for (const { file, state, verdict } of kept) {
+    if (damaged.has(state.id)) {
+      plan.toConvert.push(file);
+      continue;
+    }
+    summary.unchanged++;
+    run.filesDone++;
+    if (verdict === 'touched') {
+      summary.touched++;
+      plan.touched.push({ documentId: state.id, mtimeMs: file.mtimeMs, size: file.size });
     }
   }
   return plan;

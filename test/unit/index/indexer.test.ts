@@ -225,6 +225,25 @@ describe('indexPaths', function () {
     assert.equal((await store.search('pangolin', { limit: 50 })).length, 40);
   });
 
+  it('looks for lost rows only among files it would keep: an edited file is rewritten without that lookup', async () => {
+    writeFiles(workspace.path, { 'edited.md': '# Edited\n\nCormorants dive.\n', 'kept.md': '# Kept\n\nPuffins nest.\n' });
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    const asked: string[][] = [];
+    const lookup = store.documentsMissingRows.bind(store);
+    store.documentsMissingRows = (ids?: readonly string[]) => {
+      asked.push([...(ids ?? [])]);
+      return lookup(ids);
+    };
+    fs.appendFileSync(path.join(workspace.path, 'edited.md'), 'More cormorants.\n');
+    const single = await indexPaths({ roots: [path.join(workspace.path, 'edited.md')], baseFolder: workspace.path, store, optimize: false });
+    assert.deepEqual(single.updated, ['edited.md']);
+    assert.deepEqual(asked, [], 'the watcher-style run of one edited file does not query the tables for lost rows');
+    fs.appendFileSync(path.join(workspace.path, 'edited.md'), 'Even more cormorants.\n');
+    const both = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual({ updated: both.updated, unchanged: both.unchanged }, { updated: ['edited.md'], unchanged: 1 });
+    assert.deepEqual(asked, [[documentIdForPath('kept.md')]], 'only the unchanged file is checked');
+  });
+
   it('writes a few hundred small files in one commit per table, not one per document or per 256', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 600; index++) {
