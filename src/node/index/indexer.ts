@@ -291,8 +291,8 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
   const concurrency = Math.max(1, options.concurrency ?? INDEX_CONCURRENCY);
   const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : ownConversion(toConvert, concurrency);
   const conversionPool = options.conversionPool ?? ownPool!;
-  // Enough files in flight that the pool can hand each worker a batch of small ones.
-  const inFlight = Math.min(concurrency * CONVERSION_BATCH_FILES, Math.max(1, toConvert.length));
+  // Enough files in flight that the pool can hand each worker a batch of small ones and queue the next behind it.
+  const inFlight = Math.min(2 * concurrency * CONVERSION_BATCH_FILES, Math.max(1, toConvert.length));
   if (abortSignal) {
     // Each file in flight listens for the abort: that many listeners are expected, not a leak.
     setMaxListeners(Math.max(getMaxListeners(abortSignal), inFlight + 10), abortSignal);
