@@ -280,6 +280,10 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
         pendingChunks += prepared.chunks.length;
       }
       run.filesDone++;
+      if (next >= toConvert.length) {
+        // No further file starts (whose report would carry the count): the last files in flight still move the progress.
+        run.report({ currentFile: file.relativePath, phase: 'converting' });
+      }
       if (pending.length >= INDEX_WRITE_BATCH_DOCUMENTS || pendingChunks >= INDEX_WRITE_BATCH_CHUNKS) {
         // Waiting for the batch before bounds memory.
         const previous = flushing;

@@ -264,6 +264,17 @@ describe('indexPaths', function () {
     assert.equal((await store.search('wombats', { limit: 1000 })).length, 599);
   });
 
+  it('counts every converted file in its progress, the last ones in flight too', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 40; index++) {
+      files[`notes/note${String(index).padStart(2, '0')}.md`] = `# Note ${index}\n\nThe dugong count is ${index}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    const converting: number[] = [];
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 1, onProgress: (progress) => progress.phase === 'converting' && converting.push(progress.filesDone) });
+    assert.equal(Math.max(...converting), 40, `converting progress reached ${Math.max(...converting)} of 40`);
+  });
+
   it('fails the run on an embedding error, writes nothing after it, and keeps what was written consistent', async () => {
     await store.close();
     const embedder = new HashingEmbedder(32);
