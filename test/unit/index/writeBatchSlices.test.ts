@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
+import * as lancedb from '@lancedb/lancedb';
 import { prepareDocument } from '../../../src/node/convert/prepareDocument';
 import { openStore, type DocumentWrite, type LanceStore } from '../../../src/node/store/lanceStore';
-import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { CHUNKS_TABLE } from '../../../src/node/store/schema';
+import { HashingEmbedder, temporaryFolder, writeFiles } from '../../support/indexFixtures';
 
 /** A big write batch (thousands of rows per table) as the indexer sends it, on a real LanceDB store. */
 describe('store write batches', function () {
@@ -76,5 +78,24 @@ describe('store write batches', function () {
     assert.equal(new Set((await store.search('quolls forage', { limit: 20 })).map((hit) => hit.uri)).size, 2, 'both long notes, and only they, hold quolls');
     const items = await store.getDocumentItems(batch[1100].document.id);
     assert.deepEqual(items.map((item) => item.text), batch[1100].document.items.map((item) => item.text));
+  });
+
+  it('writes the vectors of a sliced batch with their rows', async () => {
+    const embedder = new HashingEmbedder(64);
+    const uri = `${database.path}/vectors`;
+    const withVectors = await openStore({ uri, embedder });
+    const entries = await Promise.all(batch.map(async (entry) => ({ ...entry, vectors: await embedder.embed(entry.chunks.map((chunk) => chunk.searchText), { kind: 'document' }) })));
+    await withVectors.writeDocuments(entries, { scheduleOptimize: false });
+    await withVectors.close();
+    const connection = await lancedb.connect(uri);
+    const chunks = await connection.openTable(CHUNKS_TABLE);
+    // Rows on both sides of slice boundaries, and the documents with two chunks.
+    for (const index of [0, 1, 510, 511, 512, 600, 1023, 1024, 1199]) {
+      for (const [order, chunk] of entries[index].chunks.entries()) {
+        const [row] = await chunks.query().where(`id = '${chunk.id}'`).select(['vector']).toArray();
+        assert.deepEqual(Array.from(row.vector as Iterable<number>), Array.from(entries[index].vectors[order]), `document ${index}, chunk ${order}`);
+      }
+    }
+    connection.close();
   });
 });
