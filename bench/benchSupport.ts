@@ -2,6 +2,7 @@ import '../src/node/store/lanceEnvironment';
 import * as lancedb from '@lancedb/lancedb';
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { stableHash } from '../src/core/hash';
+import { CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
 
 /** One row of the report's table: our figure against the reference measured in the same run. */
 export interface BenchRow {
@@ -213,3 +214,35 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 }
 
+export type PreparedRow = Record<string, unknown> & { id: string; vector?: Float32Array };
+
+/** Every chunk row of one of our indexes, as plain objects (vectors as `Float32Array`). */
+export async function readChunkRows(indexFolder: string, withVectors = false): Promise<PreparedRow[]> {
+  const connection = await lancedb.connect(indexFolder);
+  const table = await connection.openTable(CHUNKS_TABLE);
+  const arrow = await table.query().toArrow();
+  const names = arrow.schema.fields.map((field) => field.name).filter((name) => withVectors || name !== 'vector');
+  const columns = names.map((name) => [name, arrow.getChild(name)!] as const);
+  const result: PreparedRow[] = [];
+  for (let row = 0; row < arrow.numRows; row++) {
+    const plain: Record<string, unknown> = {};
+    for (const [name, column] of columns) {
+      const value = column.get(row);
+      plain[name] = name === 'vector' ? (value as { toArray(): Float32Array }).toArray().slice() : value;
+    }
+    result.push(plain as PreparedRow);
+  }
+  connection.close();
+  return result;
+}
+
+export async function rawTableWithFullText(folder: string, rows: readonly PreparedRow[], dimensions: number | undefined): Promise<lancedb.Table> {
+  const connection = await lancedb.connect(folder);
+  const table = await connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), { mode: 'overwrite' });
+  const batch = 20_000;
+  for (let start = 0; start < rows.length; start += batch) {
+    await table.add(rows.slice(start, start + batch) as Array<Record<string, unknown>>);
+  }
+  await table.createIndex('search_text', { config: referenceFullTextIndex() });
+  return table;
+}

@@ -15,7 +15,7 @@ import { CONVERSION_BATCH_FILES, INDEX_CONCURRENCY } from '../src/core/limits';
 import { indexPaths } from '../src/node/index/indexer';
 import { createConversionPool } from '../src/node/convert/conversionPool';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
-import { CHUNK_RESULT_COLUMNS, CHUNKS_TABLE, chunksSchema } from '../src/node/store/schema';
+import { CHUNK_RESULT_COLUMNS } from '../src/node/store/schema';
 import { evaluateRuns } from '../scripts/retrievalMetrics';
 import { loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder, scifactRuns, writeScifactFiles } from '../scripts/scifactCorpus';
 import type { Embedder } from '../src/core/embeddings/embedder';
@@ -24,7 +24,7 @@ import { objectStorageBenchmarks } from './objectStorage';
 import { idleMemoryBenchmark } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
-import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, referenceFullTextIndex, timeEach, timePaired } from './benchSupport';
+import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 const DIMENSIONS = 384;
@@ -261,39 +261,6 @@ async function sandboxBenchmarks(work: string, rows: BenchRow[], notes: string[]
 }
 
 // ------------------------------------------------------------------------------------------- raw LanceDB
-
-type PreparedRow = Record<string, unknown> & { id: string; vector?: Float32Array };
-
-/** Every chunk row of one of our indexes, as plain objects (vectors as `Float32Array`). */
-async function readChunkRows(indexFolder: string, withVectors = false): Promise<PreparedRow[]> {
-  const connection = await lancedb.connect(indexFolder);
-  const table = await connection.openTable(CHUNKS_TABLE);
-  const arrow = await table.query().toArrow();
-  const names = arrow.schema.fields.map((field) => field.name).filter((name) => withVectors || name !== 'vector');
-  const columns = names.map((name) => [name, arrow.getChild(name)!] as const);
-  const result: PreparedRow[] = [];
-  for (let row = 0; row < arrow.numRows; row++) {
-    const plain: Record<string, unknown> = {};
-    for (const [name, column] of columns) {
-      const value = column.get(row);
-      plain[name] = name === 'vector' ? (value as { toArray(): Float32Array }).toArray().slice() : value;
-    }
-    result.push(plain as PreparedRow);
-  }
-  connection.close();
-  return result;
-}
-
-async function rawTableWithFullText(folder: string, rows: readonly PreparedRow[], dimensions: number | undefined): Promise<lancedb.Table> {
-  const connection = await lancedb.connect(folder);
-  const table = await connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), { mode: 'overwrite' });
-  const batch = 20_000;
-  for (let start = 0; start < rows.length; start += batch) {
-    await table.add(rows.slice(start, start + batch) as Array<Record<string, unknown>>);
-  }
-  await table.createIndex('search_text', { config: referenceFullTextIndex() });
-  return table;
-}
 
 function rawFullText(table: lancedb.Table, query: string, limit: number): Promise<unknown[]> {
   return table.query().fullTextSearch(query, { columns: ['search_text'] }).select([...CHUNK_RESULT_COLUMNS, '_score']).limit(limit).toArray();

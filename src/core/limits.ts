@@ -97,6 +97,8 @@ export const INDEX_CONCURRENCY = 2;
 export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 /** … and are at most this many files. */
 export const INDEX_IN_PROCESS_MAX_FILES = 8;
+/** Source bytes of the files converting or queued at once while indexing (2 × workers × 16 small files at most): results past a full write batch wait in memory. */
+export const INDEX_IN_FLIGHT_MAX_BYTES = 1024 * 1024;
 /** Debounce of `optimize()` after a burst of incremental writes (ms). */
 export const OPTIMIZE_DEBOUNCE_MS = 2_000;
 /** Incremental writes (the watcher's) go to the recent-chunks side table, with its own small FTS index, up to this many rows; beyond it the main FTS index is rebuilt instead. */
@@ -107,8 +109,8 @@ export const RECENT_CHUNKS_FOLD_IDLE_MS = 60_000;
 export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst}'];
 /** Glob patterns never indexed (in addition to `.gitignore`). */
 export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'];
-/** Documents written to the store in one batch (one commit per table) while indexing many small files. */
-export const INDEX_WRITE_BATCH_DOCUMENTS = 256;
+/** Documents written in one batch (one commit per table); 2048 rather than 256 cut SciFact's write CPU from 2.7 s to 1.5 s (fewer commits and fragments). */
+export const INDEX_WRITE_BATCH_DOCUMENTS = 2048;
 /** Chunks that close a write batch early, so big documents do not pile up in memory. */
 export const INDEX_WRITE_BATCH_CHUNKS = 4096;
 /** Table versions younger than this survive `optimize()` (readers in other processes may still use them) (ms). */

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { CancelledError, ConversionError, type HaikuErrorCode } from '../../../src/core/errors';
+import { CONVERSION_BATCH_FILES } from '../../../src/core/limits';
 import type { HaikuDocument } from '../../../src/core/model/document';
 import { createConversionPool, resolveConversionWorker, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import type { WorkerScript } from '../../../src/node/workerResolution';
@@ -287,6 +288,26 @@ describe('conversion pool', function () {
       assert.deepStrictEqual([(await kept).title, (await last).title], ['3', '3']);
     });
 
+    it('queues the next batch of small files behind the one a worker converts, so it keeps converting while the caller is busy', async () => {
+      const converter = pool({ size: 1, workerScript: standInWorker('start-time-worker.js', [
+        '  for (const job of jobs) {',
+        "    parentPort.postMessage({ type: 'converted', jobId: job.jobId, document: { title: String(Date.now()) } });",
+        '  }',
+      ]) });
+      await converter.load('warm.md', { rootPath: folder, sizeBytes: 100 });
+      // The first goes alone to the idle worker; the whole batch queued behind it is sent ahead.
+      const names = Array.from({ length: 1 + CONVERSION_BATCH_FILES }, (_, index) => `small-${index}.md`);
+      const loads = names.map((name) => converter.load(name, { rootPath: folder, sizeBytes: 100 }));
+      // The caller busy for a while (as the indexer turning a batch into Arrow): no message is handled meanwhile.
+      const busyUntil = Date.now() + 500;
+      while (Date.now() < busyUntil) {
+        // Busy on purpose.
+      }
+      const started = (await Promise.all(loads)).map((document) => Number(document.title));
+      const late = started.filter((time) => time >= busyUntil).length;
+      assert.equal(late, 0, `${late} of ${started.length} files started only after the caller was free again`);
+    });
+
     it('rejects the unstarted files of a batch when disposed', async () => {
       const converter = pool({ size: 1, workerScript: batchReportingWorker() });
       const warm = converter.load('warm.md', { rootPath: folder, sizeBytes: 100 });
@@ -320,6 +341,13 @@ describe('conversion pool', function () {
     it('starts the second worker when files wait for a busy one', async () => {
       const converter = pool({ size: 2, workerScript: threadReportingWorker() });
       const titles = await Promise.all(['wait-a.md', 'wait-b.md', 'wait-c.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.equal(new Set(titles).size, 2, titles.join(', '));
+    });
+
+    it('starts the second worker at once when a whole batch of files waits, even for quick files', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const names = Array.from({ length: CONVERSION_BATCH_FILES + 4 }, (_, index) => `quick-${index}.md`);
+      const titles = await Promise.all(names.map(async (name) => (await converter.load(name, { rootPath: folder })).title));
       assert.equal(new Set(titles).size, 2, titles.join(', '));
     });
 

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -126,6 +127,27 @@ describe('convertFile', function () {
       } finally {
         fs.chmodSync(locked, 0o644);
       }
+    }
+  });
+
+  it('refuses a named pipe at once instead of blocking on it (nothing writes to it)', async function () {
+    if (process.platform === 'win32') {
+      this.skip();
+    }
+    const pipe = path.join(folder, 'pipe.md');
+    execFileSync('mkfifo', [pipe]);
+    await assert.rejects(convertFile(pipe), expectConversionError('unreadable_file', pipe, /not a regular file/));
+  });
+
+  it('reads files of every size whole: around the read buffer boundaries and past 64 KiB', async () => {
+    for (const size of [1, 2, 4095, 4096, 65_535, 65_536, 65_537, 200_001]) {
+      const body = 'x'.repeat(size - 1);
+      const filePath = write(`size-${size}.txt`, `${body}y`);
+      const document = await loadDocument({ rootPath: folder, filePath });
+      assert.equal(document.contentHash, createHash('sha256').update(`${body}y`).digest('hex'), `size ${size}`);
+      const text = document.items.map((item) => item.text).join('');
+      assert.equal(text.length, size, `size ${size}`);
+      assert.ok(text.endsWith('y'), `size ${size}`);
     }
   });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isHaikuError } from '../../../src/core/errors';
 import { documentIdForPath } from '../../../src/core/hash';
-import { INDEX_IN_PROCESS_MAX_FILES } from '../../../src/core/limits';
+import { EMBEDDING_BATCH_SIZE, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_DOCUMENTS } from '../../../src/core/limits';
 import { indexPaths, rebuildIndex, type IndexProgress } from '../../../src/node/index/indexer';
 import { scanRoots } from '../../../src/node/index/scanner';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
@@ -225,18 +225,69 @@ describe('indexPaths', function () {
     assert.equal((await store.search('pangolin', { limit: 50 })).length, 40);
   });
 
+  it('looks for lost rows only among files it would keep: an edited file is rewritten without that lookup', async () => {
+    writeFiles(workspace.path, { 'edited.md': '# Edited\n\nCormorants dive.\n', 'kept.md': '# Kept\n\nPuffins nest.\n' });
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    const asked: string[][] = [];
+    const lookup = store.documentsMissingRows.bind(store);
+    store.documentsMissingRows = (ids?: readonly string[]) => {
+      asked.push([...(ids ?? [])]);
+      return lookup(ids);
+    };
+    fs.appendFileSync(path.join(workspace.path, 'edited.md'), 'More cormorants.\n');
+    const single = await indexPaths({ roots: [path.join(workspace.path, 'edited.md')], baseFolder: workspace.path, store, optimize: false });
+    assert.deepEqual(single.updated, ['edited.md']);
+    assert.deepEqual(asked, [], 'the watcher-style run of one edited file does not query the tables for lost rows');
+    fs.appendFileSync(path.join(workspace.path, 'edited.md'), 'Even more cormorants.\n');
+    const both = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.deepEqual({ updated: both.updated, unchanged: both.unchanged }, { updated: ['edited.md'], unchanged: 1 });
+    assert.deepEqual(asked, [[documentIdForPath('kept.md')]], 'only the unchanged file is checked');
+  });
+
+  it('writes a few hundred small files in one commit per table, not one per document or per 256', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 600; index++) {
+      files[`n${String(index).padStart(3, '0')}.md`] = `# Note ${index}\n\nThe okapi count is ${index}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    const before = await store.tableVersions();
+    for (const name of Object.keys(files).slice(0, 599)) {
+      fs.appendFileSync(path.join(workspace.path, name), 'More wombats.\n');
+    }
+    const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, optimize: false });
+    assert.equal(summary.updated.length, 599);
+    const after = await store.tableVersions();
+    assert.equal(after.chunks - before.chunks, 1, 'one add to the chunks table');
+    assert.equal(after.document_items - before.document_items, 1, 'one add to the items table');
+    assert.equal(after.documents - before.documents, 1, 'one switch of the documents table');
+    assert.equal((await store.search('wombats', { limit: 1000 })).length, 599);
+  });
+
+  it('counts every converted file in its progress, the last ones in flight too', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 40; index++) {
+      files[`notes/note${String(index).padStart(2, '0')}.md`] = `# Note ${index}\n\nThe dugong count is ${index}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    const converting: number[] = [];
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 1, onProgress: (progress) => progress.phase === 'converting' && converting.push(progress.filesDone) });
+    assert.equal(Math.max(...converting), 40, `converting progress reached ${Math.max(...converting)} of 40`);
+  });
+
   it('fails the run on an embedding error, writes nothing after it, and keeps what was written consistent', async () => {
     await store.close();
     const embedder = new HashingEmbedder(32);
     store = await openStore({ uri: database.path + '/failing', embedder });
     const files: Record<string, string> = {};
-    for (let index = 0; index < 600; index++) {
-      files[`n${String(index).padStart(3, '0')}.md`] = `# Note ${index}\n\nThe axolotl count is ${index}.\n`;
+    // One chunk per file: the first write batch is INDEX_WRITE_BATCH_DOCUMENTS files, the failure comes in the second.
+    for (let index = 0; index < INDEX_WRITE_BATCH_DOCUMENTS + 344; index++) {
+      files[`n${String(index).padStart(4, '0')}.md`] = `# Note ${index}\n\nThe axolotl count is ${index}.\n`;
     }
     writeFiles(workspace.path, files);
     const failing = Object.assign(Object.create(embedder) as HashingEmbedder, {
       embed: async (texts: readonly string[], options: { kind: 'query' | 'document' }) => {
-        if (embedder.calls >= 5) {
+        if (embedder.calls >= INDEX_WRITE_BATCH_DOCUMENTS / EMBEDDING_BATCH_SIZE + 1) {
           throw new Error('embeddings server went away');
         }
         return embedder.embed(texts, options);
@@ -247,8 +298,8 @@ describe('indexPaths', function () {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.deepEqual(await store.tableVersions(), versions, 'no worker kept writing after the rejection');
     const stats = await store.stats();
-    assert.equal(stats.documents, 256, 'the first batch (before the failure) is complete');
-    assert.equal(stats.chunks, 256);
+    assert.equal(stats.documents, INDEX_WRITE_BATCH_DOCUMENTS, 'the first batch (before the failure) is complete');
+    assert.equal(stats.chunks, INDEX_WRITE_BATCH_DOCUMENTS);
   });
 
   it('embeds chunks in batches and rebuilds with the same documents and chunk ids', async () => {
