@@ -24,7 +24,7 @@ import { objectStorageBenchmarks } from './objectStorage';
 import { idleMemoryBenchmark } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
-import { HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
+import { bundledConversionWorker, HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 const DIMENSIONS = 384;
@@ -84,8 +84,11 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
   log(`SciFact: indexing ${corpus.length} documents through our indexer…`);
   const ourFolder = path.join(work, 'scifact-ours');
   const store = await openStore({ uri: ourFolder });
+  // Conversion as shipped (the bundled worker); the pool starts inside the timed run, as the CLI's does.
+  const workerScript = await bundledConversionWorker();
   const oursStarted = performance.now();
-  const summary = await indexPaths({ roots: [documentsFolder], baseFolder: documentsFolder, store });
+  const ingestPool = createConversionPool({ workerScript });
+  const summary = await indexPaths({ roots: [documentsFolder], baseFolder: documentsFolder, store, conversionPool: ingestPool }).finally(() => ingestPool.dispose());
   const oursMs = performance.now() - oursStarted;
   const stats = await store.stats();
   const durations = summary.durations;

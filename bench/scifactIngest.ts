@@ -14,18 +14,19 @@ import type { BeirDocument } from '../scripts/retrievalMetrics';
 import { loadScifactCorpus, writeScifactFiles } from '../scripts/scifactCorpus';
 import { indexPaths } from '../src/node/index/indexer';
 import { createConversionPool } from '../src/node/convert/conversionPool';
+import type { WorkerScript } from '../src/node/workerResolution';
 import { openStore, type LanceStore } from '../src/node/store/lanceStore';
-import { formatMs, median, rawTableWithFullText, readChunkRows } from './benchSupport';
+import { bundledConversionWorker, formatMs, median, rawTableWithFullText, readChunkRows } from './benchSupport';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { documents: { type: 'string' }, repeat: { type: 'string', default: '1' }, keep: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { documents: { type: 'string' }, repeat: { type: 'string', default: '1' }, keep: { type: 'boolean', default: false }, 'source-worker': { type: 'boolean', default: false } } });
   const corpus = loadScifactCorpus(values.documents ? Number(values.documents) : undefined);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-scifact-ingest-'));
   try {
     const documentsFolder = path.join(work, 'documents');
     writeScifactFiles(documentsFolder, corpus);
     for (let round = 1; round <= Number(values.repeat); round++) {
-      await oneRound(work, round, documentsFolder, corpus);
+      await oneRound(work, round, documentsFolder, corpus, values['source-worker']);
     }
   } finally {
     if (!values.keep) {
@@ -34,13 +35,23 @@ async function main(): Promise<void> {
   }
 }
 
-async function oneRound(work: string, round: number, documentsFolder: string, corpus: readonly BeirDocument[]): Promise<void> {
+let bundled: Promise<WorkerScript> | undefined;
+/** Built once per run, before the first timed round starts its clock. */
+function bundledWorkerOnce(): Promise<WorkerScript> {
+  bundled ??= bundledConversionWorker();
+  return bundled;
+}
+
+async function oneRound(work: string, round: number, documentsFolder: string, corpus: readonly BeirDocument[], sourceWorker: boolean): Promise<void> {
   const ourFolder = path.join(work, `ours-${round}`);
   const loadBefore = os.loadavg()[0];
   const store = await openStore({ uri: ourFolder });
+  // `--source-worker`: conversion workers from TypeScript under tsx instead of the shipped bundle.
+  const workerScript = sourceWorker ? undefined : await bundledWorkerOnce();
   const oursStarted = performance.now();
   const cpuStarted = process.cpuUsage();
-  const summary = await indexPaths({ roots: [documentsFolder], baseFolder: documentsFolder, store });
+  const pool = createConversionPool({ workerScript });
+  const summary = await indexPaths({ roots: [documentsFolder], baseFolder: documentsFolder, store, conversionPool: pool }).finally(() => pool.dispose());
   const oursMs = performance.now() - oursStarted;
   const cpu = process.cpuUsage(cpuStarted);
   const stats = await store.stats();

@@ -96,6 +96,8 @@ interface IndexRun {
   filesTotal: number;
   /** Folders Markdown and HTML images may be read from: the indexed roots, known once scanned. */
   pictureRoots: readonly string[];
+  /** The chunk and item tables held no rows when the run planned its work. */
+  startedEmpty: boolean;
   /** Describes pictures when `pictures` is `description`. */
   describer?: PictureDescriber;
   report(progress: Omit<IndexProgress, 'filesDone' | 'filesTotal'>): void;
@@ -146,6 +148,7 @@ function startRun(options: IndexPathsOptions): IndexRun {
     filesDone: 0,
     filesTotal: 0,
     pictureRoots: [],
+    startedEmpty: false,
     // Made before scanning: a description run without a vision model is a settings error, not one warning per picture.
     describer: options.pictures === 'description' ? new PictureDescriber(options.pictureDescription ?? { baseUrl: '', model: '' }) : undefined,
     report: (progress) => options.onProgress?.({ filesDone: run.filesDone, filesTotal: run.filesTotal, ...progress }),
@@ -188,6 +191,8 @@ async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
   const { store, abortSignal } = run.options;
   const { summary } = run;
   const stored = await store.documentStates();
+  // A first run writes into empty tables: no orphan rows can predate it, so its optimize skips the sweep.
+  run.startedEmpty = stored.size === 0 && (await store.holdsNoRows());
   const plan: IndexPlan = { toConvert: [], touched: [], previouslyStored: new Set(stored.keys()) };
   const pathById = new Map<string, string>();
   const kept: Array<{ file: ScannedFile; state: DocumentState; verdict: 'unchanged' | 'touched' }> = [];
@@ -415,7 +420,8 @@ async function optimizeStep(run: IndexRun): Promise<void> {
   run.report({ phase: 'optimizing' });
   const optimizeStarted = performance.now();
   const { summary } = run;
-  await run.options.store.optimize({ sweepOrphans: summary.added.length + summary.updated.length > 0 });
+  // Rows of this run's failed writes are swept anyway (the store notes them); a run into empty tables has no others.
+  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0 });
   summary.durations.optimizeMs = performance.now() - optimizeStarted;
 }
 

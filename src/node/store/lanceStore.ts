@@ -300,6 +300,11 @@ export class LanceStore implements KnowledgeBase {
     return this.rootsRegistry.roots;
   }
 
+  /** True when the chunk and item tables hold no rows at all, not even orphans of a killed write. */
+  async holdsNoRows(): Promise<boolean> {
+    return (await this.tables.chunks.countRows()) === 0 && (await this.tables.items.countRows()) === 0;
+  }
+
   /** Current LanceDB version of each table (tests use it to prove an unchanged file causes no write). */
   tableVersions(): Promise<Record<string, number>> {
     return this.tables.versions();

@@ -102,11 +102,9 @@ export class StoreWriter {
       }
       const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
       try {
-        // Incremental writes copy their chunks to the recent table beside the main write (see StoreMaintenance).
-        const [, added] = await Promise.allSettled([maintenance.chunksAdded(chunkRows, options.scheduleOptimize ?? true), this.addRows(chunkRows, itemRows)]);
-        if (added.status === 'rejected') {
-          throw added.reason;
-        }
+        await this.addRows(chunkRows, itemRows);
+        // Incremental writes' chunks are copied to the recent table later, off the edit path (see StoreMaintenance).
+        maintenance.chunksAdded(chunkRows, options.scheduleOptimize ?? true);
         await this.parts.testHooks.beforeDocumentSwitch?.();
         await this.switchDocuments(documentRows, replaced.length);
       } catch (error) {

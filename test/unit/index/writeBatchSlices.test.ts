@@ -48,23 +48,36 @@ describe('store write batches', function () {
     const warm = await openStore({ uri: `${database.path}/warm` });
     await warm.writeDocuments(batch, { scheduleOptimize: false });
     await warm.close();
-    let longestGap = 0;
-    let last = performance.now();
-    let writing = true;
-    const tick = (): void => {
-      const now = performance.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-      if (writing) {
-        setImmediate(tick);
+    // A stall of the old code (one synchronous conversion of the whole batch) happens on every write; a garbage
+    // collection pause left by earlier tests in this process happens now and then: the best of three writes counts.
+    const attempts: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const target = attempt === 0 ? store : await openStore({ uri: `${database.path}/attempt-${attempt}` });
+      let longestGap = 0;
+      let last = performance.now();
+      let writing = true;
+      const tick = (): void => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+        if (writing) {
+          setImmediate(tick);
+        }
+      };
+      setImmediate(tick);
+      const started = performance.now();
+      await target.writeDocuments(batch, { scheduleOptimize: false });
+      const totalMs = performance.now() - started;
+      writing = false;
+      if (target !== store) {
+        await target.close();
       }
-    };
-    setImmediate(tick);
-    const started = performance.now();
-    await store.writeDocuments(batch, { scheduleOptimize: false });
-    const totalMs = performance.now() - started;
-    writing = false;
-    assert.ok(longestGap < totalMs / 4, `the longest stretch without a turn of the event loop was ${longestGap.toFixed(0)} ms of a ${totalMs.toFixed(0)} ms write`);
+      if (longestGap < totalMs / 4) {
+        return;
+      }
+      attempts.push(`${longestGap.toFixed(0)} ms of a ${totalMs.toFixed(0)} ms write`);
+    }
+    assert.fail(`the longest stretch without a turn of the event loop, in each of three writes: ${attempts.join('; ')}`);
   });
 
   it('writes every row of every document, in one commit per table', async () => {
