@@ -1,9 +1,11 @@
 /**
  * Idle memory after indexing the shared corpus the way the extension host does: one long-lived conversion pool
  * (workers exit after `CONVERSION_WORKER_IDLE_MS` without work), the store left open, the debounced upkeep done.
- * Reports the process RSS before indexing, at its peak, and once idle. Run: `npx tsx bench/idleMemory.ts`.
+ * Reports the process RSS before indexing, at its peak, and once idle. Run: `npx tsx bench/idleMemory.ts` (in
+ * `npm run bench` it runs in a child process of its own).
  */
 import './benchSupport';
+import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,11 +41,27 @@ export async function idleMemoryBenchmark(work: string, rows: BenchRow[], notes:
   }
 }
 
+/**
+ * Runs the measurement in a child process (`npm run bench` calls this): RSS of a process that has done nothing
+ * else, as the extension host's share would be, not of the bench process that already holds earlier parts' data.
+ */
+export function idleMemoryInChild(work: string, rows: BenchRow[], notes: string[]): void {
+  const child = childProcess.spawnSync(process.execPath, ['-r', 'tsx/cjs', __filename, '--json', work], { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (child.status !== 0) {
+    throw new Error(`The idle-memory child failed (${child.status}): ${child.stderr}`);
+  }
+  const result = JSON.parse(child.stdout.trim().split('\n').pop()!) as { rows: BenchRow[]; notes: string[] };
+  rows.push(...result.rows);
+  notes.push(...result.notes);
+}
+
 if (require.main === module) {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-idle-memory-'));
+  const json = process.argv.includes('--json');
+  const parent = process.argv.slice(2).find((argument) => !argument.startsWith('--'));
+  const work = fs.mkdtempSync(path.join(parent ?? os.tmpdir(), 'haiku-idle-memory-'));
   const rows: BenchRow[] = [];
   const notes: string[] = [];
   idleMemoryBenchmark(work, rows, notes)
-    .then(() => process.stdout.write(`${JSON.stringify(rows, undefined, 2)}\n${notes.join('\n')}\n`))
+    .then(() => process.stdout.write(json ? `${JSON.stringify({ rows, notes })}\n` : `${JSON.stringify(rows, undefined, 2)}\n${notes.join('\n')}\n`))
     .finally(() => fs.rmSync(work, { recursive: true, force: true }));
 }

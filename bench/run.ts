@@ -21,7 +21,7 @@ import { loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder, scifac
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { minisearchReference } from './minisearchReference';
 import { objectStorageBenchmarks } from './objectStorage';
-import { idleMemoryBenchmark } from './idleMemory';
+import { idleMemoryInChild } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
 import { bundledConversionWorker, HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       ['SciFact', () => scifactBenchmarks(work, rows, notes)],
       ['synthetic', () => syntheticBenchmarks(work, syntheticFiles, rows, notes)],
       ['sandbox', () => sandboxBenchmarks(work, rows, notes)],
-      ['idle memory', () => idleMemoryBenchmark(work, rows, notes)],
+      ['idle memory', async () => idleMemoryInChild(work, rows, notes)],
       ['pictures', () => pictureBenchmarks(work, rows, notes)],
       [
         'object storage',
