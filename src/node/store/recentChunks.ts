@@ -69,7 +69,7 @@ export class RecentChunks {
   private looked = false;
   /** This process added rows since the side index was built. */
   private indexStale = false;
-  /** Rows in the table (live or not), for the cap on mirroring. */
+  /** Rows in the table (live or not), for the cap on copies (`RECENT_CHUNKS_MAX_ROWS`). */
   private rows = 0;
   /** Rows the side index covers: its document count. */
   private indexedRows = 0;
