@@ -36,14 +36,25 @@ export function createProgressReporter(context: CommandContext, now: () => numbe
   return columns === undefined ? lineReporter(context) : barReporter(context, columns, now);
 }
 
-/** One line per file and per phase change. */
+/**
+ * One line per file, when it starts converting (the reports that move the count for files still in flight at the
+ * end name files already listed), and one per phase change.
+ */
 function lineReporter(context: CommandContext): ProgressReporter {
   let last = '';
+  const listed = new Set<string>();
   return {
     onProgress(progress) {
-      const line = progress.phase === 'converting' && progress.currentFile ? `[${progress.filesDone}/${progress.filesTotal}] ${progress.currentFile}` : `${PHASE_LABELS[progress.phase]}…`;
+      const file = progress.phase === 'converting' ? progress.currentFile : undefined;
+      if (file !== undefined && listed.has(file)) {
+        return;
+      }
+      const line = file !== undefined ? `[${progress.filesDone}/${progress.filesTotal}] ${file}` : `${PHASE_LABELS[progress.phase]}…`;
       if (line !== last && progress.phase !== 'done') {
         last = line;
+        if (file !== undefined) {
+          listed.add(file);
+        }
         context.io.stderr(line + '\n');
       }
     },
