@@ -61,7 +61,16 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
     await vscode.commands.executeCommand('haiku.sections.focus');
     await waitFor(() => api.sectionsView.visible, 'the Sections view to be visible');
     await api.sectionsView.reveal(figures[1], { select: true, focus: true });
-    await waitFor(() => api.sectionsView.selection[0]?.key === figures[1].key, `the revealed figure to be selected (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
+    // A refresh of the tree (the index's upkeep after the new file lands) can replace the nodes and drop the
+    // selection: the figure is revealed again, from the tree's current nodes, until it is the one selected.
+    await waitFor(async () => {
+      if (api.sectionsView.selection[0]?.key === figures[1].key) {
+        return true;
+      }
+      const current = (await api.sectionsTree.getChildren(document)).find((node) => node.key === figures[1].key) ?? figures[1];
+      await api.sectionsView.reveal(current, { select: true, focus: true });
+      return false;
+    }, 'the revealed figure to be selected in the Sections view');
   });
 
   it('opens a figure in VS Code\'s image preview, read-only, with the stored PNG bytes', async () => {
