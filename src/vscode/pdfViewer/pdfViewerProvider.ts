@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { PDF_VIEWER_TYPE } from '../contributionIds';
-import { createNonce } from '../runs/runsPanel';
+import { createNonce, webviewDocument } from '../webviewDocument';
 import { parsePdfWebviewMessage, type PdfHighlight, type PdfHighlightReport, type PdfHostToWebviewMessage, type PdfLoadFailure } from '../../shared/pdfViewerProtocol';
 
 /** What a viewer reported, with the file it shows (the test API records these; the host reacts to failures). */
@@ -118,22 +118,18 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   private html(webview: vscode.Webview, scriptRoot: vscode.Uri): string {
     const nonce = createNonce();
     const resource = (...segments: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(scriptRoot, ...segments)).toString();
-    const csp = [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
-      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-      `img-src ${webview.cspSource} data: blob:`,
-      `font-src ${webview.cspSource} data:`,
-      `connect-src ${webview.cspSource}`,
-      'worker-src blob:',
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${resource('webview', 'pdf', 'pdf_viewer.css')}">
+    return webviewDocument({
+      csp: [
+        "default-src 'none'",
+        `script-src 'nonce-${nonce}'`,
+        `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+        `img-src ${webview.cspSource} data: blob:`,
+        `font-src ${webview.cspSource} data:`,
+        `connect-src ${webview.cspSource}`,
+        'worker-src blob:',
+      ],
+      title: 'PDF',
+      head: `<link rel="stylesheet" href="${resource('webview', 'pdf', 'pdf_viewer.css')}">
 <style nonce="${nonce}">
   body { margin: 0; padding: 0; background: var(--vscode-editor-background); color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
   #toolbar { position: absolute; top: 0; left: 0; right: 0; height: 34px; display: flex; gap: 6px; align-items: center; padding: 0 8px; box-sizing: border-box; border-bottom: 1px solid var(--vscode-panel-border); background: var(--vscode-editorWidget-background); }
@@ -147,11 +143,9 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   .haiku-highlights > div { position: absolute; box-sizing: border-box; }
   .haiku-context { background: rgba(255, 215, 0, 0.18); }
   .haiku-chunk { background: rgba(255, 140, 0, 0.30); border: 2px solid rgba(255, 110, 0, 0.95); }
-</style>
-<title>PDF</title>
-</head>
-<body data-worker="${resource('webview', 'pdf', 'pdf.worker.mjs')}" data-fonts="${resource('standard_fonts')}/" data-cmaps="${resource('webview', 'pdf', 'cmaps')}/" data-wasm="${resource('webview', 'pdf', 'wasm')}/">
-<div id="toolbar">
+</style>`,
+      bodyAttributes: ` data-worker="${resource('webview', 'pdf', 'pdf.worker.mjs')}" data-fonts="${resource('standard_fonts')}/" data-cmaps="${resource('webview', 'pdf', 'cmaps')}/" data-wasm="${resource('webview', 'pdf', 'wasm')}/"`,
+      body: `<div id="toolbar">
   <button id="previous" title="Previous page">▲</button>
   <button id="next" title="Next page">▼</button>
   <input id="pageNumber" type="number" min="1" value="1" aria-label="Page"><span id="pageCount"></span>
@@ -179,9 +173,8 @@ export class PdfViewerProvider implements vscode.CustomReadonlyEditorProvider {
   window.haikuVscodeApi = acquireVsCodeApi();
   window.addEventListener('error', (event) => window.haikuVscodeApi.postMessage({ type: 'problem', message: event.message + ' (' + event.filename + ':' + event.lineno + ')' }));
 </script>
-<script nonce="${nonce}" src="${resource('webview', 'pdfViewer.js')}"></script>
-</body>
-</html>`;
+<script nonce="${nonce}" src="${resource('webview', 'pdfViewer.js')}"></script>`,
+    });
   }
 
   dispose(): void {

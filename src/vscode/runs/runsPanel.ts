@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { pictureKey, parseWebviewMessage, runPictures, type HostToWebviewMessage, type RunThumbnail } from '../../shared/runsProtocol';
 import type { RenderReport, RunsStore } from './runsStore';
+import { createNonce, webviewDocument } from '../webviewDocument';
 import type { SourceRange } from '../../core/model/document';
 import { RUNS_THUMBNAIL_MAX_BYTES } from '../../core/limits';
 import { imageDataUri } from '../pictureViewModel';
@@ -14,16 +15,6 @@ export interface RunsPanelPictures {
 
 /** Thumbnails kept between posts (a run re-posts its state on every step). */
 const THUMBNAIL_CACHE_ENTRIES = 64;
-
-/** A random nonce for the webview's Content-Security-Policy. */
-export function createNonce(): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  let nonce = '';
-  for (let index = 0; index < 32; index++) {
-    nonce += alphabet.charAt(Math.floor(Math.random() * alphabet.length));
-  }
-  return nonce;
-}
 
 /**
  * The runs panel: one webview showing each answer's route, searches, code executions and citations.
@@ -195,28 +186,20 @@ export class RunsPanel implements vscode.Disposable {
     const nonce = createNonce();
     const styleUri = webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'runs.css'));
     const scriptUri = webview.asWebviewUri(vscode.Uri.joinPath(scriptRoot, 'runs.js'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-      // Thumbnails arrive as data URIs of bounded size (see postThumbnails); nothing else is loaded.
-      `img-src ${webview.cspSource} data:`,
-      `font-src ${webview.cspSource}`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${styleUri.toString()}">
-<title>Haiku Runs</title>
-</head>
-<body>
-<main id="root"></main>
-<script nonce="${nonce}" src="${scriptUri.toString()}"></script>
-</body>
-</html>`;
+    return webviewDocument({
+      csp: [
+        "default-src 'none'",
+        `style-src ${webview.cspSource}`,
+        `script-src 'nonce-${nonce}'`,
+        // Thumbnails arrive as data URIs of bounded size (see postThumbnails); nothing else is loaded.
+        `img-src ${webview.cspSource} data:`,
+        `font-src ${webview.cspSource}`,
+      ],
+      title: 'Haiku Runs',
+      head: `<link rel="stylesheet" href="${styleUri.toString()}">`,
+      body: `<main id="root"></main>
+<script nonce="${nonce}" src="${scriptUri.toString()}"></script>`,
+    });
   }
 
   dispose(): void {
