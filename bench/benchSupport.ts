@@ -1,4 +1,5 @@
 import '../src/node/store/lanceEnvironment';
+import * as childProcess from 'node:child_process';
 import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import * as esbuild from 'esbuild';
@@ -269,4 +270,16 @@ export async function bundledConversionWorker(): Promise<WorkerScript> {
     logLevel: 'silent',
   });
   return resolveConversionWorker(folder);
+}
+
+/**
+ * Runs a bench script under tsx in a process of its own (peak and idle memory are per process) and returns the
+ * JSON on the last line of its output.
+ */
+export function runBenchChild<T>(script: string, args: readonly string[], what: string): T {
+  const child = childProcess.spawnSync(process.execPath, ['-r', 'tsx/cjs', script, ...args], { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (child.status !== 0) {
+    throw new Error(`The ${what} child failed (${child.status}): ${child.stderr}`);
+  }
+  return JSON.parse(child.stdout.trim().split('\n').pop()!) as T;
 }

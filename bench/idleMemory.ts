@@ -5,7 +5,6 @@
  * `npm run bench` it runs in a child process of its own).
  */
 import './benchSupport';
-import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,7 +12,7 @@ import { CONVERSION_WORKER_IDLE_MS, OPTIMIZE_DEBOUNCE_MS } from '../src/core/lim
 import { createConversionPool } from '../src/node/convert/conversionPool';
 import { indexPaths } from '../src/node/index/indexer';
 import { openStore } from '../src/node/store/lanceStore';
-import { formatBytes, formatMs, type BenchRow } from './benchSupport';
+import { formatBytes, formatMs, runBenchChild, type BenchRow } from './benchSupport';
 
 const corpusFolder = path.join(process.env.HAIKU_SHARED_DIR ?? path.resolve(__dirname, '..', '..', 'shared'), 'corpus');
 
@@ -46,11 +45,7 @@ export async function idleMemoryBenchmark(work: string, rows: BenchRow[], notes:
  * else, as the extension host's share would be, not of the bench process that already holds earlier parts' data.
  */
 export function idleMemoryInChild(work: string, rows: BenchRow[], notes: string[]): void {
-  const child = childProcess.spawnSync(process.execPath, ['-r', 'tsx/cjs', __filename, '--json', work], { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  if (child.status !== 0) {
-    throw new Error(`The idle-memory child failed (${child.status}): ${child.stderr}`);
-  }
-  const result = JSON.parse(child.stdout.trim().split('\n').pop()!) as { rows: BenchRow[]; notes: string[] };
+  const result = runBenchChild<{ rows: BenchRow[]; notes: string[] }>(__filename, ['--json', work], 'idle-memory');
   rows.push(...result.rows);
   notes.push(...result.notes);
 }

@@ -5,7 +5,6 @@
  *   npm run bench -- --synthetic-files 200   # smaller synthetic index (100 chunks per file)
  */
 import './benchSupport';
-import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,7 +23,7 @@ import { objectStorageBenchmarks } from './objectStorage';
 import { idleMemoryInChild } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
-import { bundledConversionWorker, HashedRandomEmbedder, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
+import { bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 const DIMENSIONS = 384;
@@ -236,15 +235,7 @@ async function checkVectorAgreement(store: LanceStore, packed: Float32Array, que
 }
 
 function runIndexChild(documentsFolder: string, indexFolder: string): { maxRssBytes: number; documents: number; chunks: number; totalMs: number; durations: Record<string, number> } {
-  const child = childProcess.spawnSync(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'syntheticIndexChild.ts'), documentsFolder, indexFolder, String(DIMENSIONS)], {
-    cwd: path.resolve(__dirname, '..'),
-    encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (child.status !== 0) {
-    throw new Error(`The indexing child failed (${child.status}): ${child.stderr}`);
-  }
-  return JSON.parse(child.stdout.trim().split('\n').pop()!);
+  return runBenchChild(path.join(__dirname, 'syntheticIndexChild.ts'), [documentsFolder, indexFolder, String(DIMENSIONS)], 'indexing');
 }
 
 // ------------------------------------------------------------------------------------------- sandbox

@@ -3,7 +3,7 @@ import { Field, Schema, Utf8 } from 'apache-arrow';
 import { INDEX_VERSION_RETENTION_MS } from '../../core/limits';
 import { plainRows } from './arrowRows';
 import type { ChunkRow } from './schema';
-import { sqlString } from '../../core/search/documentFilter';
+import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, isTableMissing } from './storeTables';
 
 /** The side table of chunks written by incremental runs since the last fold into the main FTS index. */
@@ -146,10 +146,9 @@ export class RecentChunks {
       }
     }
     if (dead.size > 0) {
-      await table.delete([...dead].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND generation IN (${[...generations].map(sqlString).join(', ')}))`).join(' OR '));
+      await table.delete([...dead].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND ${sqlIn('generation', generations)})`).join(' OR '));
     }
-    await table.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
-    await table.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+    await rebuildIndex(table);
     this.rows = await table.countRows();
     this.indexBuilt(this.rows);
     this.indexStale = false;
@@ -163,8 +162,7 @@ export class RecentChunks {
       return;
     }
     await table.delete('true');
-    await table.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
-    await table.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
+    await rebuildIndex(table);
     this.rows = 0;
     this.indexBuilt(0);
     this.indexStale = false;
@@ -323,4 +321,10 @@ export class RecentChunks {
     this.mainFrequencies.set(piece, frequency);
     return frequency;
   }
+}
+
+/** Builds the side index afresh over the table's rows and compacts it (it is never updated incrementally). */
+async function rebuildIndex(table: lancedb.Table): Promise<void> {
+  await table.createIndex('search_text', { config: fullTextIndexConfig(), replace: true });
+  await table.optimize({ cleanupOlderThan: new Date(Date.now() - INDEX_VERSION_RETENTION_MS) });
 }
