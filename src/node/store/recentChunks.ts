@@ -2,8 +2,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, Schema, Utf8 } from 'apache-arrow';
 import { INDEX_VERSION_RETENTION_MS } from '../../core/limits';
 import { plainRows } from './arrowRows';
-import type { ChunkRow } from './schema';
-import { sqlIn, sqlString } from '../../core/search/documentFilter';
+import { generationConditions, type ChunkRow } from './schema';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, isTableMissing } from './storeTables';
 
 /** The side table of chunks written by incremental runs since the last fold into the main FTS index. */
@@ -146,7 +145,7 @@ export class RecentChunks {
       }
     }
     if (dead.size > 0) {
-      await table.delete([...dead].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND ${sqlIn('generation', generations)})`).join(' OR '));
+      await table.delete(generationConditions(dead).join(' OR '));
     }
     await rebuildIndex(table);
     this.rows = await table.countRows();

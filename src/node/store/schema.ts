@@ -3,6 +3,7 @@ import type { Chunk } from '../../core/model/chunk';
 import type { DocumentItem, HaikuDocument, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 import type { ChunkRecord, DocumentSummary, StoredItem } from '../../core/model/search';
 import { pictureRefsOf } from '../../core/search/pictureRefs';
+import { sqlIn, sqlString } from '../../core/search/documentFilter';
 
 /*
  * Table layout. Rows are written as plain objects against these explicit schemas, so the apache-arrow
@@ -329,3 +330,7 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
+/** One SQL condition per document selecting its rows of the given generations (to delete rows readers ignore). */
+export function generationConditions(generationsByDocument: ReadonlyMap<string, Iterable<string>>): string[] {
+  return [...generationsByDocument].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND ${sqlIn('generation', generations)})`);
+}

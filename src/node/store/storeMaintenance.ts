@@ -2,7 +2,7 @@ import { INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RECENT_CHUNKS_FOLD_ID
 import { plainRows } from './arrowRows';
 import { IndexFolders } from './indexFolders';
 import type { RecentChunks } from './recentChunks';
-import { CHUNKS_TABLE, type ChunkRow, type DocumentState } from './schema';
+import { CHUNKS_TABLE, generationConditions, type ChunkRow, type DocumentState } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
@@ -277,7 +277,7 @@ export class StoreMaintenance {
         }
       }
       if (stale.size > 0) {
-        const clauses = [...stale].map(([documentId, generations]) => `(document_id = ${sqlString(documentId)} AND ${sqlIn('generation', generations)})`);
+        const clauses = generationConditions(stale);
         for (let start = 0; start < clauses.length; start += 200) {
           await table.delete(clauses.slice(start, start + 200).join(' OR '));
         }
