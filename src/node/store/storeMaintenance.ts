@@ -13,10 +13,12 @@ import type { WriteQueue } from './writeQueue';
  *
  * Full-text freshness: LanceDB 0.31.0's flat search over rows not yet in the FTS index drops terms that are
  * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so queries only
- * search indexed rows (`fastSearch`). Rows of incremental writes (the watcher's) are copied to the small
+ * search indexed rows (`fastSearch`) where they can. Rows of incremental writes (the watcher's) are copied to the small
  * recent-chunks table, whose own index is rebuilt in milliseconds before the next query; the main index is
  * rebuilt (the "fold", seconds at 100k chunks) after a minute without writes, at the end of index runs, and
  * before the next query when rows were written without a copy (bulk runs, or the recent table is full).
+ * Unindexed rows this process did not write (another writer's, until its fold) are flat-searched anyway: a
+ * document published by a writer killed before its fold must not vanish (`StoreReader.flatSearchNeeded`).
  */
 export class StoreMaintenance {
   private readonly tables: StoreTables;
@@ -33,9 +35,12 @@ export class StoreMaintenance {
   /** Chunk rows were added, without a copy in the recent table, since the main FTS index was last built. */
   private fullTextIndexStale = false;
   private readonly chunkIndexFolders: IndexFolders;
+  /** Told when the main index was rebuilt over every row (readers stop flat-searching another process's rows). */
+  private readonly onMainIndexComplete: () => void;
 
-  constructor(tables: StoreTables, queue: WriteQueue, recent: RecentChunks, documentStates: () => Promise<Map<string, DocumentState>>) {
+  constructor(tables: StoreTables, queue: WriteQueue, recent: RecentChunks, documentStates: () => Promise<Map<string, DocumentState>>, onMainIndexComplete: () => void) {
     this.tables = tables;
+    this.onMainIndexComplete = onMainIndexComplete;
     this.recent = recent;
     this.chunkIndexFolders = new IndexFolders(queue.exclusive ? tables.localTableFolder(CHUNKS_TABLE) : undefined);
     this.queue = queue;
@@ -160,7 +165,8 @@ export class StoreMaintenance {
   /**
    * Before a full-text query: rows written without a copy need the main index rebuilt; copied rows need the
    * recent table's index rebuilt. Another process's rows are not indexed by readers (two writers could
-   * conflict): its writes end with its own upkeep. The flags stay set until the build has finished, so a
+   * conflict): its writes end with its own upkeep, and until then queries flat-search them (a writer killed before
+   * its fold leaves them until the next index run). The flags stay set until the build has finished, so a
    * query never runs against a half-made index.
    */
   async ensureFullTextFresh(): Promise<void> {
@@ -219,6 +225,7 @@ export class StoreMaintenance {
         // compaction after deletions remaps a fresh index correctly.
         await this.chunkIndexFolders.build(() => chunks.createIndex('search_text', { config: fullTextIndexConfig(), replace: true }));
         this.fullTextIndexStale = false;
+        this.onMainIndexComplete();
       }
       // Queries merge hits by chunk id, so a copy outliving the rebuild for a moment is harmless.
       this.pendingCopies = [];

@@ -8,7 +8,7 @@ import { fullTextQueryTerms } from './fullTextQuery';
 import type { RecentChunks } from './recentChunks';
 import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, type DocumentState, type StoredChunkFields } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
-import type { StoreTables } from './storeTables';
+import { FULL_TEXT_INDEX_NAME, type StoreTables } from './storeTables';
 
 /** Up to this many documents, `documentsMissingRows` queries their rows by id instead of scanning the tables. */
 const MISSING_ROWS_LOOKUP_MAX_IDS = 500;
@@ -45,6 +45,12 @@ export class StoreReader {
   private readonly tables: StoreTables;
   private readonly options: StoreReaderOptions;
   private documentsCache: Map<string, DocumentState> | undefined;
+  /**
+   * Whether the main FTS index misses rows of the table version this process sees (asked once per version). Rows
+   * this process wrote are indexed or copied before its queries (StoreMaintenance), but another process's may not
+   * be: a writer killed between its switch and its fold, or one still running. Those rows are flat-searched.
+   */
+  private mainIndexMissesRows: Promise<boolean> | undefined;
 
   constructor(tables: StoreTables, options: StoreReaderOptions) {
     this.tables = tables;
@@ -53,6 +59,20 @@ export class StoreReader {
 
   invalidate(): void {
     this.documentsCache = undefined;
+    this.mainIndexMissesRows = undefined;
+  }
+
+  /** This process rebuilt the main FTS index over every row: queries need not flat-search. */
+  noteMainIndexComplete(): void {
+    this.mainIndexMissesRows = Promise.resolve(false);
+  }
+
+  private async flatSearchNeeded(): Promise<boolean> {
+    this.mainIndexMissesRows ??= this.tables.chunks.indexStats(FULL_TEXT_INDEX_NAME).then(
+      (stats) => (stats?.numUnindexedRows ?? 0) > 0,
+      () => false,
+    );
+    return this.mainIndexMissesRows;
   }
 
   /** Every stored document's state (no content), cached until this store writes. */
@@ -165,8 +185,9 @@ export class StoreReader {
 
   /**
    * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given: the main
-   * index's rows (`fastSearch`: rows not yet indexed are never flat-searched, see StoreMaintenance) merged by
-   * score with the recent table's. `withRows: false` returns ids and scores only (hybrid search fetches rows
+   * index's rows merged by score with the recent table's. Rows not yet in the main index are flat-searched only
+   * when another process left them there (`flatSearchNeeded`): LanceDB 0.31.0's flat search drops words that are
+   * frequent among those rows (see StoreMaintenance), which beats not finding a published document at all. `withRows: false` returns ids and scores only (hybrid search fetches rows
    * for the fused top results alone).
    */
   async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options: { withRows?: boolean } = {}): Promise<ChunkCandidate[]> {
@@ -179,7 +200,7 @@ export class StoreReader {
     const states = await this.documentStates();
     const isLive = (row: LiveCheckRow) => states.get(row.document_id)?.generation === row.generation;
     const recent = await this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds });
-    const main = await this.mainFullTextCandidates(terms, limit, isLive, allowedDocumentIds, withRows);
+    const main = await this.mainFullTextCandidates(terms, limit, { isLive, allowed: allowedDocumentIds, withRows, flat: await this.flatSearchNeeded() });
     if (recent.length === 0) {
       return main;
     }
@@ -200,13 +221,21 @@ export class StoreReader {
     return best;
   }
 
-  private async mainFullTextCandidates(terms: string, limit: number, isLive: (row: LiveCheckRow) => boolean, allowed: ReadonlySet<string> | undefined, withRows: boolean): Promise<ChunkCandidate[]> {
+  private async mainFullTextCandidates(
+    terms: string,
+    limit: number,
+    options: { isLive: (row: LiveCheckRow) => boolean; allowed: ReadonlySet<string> | undefined; withRows: boolean; flat: boolean },
+  ): Promise<ChunkCandidate[]> {
+    const { isLive, allowed, withRows } = options;
     const where = allowed ? sqlIn('document_id', allowed) : undefined;
     let fetch = limit;
     // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
     // fetch more when that left us short, so `limit` is honoured.
     for (let attempt = 0; ; attempt++) {
-      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] }).fastSearch();
+      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] });
+      if (!options.flat) {
+        builder = builder.fastSearch();
+      }
       if (where) {
         builder = builder.where(where);
       }

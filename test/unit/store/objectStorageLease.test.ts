@@ -139,7 +139,7 @@ describe('Writers of a team index on object storage (s3rver)', function () {
     await writer.close();
     const reader = await openStore({ uri, storage: settings, readOnly: true });
     try {
-      // A bigger update, killed once it holds the lease and has been writing for a moment.
+      // A bigger update, in one batch.
       writeFiles(documents, Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`update-${index}.md`, `# Update ${index}\n\nHalf published chrysanthemum number${index}.\n`])));
       fs.writeFileSync(path.join(documents, 'stable.md'), '# Stable\n\nThe next version says chrysanthemum.\n');
       const run = runCliProcess(['index', '.', '--db', uri], documents, storage.environment());
@@ -148,7 +148,14 @@ describe('Writers of a team index on object storage (s3rver)', function () {
       while (!fs.readdirSync(path.dirname(leaseObject)).some((name) => name.startsWith(WRITER_LEASE_OBJECT)) && Date.now() - started < 60_000) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Killed right after its first switch commit (a new documents version), before its fold: the switched
+      // documents' rows are in no FTS index yet. After 20 s it is killed wherever it is.
+      const documentVersions = path.join(storage.directory, storage.bucket, 'killed', 'documents.lance', '_versions');
+      const manifests = () => fs.readdirSync(documentVersions).filter((name) => name.includes('.manifest')).length;
+      const versionsBefore = manifests();
+      while (manifests() === versionsBefore && Date.now() - started < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       run.child.kill('SIGKILL');
       const result = await run.done;
       assert.equal(result.signal, 'SIGKILL', result.output);
