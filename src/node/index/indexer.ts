@@ -107,7 +107,7 @@ interface IndexRun {
 interface IndexPlan {
   toConvert: ScannedFile[];
   touched: Array<{ documentId: string; mtimeMs: number; size: number }>;
-  /** Ids stored before this run: a written document counts as updated rather than added. */
+  /** Ids of scanned files stored before this run: a written document counts as updated rather than added. */
   previouslyStored: ReadonlySet<string>;
 }
 
@@ -193,7 +193,8 @@ async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
   const stored = await store.documentStates();
   // A first run writes into empty tables: no orphan rows can predate it, so its optimize skips the sweep.
   run.startedEmpty = stored.size === 0 && (await store.holdsNoRows());
-  const plan: IndexPlan = { toConvert: [], touched: [], previouslyStored: new Set(stored.keys()) };
+  const previouslyStored = new Set<string>();
+  const plan: IndexPlan = { toConvert: [], touched: [], previouslyStored };
   const pathById = new Map<string, string>();
   const kept: Array<{ file: ScannedFile; state: DocumentState; verdict: 'unchanged' | 'touched' }> = [];
   for (const file of scan.files) {
@@ -208,6 +209,9 @@ async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
     }
     pathById.set(id, file.absolutePath);
     const state = stored.get(id);
+    if (state) {
+      previouslyStored.add(id);
+    }
     const verdict = state ? await compareWithStored(file, state) : 'changed';
     if (verdict === 'changed') {
       plan.toConvert.push(file);

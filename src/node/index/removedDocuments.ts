@@ -9,6 +9,12 @@ import type { ScanResult } from './scanner';
  * documents stay until it can be read again). Too-large files were found, so their documents stay too.
  */
 export function documentsGoneAfterScan(stored: Iterable<DocumentState>, scan: ScanResult): DocumentState[] {
+  // Every root is a file that was found (the watcher's one-file run): nothing under them is gone, and the
+  // stored documents (all of the workspace) need not be walked.
+  const found = new Set(scan.files.map((file) => file.absolutePath));
+  if (scan.roots.every((root) => found.has(root.path))) {
+    return [];
+  }
   const present = new Set(scan.files.map((file) => documentIdForPath(file.relativePath)));
   for (const skipped of scan.skipped) {
     present.add(documentIdForPath(skipped.path));
