@@ -2,6 +2,7 @@
 // (`gpt-tokenizer/encoding/<name>`, mapped by its `exports` "./*" pattern), so only this table is loaded.
 import { countTokens as countTokensWhole, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { asciiPieceTokenCount } from './asciiPieceTokens';
 import { stableHash } from './hash';
 import { CHUNK_MAX_TOKENS, CHUNK_MIN_CONTENT_TOKENS, CHUNK_TOKEN_CACHE_PIECE_CHARS, CHUNK_TOKEN_CACHE_PIECES, MAX_DOCUMENT_CHUNKS } from './limits';
 import type { Chunk } from './model/chunk';
@@ -99,7 +100,7 @@ function countTokens(text: string): number {
     const piece = match[0];
     let pieceCount = pieceTokenCounts.get(piece);
     if (pieceCount === undefined) {
-      pieceCount = countTokensWhole(piece);
+      pieceCount = asciiPieceTokenCount(piece) ?? countTokensWhole(piece);
       if (piece.length <= CHUNK_TOKEN_CACHE_PIECE_CHARS && pieceTokenCounts.size < CHUNK_TOKEN_CACHE_PIECES) {
         pieceTokenCounts.set(piece, pieceCount);
       }

@@ -2,6 +2,8 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { countTokens as libraryCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { asciiPieceTokenCount } from '../../../src/core/asciiPieceTokens';
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
@@ -83,5 +85,43 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
     const text = `${'x'.repeat(3000)}<|endoftext|>${'y'.repeat(3000)}`;
     const chunks = chunkDocument({ id: 'doc', items: [paragraph(text)] });
     assert.strictEqual(chunks.map((chunk) => chunk.content).join(''), text);
+  });
+
+  it('counts ASCII pieces with its own byte-pair merge exactly as the library, and leaves other pieces to it', () => {
+    assert.strictEqual(asciiPieceTokenCount('internationalization'), libraryCountTokens('internationalization'), 'the fast path is active');
+    assert.strictEqual(asciiPieceTokenCount(' café'), undefined);
+    assert.strictEqual(asciiPieceTokenCount(''), undefined);
+    // Every distinct piece of SciFact (mostly words, numbers and punctuation runs) and the pieces of random ASCII text.
+    const pieces = new Set<string>();
+    const splitter = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
+    for (const line of fs.readFileSync(path.join(scifactRoot, 'corpus.jsonl'), 'utf8').split('\n').slice(0, 2000)) {
+      for (const match of line.matchAll(splitter)) {
+        pieces.add(match[0]);
+      }
+    }
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let index = 0; index < 20_000; index++) {
+      const length = 1 + Math.floor(random() * 40);
+      const text = Array.from({ length }, () => String.fromCharCode(random() < 0.8 ? 97 + Math.floor(random() * 26) : 32 + Math.floor(random() * 95))).join('');
+      for (const match of text.matchAll(splitter)) {
+        pieces.add(match[0]);
+      }
+    }
+    const differing: string[] = [];
+    let counted = 0;
+    for (const piece of pieces) {
+      const ours = asciiPieceTokenCount(piece);
+      if (ours === undefined) {
+        continue;
+      }
+      counted++;
+      const library = libraryCountTokens(piece, { disallowedSpecial: new Set() });
+      if (ours !== library) {
+        differing.push(`${JSON.stringify(piece)}: ${ours} vs ${library}`);
+      }
+    }
+    assert.ok(counted > 25_000, `${counted} ASCII pieces compared`);
+    assert.deepStrictEqual(differing.slice(0, 10), []);
   });
 });
