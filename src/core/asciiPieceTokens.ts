@@ -17,10 +17,10 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
  * The o200k token count of one pre-tokenizer piece made only of ASCII characters, or undefined for any other piece
  * (the caller then asks the library). It is the library's byte-pair merge (`BytePairEncodingCore.bytePairMerge`),
  * step for step, on string slices: for ASCII a byte range is a character range and every slice is valid UTF-8, so
- * the library's rank lookup is this map's. The library instead decodes each candidate pair's bytes to a string at
- * every merge step, about 16 µs per new word; this is several times faster, which matters because every worker
- * meets each word of a corpus once (the chunker caches counts by piece). `test/unit/chunker.test.ts` compares it with
- * the library on every piece of the shared corpus and SciFact.
+ * the library's rank lookup is this map's. The library decodes each candidate pair's bytes to a string at every
+ * merge step (about 16 µs per new word); this takes half the time, which matters because every conversion worker
+ * meets each word of a corpus once (the chunker caches counts by piece). `test/unit/core/chunkTokenCounting.test.ts`
+ * compares it with the library on SciFact's pieces and the pieces of random ASCII text.
  */
 export function asciiPieceTokenCount(piece: string): number | undefined {
   if (!stringRanks || piece.length === 0 || !ASCII_ONLY.test(piece)) {

@@ -12,9 +12,9 @@ import type { WriteQueue } from './writeQueue';
  * deletion of rows no document points at (superseded by a replacement, or left by a failed or killed write).
  *
  * Full-text freshness: LanceDB 0.31.0's flat search over rows not yet in the FTS index drops terms that are
- * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so queries only
- * search indexed rows (`fastSearch`) where they can. Rows of incremental writes (the watcher's) are copied to the small
- * recent-chunks table, whose own index is rebuilt in milliseconds before the next query; the main index is
+ * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so queries search
+ * indexed rows only (`fastSearch`) where they can. Rows of incremental writes (the watcher's) are copied to the
+ * small recent-chunks table, whose own index is rebuilt in milliseconds before the next query; the main index is
  * rebuilt (the "fold", seconds at 100k chunks) after a minute without writes, at the end of index runs, and
  * before the next query when rows were written without a copy (bulk runs, or the recent table is full).
  * Unindexed rows this process did not write (another writer's, until its fold) are flat-searched anyway: a
@@ -165,9 +165,9 @@ export class StoreMaintenance {
   /**
    * Before a full-text query: rows written without a copy need the main index rebuilt; copied rows need the
    * recent table's index rebuilt. Another process's rows are not indexed by readers (two writers could
-   * conflict): its writes end with its own upkeep, and until then queries flat-search them (a writer killed before
-   * its fold leaves them until the next index run). The flags stay set until the build has finished, so a
-   * query never runs against a half-made index.
+   * conflict): its writes end with its own upkeep, and until then queries flat-search them (a writer killed
+   * before its fold leaves them until the next index run). The flags stay set until the build has finished, so
+   * a query never runs against a half-made index.
    */
   async ensureFullTextFresh(): Promise<void> {
     if (this.fullTextIndexStale) {

@@ -187,8 +187,8 @@ export class StoreReader {
    * BM25 candidates over `search_text`, best first, restricted to `allowedDocumentIds` when given: the main
    * index's rows merged by score with the recent table's. Rows not yet in the main index are flat-searched only
    * when another process left them there (`flatSearchNeeded`): LanceDB 0.31.0's flat search drops words that are
-   * frequent among those rows (see StoreMaintenance), which beats not finding a published document at all. `withRows: false` returns ids and scores only (hybrid search fetches rows
-   * for the fused top results alone).
+   * frequent among those rows (see StoreMaintenance), which beats not finding a published document at all.
+   * `withRows: false` returns ids and scores only (hybrid search fetches rows for the fused top results alone).
    */
   async fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options: { withRows?: boolean } = {}): Promise<ChunkCandidate[]> {
     const withRows = options.withRows ?? true;
