@@ -206,8 +206,11 @@ export class StoreReader {
     }
     const merged = new Map(main.map((candidate) => [candidate.chunkId, candidate]));
     for (const hit of recent) {
-      if (!merged.has(hit.id)) {
-        merged.set(hit.id, { chunkId: hit.id, score: hit.score });
+      // A row in both came from a flat search of the main table, whose score misses the words LanceDB 0.31.0
+      // drops there: the higher of the two estimates counts.
+      const known = merged.get(hit.id);
+      if (!known || known.score < hit.score) {
+        merged.set(hit.id, { ...known, chunkId: hit.id, score: hit.score });
       }
     }
     const best = [...merged.values()].sort((left, right) => right.score - left.score).slice(0, limit);
