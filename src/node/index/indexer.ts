@@ -259,7 +259,10 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
     throwIfAborted(abortSignal, 'Indexing');
     run.report({ phase: 'writing' });
     const writeStarted = performance.now();
-    await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true) });
+    // Chunks are copied to the recent table while they fit, so a run that changed a few files ends without
+    // rebuilding the main FTS index (see `optimizeStep`); bigger runs, and the first into empty tables, rebuild
+    // it once at their end.
+    await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true), copyToRecent: !run.startedEmpty });
     summary.durations.writeMs += performance.now() - writeStarted;
     for (const entry of batch) {
       (plan.previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
@@ -425,7 +428,7 @@ async function optimizeStep(run: IndexRun): Promise<void> {
   const optimizeStarted = performance.now();
   const { summary } = run;
   // Rows of this run's failed writes are swept anyway (the store notes them); a run into empty tables has no others.
-  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0 });
+  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0, keepRecent: true });
   summary.durations.optimizeMs = performance.now() - optimizeStarted;
 }
 

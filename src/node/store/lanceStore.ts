@@ -356,7 +356,8 @@ export class LanceStore implements KnowledgeBase {
     this.maintenance.scheduleOptimize();
   }
 
-  optimize(options: { sweepOrphans?: boolean } = {}): Promise<void> {
+  /** Upkeep after writes (see `StoreMaintenance.optimize`; `keepRecent` leaves copied rows to a later fold). */
+  optimize(options: { sweepOrphans?: boolean; keepRecent?: boolean } = {}): Promise<void> {
     return this.maintenance.optimize(options);
   }
 

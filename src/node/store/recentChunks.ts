@@ -92,6 +92,11 @@ export class RecentChunks {
     return this.rows;
   }
 
+  /** Reads the table's counts if not done yet: a new process finds the copies an earlier one left. */
+  async ensureCounted(): Promise<void> {
+    await this.open();
+  }
+
   get stale(): boolean {
     return this.indexStale;
   }

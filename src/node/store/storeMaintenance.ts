@@ -13,10 +13,11 @@ import type { WriteQueue } from './writeQueue';
  *
  * Full-text freshness: LanceDB 0.31.0's flat search over rows not yet in the FTS index drops terms that are
  * frequent among those rows, and its incremental FTS update returns wrong rows afterwards, so queries search
- * indexed rows only (`fastSearch`) where they can. Rows of incremental writes (the watcher's) are copied to the
- * small recent-chunks table, whose own index is rebuilt in milliseconds before the next query; the main index is
- * rebuilt (the "fold", seconds at 100k chunks) after a minute without writes, at the end of index runs, and
- * before the next query when rows were written without a copy (bulk runs, or the recent table is full).
+ * indexed rows only (`fastSearch`) where they can. Rows of the watcher's writes, and of index runs that changed a
+ * few files, are copied to the small recent-chunks table, whose own index is rebuilt in milliseconds before the
+ * next query; the main index is rebuilt (the "fold", seconds at 100k chunks) after a minute without writes, at
+ * the end of index runs whose rows did not all get a copy, and before the next query when rows were written
+ * without a copy (bulk runs, the first run into empty tables, or the recent table is full).
  * Unindexed rows this process did not write (another writer's, until its fold) are flat-searched anyway: a
  * document published by a writer killed before its fold must not vanish (`StoreReader.flatSearchNeeded`).
  */
@@ -119,30 +120,41 @@ export class StoreMaintenance {
       await this.deletePending({});
       await this.updateFullTextIndex({ keepRecent: true });
       await this.optimizeSmallTables();
-      clearTimeout(this.foldTimer);
-      if (this.recent.rowCount + this.pendingCopies.length > 0 && !this.tables.closed) {
-        this.foldTimer = setTimeout(() => {
-          this.foldTimer = undefined;
-          this.optimize().catch(() => undefined);
-        }, RECENT_CHUNKS_FOLD_IDLE_MS);
-        this.foldTimer.unref();
-      }
+      this.scheduleIdleFold();
     });
+  }
+
+  /** While the recent table holds rows, a long-lived process folds them after `RECENT_CHUNKS_FOLD_IDLE_MS` without writes. */
+  private scheduleIdleFold(): void {
+    clearTimeout(this.foldTimer);
+    this.foldTimer = undefined;
+    if (this.recent.rowCount + this.pendingCopies.length > 0 && !this.tables.closed) {
+      this.foldTimer = setTimeout(() => {
+        this.foldTimer = undefined;
+        this.optimize().catch(() => undefined);
+      }, RECENT_CHUNKS_FOLD_IDLE_MS);
+      this.foldTimer.unref();
+    }
   }
 
   /**
    * Folds new rows into the indexes, compacts, prunes old versions, and removes rows no document points at
-   * (left by a failed or killed write).
+   * (left by a failed or killed write). With `keepRecent`, rows that have a copy in the recent table stay out of
+   * the main index (no fold, no compaction of the chunks table): an index run that changed a few files ends in
+   * milliseconds instead of rebuilding the main index (seconds at 100k chunks); a later fold takes them.
    */
-  optimize(options: { sweepOrphans?: boolean } = {}): Promise<void> {
+  optimize(options: { sweepOrphans?: boolean; keepRecent?: boolean } = {}): Promise<void> {
     this.cancelScheduledOptimize();
     return this.queue.run(async () => {
       if (this.tables.rebuildReason) {
         return;
       }
       await this.deletePending(options);
-      await this.updateFullTextIndex({ keepRecent: false });
+      await this.updateFullTextIndex({ keepRecent: options.keepRecent ?? false });
       await this.optimizeSmallTables();
+      if (options.keepRecent) {
+        this.scheduleIdleFold();
+      }
     });
   }
 
@@ -211,12 +223,17 @@ export class StoreMaintenance {
     const chunks = this.tables.chunks;
     try {
       const stats = this.fullTextIndexStale ? undefined : await chunks.indexStats(FULL_TEXT_INDEX_NAME);
-      const unindexed = this.fullTextIndexStale || (stats?.numUnindexedRows ?? 0) > 0;
+      const unindexedRows = stats?.numUnindexedRows ?? 0;
+      await this.recent.ensureCounted();
+      const unindexed = this.fullTextIndexStale || unindexedRows > 0;
       if (unindexed && options.keepRecent && !this.fullTextIndexStale && this.recent.rowCount + this.pendingCopies.length > 0) {
-        // Every unindexed row has a copy in the recent table: no compaction either, since `optimize()` would
-        // fold the rows in with the incremental update.
         await this.refreshRecent();
-        return;
+        // Every unindexed row has a copy in the recent table: no compaction either, since `optimize()` would fold
+        // the rows in with the incremental update. More unindexed rows than live copies: some were written without
+        // one (another writer killed before its fold), so fold after all.
+        if (!this.fullTextIndexStale && unindexedRows <= this.recent.rowCount) {
+          return;
+        }
       }
       if (unindexed) {
         // Never LanceDB 0.31.0's incremental FTS update (what `optimize()` does with unindexed rows): the

@@ -25,6 +25,11 @@ export interface WriteOptions {
   abortSignal?: AbortSignal;
   /** Schedule the debounced `optimize()` (default true); an index run optimizes once at its end instead. */
   scheduleOptimize?: boolean;
+  /**
+   * Copy the chunks to the recent table while they fit (default: as `scheduleOptimize`), so the next `optimize`
+   * with `keepRecent` need not rebuild the main FTS index for them.
+   */
+  copyToRecent?: boolean;
 }
 
 /** Failure injection for tests (kill points). */
@@ -104,7 +109,7 @@ export class StoreWriter {
       try {
         await this.addRows(chunkRows, itemRows);
         // Incremental writes' chunks are copied to the recent table later, off the edit path (see StoreMaintenance).
-        maintenance.chunksAdded(chunkRows, options.scheduleOptimize ?? true);
+        maintenance.chunksAdded(chunkRows, options.copyToRecent ?? options.scheduleOptimize ?? true);
         await this.parts.testHooks.beforeDocumentSwitch?.();
         await this.switchDocuments(documentRows, replaced.length);
       } catch (error) {

@@ -163,6 +163,36 @@ describe('Recent chunks: edits searchable at once, without rebuilding the main F
     }
   });
 
+  it('an index run that changed a few files copies them instead of rebuilding the main index; rows without a copy make it fold', async () => {
+    const [first, second, third] = [30, 31, 32].map((index) => path.join(documents, `${corpus[index]._id}.md`));
+    fs.appendFileSync(first, '\nA sentence about okapione.\n');
+    fs.appendFileSync(second, '\nA sentence about okapitwo.\n');
+    const run = await indexPaths({ roots: [documents], baseFolder: documents, store, conversionPool: pool });
+    assert.equal(run.updated.length, 2);
+    const afterRun = await fullTextState(indexFolder);
+    assert.ok(afterRun.recentRows > 0 && afterRun.mainUnindexed > 0, `no fold at the end of the run: ${JSON.stringify(afterRun)}`);
+    assert.equal((await store.searchWith('okapitwo', { mode: 'fullText', limit: 1, rerank: false }))[0]?.uri, `file://${second}`);
+    const reader = await openStore({ uri: indexFolder, readOnly: true });
+    try {
+      assert.equal((await reader.searchWith('okapione', { mode: 'fullText', limit: 1, rerank: false }))[0]?.uri, `file://${first}`);
+    } finally {
+      await reader.close();
+    }
+
+    // Another writer's rows that never got their copy (it closed before its upkeep, as if killed): the next run folds.
+    const other = await openStore({ uri: indexFolder });
+    fs.appendFileSync(third, '\nA sentence about okapithree.\n');
+    await indexPaths({ roots: [third], baseFolder: documents, store: other, optimize: false, conversionPool: pool });
+    await other.close();
+    assert.ok((await fullTextState(indexFolder)).mainUnindexed > afterRun.mainUnindexed);
+    fs.appendFileSync(first, '\nAnother sentence about okapifour.\n');
+    await indexPaths({ roots: [documents], baseFolder: documents, store, conversionPool: pool });
+    assert.deepEqual(await fullTextState(indexFolder), { recentRows: 0, mainUnindexed: 0 });
+    for (const [word, file] of [['okapione', first], ['okapitwo', second], ['okapithree', third], ['okapifour', first]]) {
+      assert.equal((await store.searchWith(word, { mode: 'fullText', limit: 1, rerank: false }))[0]?.uri, `file://${file}`, word);
+    }
+  });
+
   it(`past ${RECENT_CHUNKS_MAX_ROWS} rows the main index is rebuilt instead of copying`, async () => {
     const big = path.join(documents, 'big.md');
     fs.writeFileSync(big, Array.from({ length: RECENT_CHUNKS_MAX_ROWS + 50 }, (_, index) => `## Part ${index}\n\nSection text number ${index} about capybara${index}.\n`).join('\n'));
