@@ -212,8 +212,10 @@ export class LanceStore implements KnowledgeBase {
     if (this.tables.closed) {
       return;
     }
-    const changed = (await this.tables.checkoutLatest()) || (await this.recent.checkoutLatest());
-    if (changed || force) {
+    // Both move: a short-circuit left the recent table on its old version whenever the main tables had changed.
+    const tablesChanged = await this.tables.checkoutLatest();
+    const recentChanged = await this.recent.checkoutLatest();
+    if (tablesChanged || recentChanged || force) {
       this.invalidateCaches();
       await this.tables.reloadSettings();
     }
