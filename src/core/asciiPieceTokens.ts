@@ -38,7 +38,9 @@ export function asciiPieceTokenCount(piece: string): number | undefined {
   };
   for (let index = 0; index <= piece.length; index++) {
     starts.push(index);
-    pairRanks.push(index < piece.length - 1 ? (ranks.get(piece.slice(index, index + 2)) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY);
+  }
+  for (let index = 0; index <= piece.length; index++) {
+    pairRanks.push(rankAt(index));
   }
   while (starts.length > 1) {
     let lowestRank = Number.POSITIVE_INFINITY;
