@@ -5,6 +5,7 @@ import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
 import { indexBaseFolder } from './workspacePaths';
 import * as path from 'node:path';
+import picomatch from 'picomatch';
 import { vscodeErrorText } from './errorWording';
 import { INDEX_WATCH_DEBOUNCE_MS, REMOTE_REFRESH_INTERVAL_MS, REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
@@ -295,9 +296,25 @@ export class IndexService implements vscode.Disposable {
       this.watchers.push(watcher);
     }
     // A deleted folder reports only itself: catch it with a pattern that matches everything, then remove below it.
-    const folderWatcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    // A folder moved in (or a new folder whose files the watcher lost to the race with its creation) likewise reports
+    // only itself: walk it.
+    const folderWatcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     folderWatcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.watchers);
+    const excluded = picomatch([...config.index.exclude], { dot: true });
+    folderWatcher.onDidCreate((uri) => void this.folderCreated(uri, excluded), undefined, this.watchers);
     this.watchers.push(folderWatcher);
+  }
+
+  private async folderCreated(uri: vscode.Uri, excluded: (relativePath: string) => boolean): Promise<void> {
+    // The probe path is how the scanner asks whether a folder is excluded (node_modules, .git...): skip their churn.
+    if (uri.scheme !== 'file' || this.isExcluded(uri) || excluded(`${vscode.workspace.asRelativePath(uri, false)}/_`)) {
+      return;
+    }
+    const stat = await vscode.workspace.fs.stat(uri).then((found) => found, () => undefined);
+    if (stat && (stat.type & vscode.FileType.Directory) !== 0) {
+      // Files already indexed through their own events are skipped as unchanged.
+      this.fileChanged(uri);
+    }
   }
 
   private fileChanged(uri: vscode.Uri): void {

@@ -1,4 +1,6 @@
 import * as assert from 'node:assert';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { activateHaiku, invokeToolText, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
@@ -90,6 +92,27 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
     await waitFor(async () => (await findDocument()) === undefined, 'the deleted file to leave the index');
     await waitFor(async () => (await sectionTitles()).length === 0, 'the tree to drop the deleted document');
     assert.strictEqual(api.indexService.current.documents, 5);
+  });
+
+  it('indexes the files of a folder moved into the workspace, whose move the watcher reports as the folder alone', async () => {
+    // Written outside the workspace (beside it, so the rename stays on one file system), then moved in whole:
+    // the file watcher sees one created folder and nothing for the files inside it.
+    const outside = path.join(path.dirname(workspaceUri('').fsPath), `haiku-moved-${process.pid}-${Date.now()}`);
+    await fs.mkdir(path.join(outside, 'inner'), { recursive: true });
+    await fs.writeFile(path.join(outside, 'inner', 'moved.md'), '# Moved\n\nThe vwxmoved paragraph arrived with its folder.\n');
+    await fs.writeFile(path.join(outside, 'top.md'), '# Top\n\nThe second vwxmoved note.\n');
+    const moved = workspaceUri('moved-in');
+    const movedPaths = async () => (await (await api.knowledgeBase()).listDocuments()).map((document) => document.relativePath).filter((relativePath) => relativePath.startsWith('moved-in/')).sort();
+    try {
+      await fs.rename(outside, moved.fsPath);
+      await waitFor(async () => (await movedPaths()).length === 2, 'the moved folder\'s two notes to be indexed', 30_000);
+      assert.deepStrictEqual(await movedPaths(), ['moved-in/inner/moved.md', 'moved-in/top.md']);
+      assert.strictEqual((await (await api.knowledgeBase()).search('vwxmoved')).length > 0, true);
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+      await vscode.workspace.fs.delete(moved, { recursive: true }).then(undefined, () => undefined);
+    }
+    await waitFor(async () => (await movedPaths()).length === 0, 'the moved notes to leave the index when the folder is deleted');
   });
 
   it('pauses and resumes: changes made while paused are indexed on resume', async () => {
