@@ -94,7 +94,7 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
     assert.strictEqual(api.indexService.current.documents, 5);
   });
 
-  it('indexes the files of a folder moved into the workspace, whose move the watcher reports as the folder alone', async () => {
+  it('indexes the files of a folder moved into the workspace or renamed in it (the watcher reports the folder alone)', async () => {
     // Written outside the workspace (beside it, so the rename stays on one file system), then moved in whole:
     // the file watcher sees one created folder and nothing for the files inside it.
     const outside = path.join(path.dirname(workspaceUri('').fsPath), `haiku-moved-${process.pid}-${Date.now()}`);
@@ -102,15 +102,20 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
     await fs.writeFile(path.join(outside, 'inner', 'moved.md'), '# Moved\n\nThe vwxmoved paragraph arrived with its folder.\n');
     await fs.writeFile(path.join(outside, 'top.md'), '# Top\n\nThe second vwxmoved note.\n');
     const moved = workspaceUri('moved-in');
-    const movedPaths = async () => (await (await api.knowledgeBase()).listDocuments()).map((document) => document.relativePath).filter((relativePath) => relativePath.startsWith('moved-in/')).sort();
+    const renamed = workspaceUri('moved-renamed');
+    const movedPaths = async () => (await (await api.knowledgeBase()).listDocuments()).map((document) => document.relativePath).filter((relativePath) => /^moved-(in|renamed)\//.test(relativePath)).sort();
     try {
       await fs.rename(outside, moved.fsPath);
       await waitFor(async () => (await movedPaths()).length === 2, 'the moved folder\'s two notes to be indexed', 30_000);
       assert.deepStrictEqual(await movedPaths(), ['moved-in/inner/moved.md', 'moved-in/top.md']);
       assert.strictEqual((await (await api.knowledgeBase()).search('vwxmoved')).length > 0, true);
+      // Renaming the folder reports a deleted folder and a created one: the notes follow it under the new name.
+      await vscode.workspace.fs.rename(moved, renamed);
+      await waitFor(async () => (await movedPaths()).join() === 'moved-renamed/inner/moved.md,moved-renamed/top.md', 'the notes to follow the renamed folder', 30_000);
     } finally {
       await fs.rm(outside, { recursive: true, force: true });
       await vscode.workspace.fs.delete(moved, { recursive: true }).then(undefined, () => undefined);
+      await vscode.workspace.fs.delete(renamed, { recursive: true }).then(undefined, () => undefined);
     }
     await waitFor(async () => (await movedPaths()).length === 0, 'the moved notes to leave the index when the folder is deleted');
   });
