@@ -245,6 +245,10 @@ export const SANDBOX_WORKER_CACHE_CHARS = 32 * 1024 * 1024;
 export const SANDBOX_READ_AHEAD_MAX_FILES = 48;
 /** Characters of files sent ahead with one read; the rest of a window follows with later reads. */
 export const SANDBOX_READ_AHEAD_BATCH_CHARS = 4 * 1024 * 1024;
+/** Documents in the synthetic analysis program a new sandbox worker runs before it reports ready (JIT warm-up). */
+export const SANDBOX_WARM_UP_DOCUMENTS = 10;
+/** `items.jsonl` lines per document of that warm-up program. */
+export const SANDBOX_WARM_UP_LINES = 20;
 /** Guest stack size; above 256 KiB deep recursion can overflow the host stack (see notes). */
 export const SANDBOX_STACK_LIMIT_BYTES = 256 * 1024;
 /** Default `limit` of `search()` inside the sandbox. */

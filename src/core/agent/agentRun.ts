@@ -188,6 +188,17 @@ export class AgentRun {
     });
   }
 
+  /**
+   * Starts the question's sandbox before its first use, when code will run (analysis chosen): the worker's start-up
+   * and warm-up then overlap the model's response instead of delaying the first `execute_code`. A failure to start
+   * is reported by that first use.
+   */
+  prepareSandbox(): void {
+    if (this.createSandboxFactory && !this.sandboxPromise && !this.abortSignal?.aborted) {
+      this.sandbox().catch(() => undefined);
+    }
+  }
+
   /** Forgets a sandbox that failed to start, so the next call tries again. */
   discardSandbox(): void {
     this.sandboxPromise = undefined;

@@ -134,6 +134,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentAnswer> {
     abortSignal: options.abortSignal,
   });
   const plan = new ToolPlan(run, capabilitiesOf(mode), settings, mode === 'auto' && (options.deferLoading ?? true));
+  if (mode === 'analysis') {
+    run.prepareSandbox();
+  }
   const turnOptions: ModelTurnOptions = {
     model: options.model,
     plan,

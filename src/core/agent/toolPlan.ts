@@ -195,6 +195,9 @@ export class ToolPlan {
       return `${name} is already loaded; use its tools (${capability.shape.toolNames.join(', ')}).`;
     }
     capability.activeFrom = this.run.currentStep + 1;
+    if (name === 'analysis') {
+      this.run.prepareSandbox();
+    }
     return `Loaded ${name}: its tools (${capability.shape.toolNames.join(', ')}) and instructions are available from your next response on.`;
   }
 }

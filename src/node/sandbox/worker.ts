@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
 import { SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
+import { warmUpGuestPaths } from './warmUp';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
 if (!parentPort) {
@@ -75,7 +76,11 @@ function callHost(method: string, args: unknown[]): Promise<string> {
   });
 }
 
-const sessionReady = GuestSession.create({ ...settings, callHost });
+// The warm-up runs before 'ready': hosts start the sandbox ahead of its first use (see AgentRun.prepareSandbox).
+const sessionReady = GuestSession.create({ ...settings, callHost }).then(async (session) => {
+  await warmUpGuestPaths(settings);
+  return session;
+});
 
 sessionReady.then(
   () => send({ type: 'ready' }),

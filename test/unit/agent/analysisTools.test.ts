@@ -74,6 +74,30 @@ describe('agent: analysis tool set (real QuickJS sandbox, real LanceDB index)', 
     assert.ok(events.some((event) => event.type === 'search-finished' && event.source === 'sandbox'));
   });
 
+  it('starts the sandbox when analysis is chosen, before the model asks for code; deferred, when analysis is loaded; rag alone never', async () => {
+    const requestsWhenCreated: number[] = [];
+    const counting: SandboxFactory = (host) => {
+      requestsWhenCreated.push(server.requests.length);
+      return createSandbox(host);
+    };
+    // Analysis chosen: the sandbox starts before the first request, and is disposed though no code ran.
+    server.push({ text: 'Nothing to compute.' });
+    await askScripted(server, corpus.store, { mode: 'analysis', createSandbox: counting });
+    assert.deepStrictEqual(requestsWhenCreated, [0]);
+    assert.strictEqual(disposed, 1);
+    // Routed: loading analysis starts it (before the next request); code then runs in that same sandbox.
+    const before = server.requests.length;
+    server.push({ toolCalls: [{ name: 'load_capability', arguments: { name: 'analysis' } }] }, { toolCalls: [code('6 * 7')] }, { text: '42.' });
+    await askScripted(server, corpus.store, { mode: 'auto', createSandbox: counting });
+    assert.deepStrictEqual(requestsWhenCreated, [0, before + 1]);
+    assert.strictEqual(lastToolText(server.requests[before + 2]).trim(), '42');
+    // Routed to rag only: no sandbox.
+    server.push({ toolCalls: [{ name: 'load_capability', arguments: { name: 'rag' } }] }, { text: 'Answered from search.' });
+    await askScripted(server, corpus.store, { mode: 'auto', createSandbox: counting });
+    assert.deepStrictEqual(requestsWhenCreated, [0, before + 1]);
+    assert.strictEqual(disposed, 2);
+  });
+
   it('a failing search (real LanceDB error) reaches the model from the search tool and from search() in code; the run goes on', async () => {
     const failingSearch = failingSearchKnowledgeBase(corpus.store);
     server.push(

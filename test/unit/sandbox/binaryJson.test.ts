@@ -16,6 +16,9 @@ const files: Record<string, string> = {
     nested: { deeper: { list: [[], {}, ''] } }, '0': 'index key', '10': 'another', '01': 'not an index', ['__proto__']: 'own', 'ключ': 1,
   }).replace('"minus zero"', '-0'),
   '/not-json': '{"a": 1,,}',
+  // ASCII text whose escapes make characters beyond Latin-1; a JSON file whose value is a string.
+  '/json-escapes': '{"city": "\\u6771\\u4eac", "accent": "\\u00e9", "pair": "\\ud83d\\ude42"}',
+  '/json-string': '"a string, not JSON text to parse again"',
   // Deeper than the host encoder's recursion reaches (it falls back to text), within what QuickJS's JSON.parse takes.
   '/deep': '['.repeat(5_000) + ']'.repeat(5_000),
   '/cr-edge': 'a\n\r\n\nb\r',
@@ -92,6 +95,11 @@ for (const binaryJson of [true, false]) {
         [JSON.stringify(value) === JSON.stringify(viaParse), Object.keys(value).join(','), Object.is(value.numbers[6], -0),
          Object.getPrototypeOf(value) === Object.prototype, Object.hasOwn(value, '__proto__'), value.numbers[4] + 1, typeof value.numbers[0]].join(' ')`);
       assert.strictEqual(printed, 'true 0,10,text,numbers,flags,nested,01,__proto__,ключ true true true 2147483649 number\n');
+    });
+
+    it('readJson of ASCII text with \\u escapes beyond Latin-1, and of a file holding one string', async () => {
+      const printed = await run(`const value = await readJson('/json-escapes'); [value.city, value.city.length, value.accent, value.pair.codePointAt(0), await readJson('/json-string')].join(' ')`);
+      assert.strictEqual(printed, '東京 2 é 128578 a string, not JSON text to parse again\n');
     });
 
     it('readJson of JSON nested too deep for the host encoder still reads it (the guest parses the text)', async () => {
