@@ -127,7 +127,7 @@ export class LanceStore implements KnowledgeBase {
       residentRowsMaxBytes: options.residentRowsMaxBytes ?? (remote ? REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES : RESIDENT_CHUNK_ROWS_MAX_BYTES),
     });
     this.recent = new RecentChunks(connection);
-    this.maintenance = new StoreMaintenance(this.tables, this.queue, this.recent, documentStates, () => this.reader.noteMainIndexComplete());
+    this.maintenance = new StoreMaintenance(this.tables, this.queue, this.recent, documentStates, () => this.reader.noteMainIndexComplete(), this.testHooks);
     this.reader = new StoreReader(this.tables, {
       residentRow: (chunkId) => this.vectors.residentRow(chunkId),
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),

@@ -32,9 +32,11 @@ export interface WriteOptions {
   copyToRecent?: boolean;
 }
 
-/** Failure injection for tests (kill points). */
+/** Failure injection and observation points for tests. */
 export interface StoreTestHooks {
   beforeDocumentSwitch?: () => void | Promise<void>;
+  /** Called when the orphan sweep reads every row of a table (`chunks` or `items`) instead of trusting the counts. */
+  orphanScan?: (table: string) => void;
   /** Called by `reset()` after the data tables are dropped, before they are recreated. */
   afterTablesDropped?: () => void | Promise<void>;
 }
