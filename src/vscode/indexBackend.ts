@@ -34,8 +34,14 @@ export interface IndexBackend {
   readonly readOnly: boolean;
   /** Moves to the index's latest published version (another process's writes); true when it changed. */
   refresh(): Promise<boolean>;
-  /** Indexes files and folders (new or changed files are converted; unchanged ones skipped; vanished ones removed when `prune`). */
-  indexPaths(paths: readonly string[], options: { baseFolder: string; prune: boolean; abortSignal: AbortSignal; onProgress?: (progress: IndexProgress) => void }): Promise<IndexRunSummary>;
+  /**
+   * Indexes files and folders (new or changed files are converted; unchanged ones skipped; vanished ones removed when
+   * `prune`). `fileRootsFollowRules`: file paths obey the include globs and `.gitignore` (watcher events).
+   */
+  indexPaths(
+    paths: readonly string[],
+    options: { baseFolder: string; prune: boolean; abortSignal: AbortSignal; onProgress?: (progress: IndexProgress) => void; fileRootsFollowRules?: boolean },
+  ): Promise<IndexRunSummary>;
   /** Removes the documents of these files (and of every file below these folders). */
   removePaths(paths: readonly string[], options: { baseFolder: string }): Promise<number>;
   /** Drops every document (for "Rebuild Index"). */

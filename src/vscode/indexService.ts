@@ -31,6 +31,8 @@ interface PendingWork {
   full: boolean;
   rebuild: boolean;
   changed: Set<string>;
+  /** Of `changed`, the files a command named: indexed whatever their extension or `.gitignore` (watcher events obey both). */
+  named: Set<string>;
   deleted: Set<string>;
 }
 
@@ -43,7 +45,7 @@ export class IndexService implements vscode.Disposable {
   private backend: IndexBackend | undefined;
   private backendPromise: Promise<IndexBackend> | undefined;
   private status: IndexStatus = { state: 'starting', documents: 0, chunks: 0 };
-  private readonly pending: PendingWork = { full: false, rebuild: false, changed: new Set(), deleted: new Set() };
+  private readonly pending: PendingWork = { full: false, rebuild: false, changed: new Set(), named: new Set(), deleted: new Set() };
   private debounceTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshFailures = 0;
@@ -332,6 +334,7 @@ export class IndexService implements vscode.Disposable {
       return;
     }
     this.pending.changed.delete(uri.fsPath);
+    this.pending.named.delete(uri.fsPath);
     this.pending.deleted.add(uri.fsPath);
     this.schedule();
   }
@@ -345,7 +348,9 @@ export class IndexService implements vscode.Disposable {
   /** Re-indexes these files now (Index Current File, Re-index Document). */
   async indexFiles(uris: readonly vscode.Uri[]): Promise<void> {
     for (const uri of uris) {
+      this.pending.deleted.delete(uri.fsPath);
       this.pending.changed.add(uri.fsPath);
+      this.pending.named.add(uri.fsPath);
     }
     this.schedule(0);
     await this.whenIdle();
@@ -427,6 +432,7 @@ export class IndexService implements vscode.Disposable {
       this.pending.full = false;
       this.pending.rebuild = false;
       this.pending.changed.clear();
+      this.pending.named.clear();
       this.pending.deleted.clear();
       this.notifyIdle();
       return;
@@ -462,10 +468,12 @@ export class IndexService implements vscode.Disposable {
     const full = this.pending.full;
     const rebuild = this.pending.rebuild;
     const changed = [...this.pending.changed];
+    const named = new Set(this.pending.named);
     const deleted = [...this.pending.deleted];
     this.pending.full = false;
     this.pending.rebuild = false;
     this.pending.changed.clear();
+    this.pending.named.clear();
     this.pending.deleted.clear();
     const abort = new AbortController();
     this.currentAbort = abort;
@@ -489,11 +497,18 @@ export class IndexService implements vscode.Disposable {
           summary.removed += await backend.removePaths(paths, { baseFolder });
         }
         for (const [baseFolder, paths] of this.byFolder(changed)) {
-          const part = await backend.indexPaths(paths, { baseFolder, prune: false, abortSignal: abort.signal, onProgress: (progress) => this.setStatus({ progress }) });
-          summary.indexed += part.indexed;
-          summary.unchanged += part.unchanged;
-          summary.removed += part.removed;
-          summary.failed.push(...part.failed);
+          // Watcher events obey the include globs and .gitignore, as a full sync would (build output, coverage reports).
+          const groups: Array<[string[], boolean]> = [[paths.filter((fsPath) => !named.has(fsPath)), true], [paths.filter((fsPath) => named.has(fsPath)), false]];
+          for (const [group, fileRootsFollowRules] of groups) {
+            if (group.length === 0) {
+              continue;
+            }
+            const part = await backend.indexPaths(group, { baseFolder, prune: false, fileRootsFollowRules, abortSignal: abort.signal, onProgress: (progress) => this.setStatus({ progress }) });
+            summary.indexed += part.indexed;
+            summary.unchanged += part.unchanged;
+            summary.removed += part.removed;
+            summary.failed.push(...part.failed);
+          }
         }
       }
       const durationMs = Date.now() - started;

@@ -88,6 +88,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         maxFileBytes: config.index.maxFileBytes,
         respectGitignore: config.index.respectGitignore,
         followLinksOutside: config.index.followLinksOutside,
+        fileRootsFollowRules: indexOptions.fileRootsFollowRules,
         pictures: config.processing.pictures,
         pictureDescription: config.processing.pictureDescription,
         removeMissing: indexOptions.prune,

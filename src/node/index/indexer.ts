@@ -60,6 +60,8 @@ export interface IndexPathsOptions {
   respectGitignore?: boolean;
   /** Index linked files whose target lies outside the indexed folders (config `index.followLinksOutside`, default false). */
   followLinksOutside?: boolean;
+  /** File roots obey the include globs and `.gitignore` files (file-watcher events; see `ScanOptions`). */
+  fileRootsFollowRules?: boolean;
   /** Picture bytes extracted from PDF and DOCX (config `processing.pictures`, default `image`). */
   pictures?: PictureProcessing;
   /** The vision endpoint that describes pictures when `pictures` is `description` (config `processing.pictureDescription`). */
@@ -167,6 +169,7 @@ async function scanStep(run: IndexRun): Promise<ScanResult> {
     maxFileBytes: options.maxFileBytes,
     respectGitignore: options.respectGitignore,
     followLinksOutside: options.followLinksOutside,
+    fileRootsFollowRules: options.fileRootsFollowRules,
     abortSignal: options.abortSignal,
   });
   summary.durations.scanMs = performance.now() - run.started;

@@ -28,6 +28,11 @@ export interface ScanOptions {
   respectGitignore?: boolean;
   /** Index linked files whose real path lies outside every indexed folder (default false: they are skipped and reported). */
   followLinksOutside?: boolean;
+  /**
+   * File roots obey the include globs and `.gitignore` files like files found by walking (file-watcher events).
+   * Default false: a file the user names is indexed whatever its extension or `.gitignore`, unless excluded.
+   */
+  fileRootsFollowRules?: boolean;
   abortSignal?: AbortSignal;
 }
 
@@ -142,7 +147,11 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
         onUnreadable(root.path, error);
         continue;
       }
-      consider({ absolutePath: root.path, stats, linkTarget }, root.baseFolder, true);
+      const followRules = options.fileRootsFollowRules ?? false;
+      if (followRules && respectGitignore && isIgnored(await ancestorIgnores(root.baseFolder, root.path), root.path, false)) {
+        continue;
+      }
+      consider({ absolutePath: root.path, stats, linkTarget }, root.baseFolder, !followRules);
       continue;
     }
     const inherited = respectGitignore ? await ancestorIgnores(root.baseFolder, root.path) : [];

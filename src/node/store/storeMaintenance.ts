@@ -41,7 +41,14 @@ export class StoreMaintenance {
   private readonly onMainIndexComplete: () => void;
   private readonly testHooks: StoreTestHooks;
 
-  constructor(tables: StoreTables, queue: WriteQueue, recent: RecentChunks, documentStates: () => Promise<Map<string, DocumentState>>, onMainIndexComplete: () => void, testHooks: StoreTestHooks = {}) {
+  constructor(
+    tables: StoreTables,
+    queue: WriteQueue,
+    recent: RecentChunks,
+    documentStates: () => Promise<Map<string, DocumentState>>,
+    onMainIndexComplete: () => void,
+    testHooks: StoreTestHooks = {},
+  ) {
     this.tables = tables;
     this.testHooks = testHooks;
     this.onMainIndexComplete = onMainIndexComplete;

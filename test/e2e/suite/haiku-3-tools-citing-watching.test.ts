@@ -120,6 +120,26 @@ describe('Haiku: language-model tools, citing while writing, file watching', () 
     await waitFor(async () => (await movedPaths()).length === 0, 'the moved notes to leave the index when the folder is deleted');
   });
 
+  it('leaves out files a .gitignore ignores when they appear (build output), as a full sync does; Index Current File still indexes one', async () => {
+    const area = workspaceUri('ignored-area');
+    const areaPaths = async () => (await (await api.knowledgeBase()).listDocuments()).map((document) => document.relativePath).filter((relativePath) => relativePath.startsWith('ignored-area/')).sort();
+    try {
+      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(area, '.gitignore'), new TextEncoder().encode('build/\n'));
+      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(area, 'kept.md'), new TextEncoder().encode('# Kept\n\nA note that is kept.\n'));
+      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(area, 'build', 'report.md'), new TextEncoder().encode('# Report\n\nGenerated output.\n'));
+      await waitFor(async () => (await areaPaths()).includes('ignored-area/kept.md'), 'the kept note to be indexed', 30_000);
+      // Every event has been handled once the service is idle after a debounce.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await api.indexService.whenIdle();
+      assert.deepStrictEqual(await areaPaths(), ['ignored-area/kept.md']);
+      await api.indexService.indexFiles([vscode.Uri.joinPath(area, 'build', 'report.md')]);
+      assert.deepStrictEqual(await areaPaths(), ['ignored-area/build/report.md', 'ignored-area/kept.md'], 'a file named by a command is indexed whatever .gitignore says');
+    } finally {
+      await vscode.workspace.fs.delete(area, { recursive: true });
+    }
+    await waitFor(async () => (await areaPaths()).length === 0, 'the area to leave the index');
+  });
+
   it('pauses and resumes: changes made while paused are indexed on resume', async () => {
     const file = workspaceUri('guides/e2e-paused.md');
     await vscode.commands.executeCommand('haiku.pauseIndexing');

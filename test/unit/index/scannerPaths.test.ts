@@ -34,4 +34,21 @@ describe('scanner path containment', () => {
     const scan = await scanRoots({ roots: [workspace.path], baseFolder: workspace.path, include: ['..notes/*.md'] });
     assert.deepEqual(scan.files.map((file) => file.relativePath), ['..notes/keep.md']);
   });
+
+  it('holds file roots to .gitignore and the include globs when asked (watcher events); a named file is indexed regardless', async () => {
+    writeFiles(workspace.path, {
+      '.gitignore': 'coverage/\n*.draft.md\n',
+      'coverage/report/index.html': '<p>report</p>',
+      'notes/idea.draft.md': 'draft',
+      'notes/idea.md': 'idea',
+      'notes/data.bin': 'binary',
+    });
+    const files = ['coverage/report/index.html', 'notes/idea.draft.md', 'notes/idea.md', 'notes/data.bin'].map((file) => path.join(workspace.path, file));
+    const followed = await scanRoots({ roots: files, baseFolder: workspace.path, fileRootsFollowRules: true });
+    assert.deepEqual(followed.files.map((file) => file.relativePath), ['notes/idea.md']);
+    const named = await scanRoots({ roots: files, baseFolder: workspace.path });
+    assert.deepEqual(named.files.map((file) => file.relativePath), ['coverage/report/index.html', 'notes/data.bin', 'notes/idea.draft.md', 'notes/idea.md']);
+    const unignored = await scanRoots({ roots: files, baseFolder: workspace.path, fileRootsFollowRules: true, respectGitignore: false });
+    assert.deepEqual(unignored.files.map((file) => file.relativePath), ['coverage/report/index.html', 'notes/idea.draft.md', 'notes/idea.md']);
+  });
 });
