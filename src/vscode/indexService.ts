@@ -313,10 +313,17 @@ export class IndexService implements vscode.Disposable {
       return;
     }
     const stat = await vscode.workspace.fs.stat(uri).then((found) => found, () => undefined);
-    if (stat && (stat.type & vscode.FileType.Directory) !== 0) {
-      // Files already indexed through their own events are skipped as unchanged.
-      this.fileChanged(uri);
+    // The settings may have turned watching off while the stat ran.
+    if (!stat || (stat.type & vscode.FileType.Directory) === 0 || this.readOnly || !this.autoIndex()) {
+      return;
     }
+    if (!this.backend && this.status.state === 'idle') {
+      // No index yet: a folder creates one only when a document came with it (`.vscode` appears with a setting).
+      await this.syncIfIndexable();
+      return;
+    }
+    // Files already indexed through their own events are skipped as unchanged.
+    this.fileChanged(uri);
   }
 
   private fileChanged(uri: vscode.Uri): void {
