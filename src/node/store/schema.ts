@@ -169,6 +169,15 @@ export interface SettingsRow {
   updated_at: string;
 }
 
+/**
+ * The chunk and item rows a document's current generation holds, as `documentRow` recorded them in its metadata;
+ * undefined for a row written before the counts were recorded.
+ */
+export function recordedRowCounts(state: Pick<DocumentState, 'metadata'>): { chunks: number; items: number } | undefined {
+  const counts = parseJson<{ chunkCount?: unknown; itemCount?: unknown }>(state.metadata, {});
+  return typeof counts.chunkCount === 'number' && typeof counts.itemCount === 'number' ? { chunks: counts.chunkCount, items: counts.itemCount } : undefined;
+}
+
 /** `chunkCount` goes into the metadata beside the item count: `index` repairs a document whose rows went missing. */
 export function documentRow(document: HaikuDocument, chunkCount: number, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string): DocumentRow {
   const metadata: Record<string, unknown> = { format: document.format, chunkCount, itemCount: document.items.length };

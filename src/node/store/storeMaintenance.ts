@@ -2,7 +2,7 @@ import { INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RECENT_CHUNKS_FOLD_ID
 import { plainRows } from './arrowRows';
 import { IndexFolders } from './indexFolders';
 import type { RecentChunks } from './recentChunks';
-import { CHUNKS_TABLE, generationConditions, parseJson, type ChunkRow, type DocumentState } from './schema';
+import { CHUNKS_TABLE, generationConditions, recordedRowCounts, type ChunkRow, type DocumentState } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
@@ -329,22 +329,18 @@ export class StoreMaintenance {
   }
 }
 
-/**
- * The chunk and item rows the documents' current generations hold, from the counts each document row records;
- * undefined when a row lacks them (written by an older version).
- */
-export function currentRowCounts(states: ReadonlyMap<string, DocumentState>): { chunks: number; items: number } | undefined {
-  let chunks = 0;
-  let items = 0;
+/** The chunk and item rows the documents' current generations hold; undefined when a document lacks its counts. */
+function currentRowCounts(states: ReadonlyMap<string, DocumentState>): { chunks: number; items: number } | undefined {
+  const total = { chunks: 0, items: 0 };
   for (const state of states.values()) {
-    const counts = parseJson<{ chunkCount?: unknown; itemCount?: unknown }>(state.metadata, {});
-    if (typeof counts.chunkCount !== 'number' || typeof counts.itemCount !== 'number') {
+    const counts = recordedRowCounts(state);
+    if (!counts) {
       return undefined;
     }
-    chunks += counts.chunkCount;
-    items += counts.itemCount;
+    total.chunks += counts.chunks;
+    total.items += counts.items;
   }
-  return { chunks, items };
+  return total;
 }
 
 /** Age of a generation from its base-36 time prefix (`newGeneration`); unknown shapes count as old. */

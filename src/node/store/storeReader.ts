@@ -6,7 +6,7 @@ import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
 import { fullTextQueryTerms } from './fullTextQuery';
 import type { RecentChunks } from './recentChunks';
-import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, parseJson, type DocumentState, type StoredChunkFields } from './schema';
+import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, recordedRowCounts, type DocumentState, type StoredChunkFields } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { FULL_TEXT_INDEX_NAME, type StoreTables } from './storeTables';
 
@@ -274,12 +274,12 @@ export class StoreReader {
     const damaged = new Set<string>();
     const withoutCounts: string[] = [];
     for (const state of states.values()) {
-      const counts = parseJson<{ chunkCount?: number; itemCount?: number }>(state.metadata, {});
-      if (counts.chunkCount === undefined || counts.itemCount === undefined) {
+      const counts = recordedRowCounts(state);
+      if (!counts) {
         if (!withChunks.has(state.id) && !withItems.has(state.id)) {
           withoutCounts.push(state.id);
         }
-      } else if ((counts.chunkCount > 0 && !withChunks.has(state.id)) || (counts.itemCount > 0 && !withItems.has(state.id))) {
+      } else if ((counts.chunks > 0 && !withChunks.has(state.id)) || (counts.items > 0 && !withItems.has(state.id))) {
         damaged.add(state.id);
       }
     }
