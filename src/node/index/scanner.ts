@@ -99,6 +99,16 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
   const result: ScanResult = { files: [], skipped: [], missingRoots: [], unreadable: [], linksOutside: [], roots };
   const seen = new Set<string>();
   const indexedFolders = await realIndexedFolders(roots);
+  // The watcher's burst of file roots shares its ancestors' .gitignore files: each is read once per scan.
+  const ignoreFiles = new Map<string, Promise<Ignore | undefined>>();
+  const readIgnoreOnce = (file: string): Promise<Ignore | undefined> => {
+    let rules = ignoreFiles.get(file);
+    if (!rules) {
+      rules = readIgnoreFile(file);
+      ignoreFiles.set(file, rules);
+    }
+    return rules;
+  };
 
   const consider = (file: FoundFile, baseFolder: string, explicit: boolean) => {
     const { absolutePath, stats, linkTarget } = file;
@@ -148,13 +158,13 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
         continue;
       }
       const followRules = options.fileRootsFollowRules ?? false;
-      if (followRules && respectGitignore && isIgnored(await ancestorIgnores(root.baseFolder, root.path), root.path, false)) {
+      if (followRules && respectGitignore && isIgnored(await ancestorIgnores(root.baseFolder, root.path, readIgnoreOnce), root.path, false)) {
         continue;
       }
       consider({ absolutePath: root.path, stats, linkTarget }, root.baseFolder, !followRules);
       continue;
     }
-    const inherited = respectGitignore ? await ancestorIgnores(root.baseFolder, root.path) : [];
+    const inherited = respectGitignore ? await ancestorIgnores(root.baseFolder, root.path, readIgnoreOnce) : [];
     await walk(root.path, root.baseFolder, inherited, { exclude, respectGitignore, abortSignal: options.abortSignal, onUnreadable }, (file) => consider(file, root.baseFolder, false));
   }
   result.files.sort((left, right) => left.absolutePath.localeCompare(right.absolutePath));
@@ -267,7 +277,7 @@ function isIgnored(ignores: readonly ScopedIgnore[], absolute: string, isFolder:
 }
 
 /** `.gitignore` files from the base folder down to (excluding) the root: they apply inside the root too. */
-async function ancestorIgnores(baseFolder: string, root: string): Promise<ScopedIgnore[]> {
+async function ancestorIgnores(baseFolder: string, root: string, readIgnore: (file: string) => Promise<Ignore | undefined>): Promise<ScopedIgnore[]> {
   if (!isPathInside(root, baseFolder) || root === baseFolder) {
     return [];
   }
@@ -280,7 +290,7 @@ async function ancestorIgnores(baseFolder: string, root: string): Promise<Scoped
   }
   const scoped: ScopedIgnore[] = [];
   for (const folder of folders) {
-    const rules = await readIgnoreFile(path.join(folder, '.gitignore'));
+    const rules = await readIgnore(path.join(folder, '.gitignore'));
     if (rules) {
       scoped.push({ folder, rules });
     }
