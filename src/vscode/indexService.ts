@@ -5,7 +5,7 @@ import { isPathInside } from '../core/pathContainment';
 import { haikuErrorCode } from './backendModule';
 import { indexBaseFolder } from './workspacePaths';
 import * as path from 'node:path';
-import picomatch from 'picomatch';
+import { compileExcludeGlobs, type ExcludeMatcher } from '../core/excludeGlobs';
 import { vscodeErrorText } from './errorWording';
 import { INDEX_WATCH_DEBOUNCE_MS, REMOTE_REFRESH_INTERVAL_MS, REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
@@ -302,14 +302,14 @@ export class IndexService implements vscode.Disposable {
     // only itself: walk it.
     const folderWatcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     folderWatcher.onDidDelete((uri) => this.fileDeleted(uri), undefined, this.watchers);
-    const excluded = picomatch([...config.index.exclude], { dot: true });
+    const excluded = compileExcludeGlobs(config.index.exclude);
     folderWatcher.onDidCreate((uri) => void this.folderCreated(uri, excluded), undefined, this.watchers);
     this.watchers.push(folderWatcher);
   }
 
-  private async folderCreated(uri: vscode.Uri, excluded: (relativePath: string) => boolean): Promise<void> {
-    // The probe path is how the scanner asks whether a folder is excluded (node_modules, .git...): skip their churn.
-    if (uri.scheme !== 'file' || this.isExcluded(uri) || excluded(`${vscode.workspace.asRelativePath(uri, false)}/_`)) {
+  private async folderCreated(uri: vscode.Uri, excluded: ExcludeMatcher): Promise<void> {
+    // Excluded folders (node_modules, .git...) are skipped as the scanner would: their churn costs no stat.
+    if (uri.scheme !== 'file' || this.isExcluded(uri) || excluded.folder(vscode.workspace.asRelativePath(uri, false))) {
       return;
     }
     const stat = await vscode.workspace.fs.stat(uri).then((found) => found, () => undefined);

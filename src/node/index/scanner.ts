@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
+import { compileExcludeGlobs, type ExcludeMatcher } from '../../core/excludeGlobs';
 import ignore, { type Ignore } from 'ignore';
 import { throwIfAborted } from '../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES } from '../../core/limits';
@@ -92,7 +93,7 @@ export function resolveRoots(roots: readonly string[], baseFolder: string | unde
  */
 export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
   const include = picomatch([...(options.include ?? DEFAULT_INCLUDE_GLOBS)], { nocase: true });
-  const exclude = picomatch([...(options.exclude ?? DEFAULT_EXCLUDE_GLOBS)], { dot: true });
+  const exclude = compileExcludeGlobs(options.exclude ?? DEFAULT_EXCLUDE_GLOBS);
   const maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
   const respectGitignore = options.respectGitignore ?? true;
   const roots = resolveRoots(options.roots, options.baseFolder);
@@ -120,7 +121,7 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
     if (!explicit && !include(relativePath)) {
       return;
     }
-    if (exclude(relativePath)) {
+    if (exclude.file(relativePath)) {
       return;
     }
     seen.add(absolutePath);
@@ -208,7 +209,7 @@ interface ScopedIgnore {
 }
 
 interface WalkOptions {
-  exclude: (path: string) => boolean;
+  exclude: ExcludeMatcher;
   respectGitignore: boolean;
   abortSignal?: AbortSignal;
   onUnreadable: (absolutePath: string, error: unknown) => void;
@@ -241,7 +242,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
         continue;
       }
       const relative = toForwardSlashes(path.relative(baseFolder, absolute));
-      if (options.exclude(`${relative}/_`)) {
+      if (options.exclude.folder(relative)) {
         continue;
       }
       await walk(absolute, baseFolder, scoped, options, onFile);
