@@ -319,7 +319,10 @@ export class IndexService implements vscode.Disposable {
     }
     if (!this.backend && this.status.state === 'idle') {
       // No index yet: a folder creates one only when a document came with it (`.vscode` appears with a setting).
-      await this.syncIfIndexable();
+      // The search takes a while: a setting that turned watching off meanwhile still wins.
+      if (await this.hasIndexableFile() && this.autoIndex() && !this.backend) {
+        this.requestFullSync();
+      }
       return;
     }
     // Files already indexed through their own events are skipped as unchanged.
