@@ -12,6 +12,8 @@ import { invertMatrix, mapRectangle, multiplyMatrices } from './pdfMatrix';
 
 interface ConvertPdfOptions {
   fileName: string;
+  /** The path errors name (the file's name when absent), like the other converters' errors. */
+  filePath?: string;
   abortSignal?: AbortSignal;
   /** `none`: picture items are not extracted; `image` (default) and `description`: raster images become picture items with bytes. */
   pictures?: PictureProcessing;
@@ -95,13 +97,14 @@ function ensureTransferToFixedLength(): void {
  * become `ConversionError`s naming the file; pages without a text layer become warnings.
  */
 export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions): Promise<ConvertedDocument> {
-  const { fileName, abortSignal } = options;
+  const { abortSignal } = options;
+  const namedAs = options.filePath ?? options.fileName;
   throwIfAborted(abortSignal);
   if (bytes.byteLength === 0) {
-    throw new ConversionError('empty_file', fileName, 'is empty (0 bytes); there is nothing to index. Add content or exclude the file.');
+    throw new ConversionError('empty_file', namedAs, 'is empty (0 bytes); there is nothing to index. Add content or exclude the file.');
   }
   if (!hasPdfHeader(bytes)) {
-    throw new ConversionError('corrupt_file', fileName, 'is not a PDF (no "%PDF-" header). Rename it if it is another format, or exclude it.');
+    throw new ConversionError('corrupt_file', namedAs, 'is not a PDF (no "%PDF-" header). Rename it if it is another format, or exclude it.');
   }
   ensureTransferToFixedLength();
   const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask; OPS: PdfJsOperators };
@@ -121,7 +124,7 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
   try {
     const pictures = options.pictures !== 'none' ? { collector: new PictureCollector(), operators: pdfjs.OPS } : undefined;
-    return await raceConversion(convertLoaded(task, options, deadline, pictures), { fileName, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
+    return await raceConversion(convertLoaded(task, options, deadline, pictures), { fileName: namedAs, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
   } finally {
     await task.destroy().catch(() => undefined);
   }
@@ -134,14 +137,15 @@ function hasPdfHeader(bytes: Uint8Array): boolean {
 
 async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number, pictures: PageReadContext['pictures']): Promise<ConvertedDocument> {
   const { fileName, abortSignal } = options;
+  const namedAs = options.filePath ?? fileName;
   let document: PdfJsDocument;
   try {
     document = await task.promise;
   } catch (error) {
-    throw loadError(error, fileName);
+    throw loadError(error, namedAs);
   }
   if (document.numPages === 0) {
-    throw new ConversionError('corrupt_file', fileName, 'has no pages. Re-export the PDF or exclude it.');
+    throw new ConversionError('corrupt_file', namedAs, 'has no pages. Re-export the PDF or exclude it.');
   }
   const warnings: string[] = [];
   const fonts = new Map<string, FontStyle>();
@@ -149,9 +153,9 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
   const pagesWithoutText: number[] = [];
   let failedPages = 0;
   for (let pageNumber = 1; pageNumber <= document.numPages; pageNumber++) {
-    throwIfAborted(abortSignal, `Converting ${fileName}`);
+    throwIfAborted(abortSignal, `Converting ${namedAs}`);
     if (Date.now() > deadline) {
-      throw conversionTimeoutError(fileName, CONVERSION_TIMEOUT_MS);
+      throw conversionTimeoutError(namedAs, CONVERSION_TIMEOUT_MS);
     }
     try {
       const page = await withPageTimeout(readPage(document, pageNumber, { fonts, pictures }), pageNumber);
@@ -169,7 +173,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
     }
   }
   if (failedPages === document.numPages) {
-    throw new ConversionError('corrupt_file', fileName, 'is damaged: none of its pages could be read. Re-export the PDF or exclude it.');
+    throw new ConversionError('corrupt_file', namedAs, 'is damaged: none of its pages could be read. Re-export the PDF or exclude it.');
   }
   if (pagesWithoutText.length > 0) {
     const list = pagesWithoutText.length > 10 ? `${pagesWithoutText.slice(0, 10).join(', ')} and ${pagesWithoutText.length - 10} more` : pagesWithoutText.join(', ');

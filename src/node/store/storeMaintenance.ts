@@ -4,6 +4,7 @@ import { IndexFolders } from './indexFolders';
 import type { RecentChunks } from './recentChunks';
 import { CHUNKS_TABLE, generationConditions, recordedRowCounts, type ChunkRow, type DocumentState } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
+import { settleAll } from './settleAll';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
 import type { StoreTestHooks } from './storeWriter';
@@ -128,8 +129,7 @@ export class StoreMaintenance {
         return;
       }
       await this.deletePending({});
-      await this.updateFullTextIndex({ keepRecent: true });
-      await this.optimizeSmallTables();
+      await this.indexAndCompact({ keepRecent: true });
       this.scheduleIdleFold();
     });
   }
@@ -160,8 +160,7 @@ export class StoreMaintenance {
         return;
       }
       await this.deletePending(options);
-      await this.updateFullTextIndex({ keepRecent: options.keepRecent ?? false });
-      await this.optimizeSmallTables();
+      await this.indexAndCompact({ keepRecent: options.keepRecent ?? false });
       if (options.keepRecent) {
         this.scheduleIdleFold();
       }
@@ -175,6 +174,14 @@ export class StoreMaintenance {
       await this.deleteSuperseded(this.superseded);
     }
     this.superseded.clear();
+  }
+
+  /**
+   * The chunks table's indexes and the compaction of the two small tables, side by side: different tables, and the
+   * FTS build leaves a core free (first SciFact ingest: 1.31 s one after the other, 1.13 s side by side).
+   */
+  private indexAndCompact(options: { keepRecent: boolean }): Promise<void> {
+    return settleAll([this.updateFullTextIndex(options), this.optimizeSmallTables()]);
   }
 
   private async optimizeSmallTables(): Promise<void> {

@@ -6,6 +6,7 @@ import { plainChunkFields } from './arrowRows';
 import type { ItemReader } from './itemReader';
 import { chunkRow, documentRow, itemRow, type ChunkRow, type DocumentRow, type ItemRow, type StoredChunkFields } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
+import { settleAll } from './settleAll';
 import type { StoreMaintenance } from './storeMaintenance';
 import type { StoreReader } from './storeReader';
 import type { StoreTables } from './storeTables';
@@ -147,16 +148,12 @@ export class StoreWriter {
    * readers see neither until the switch. Both settle before a failure propagates, so no write outlives
    * the queued step.
    */
-  private async addRows(chunkRows: ChunkRow[], itemRows: ItemRow[]): Promise<void> {
+  private addRows(chunkRows: ChunkRow[], itemRows: ItemRow[]): Promise<void> {
     const { tables } = this.parts;
-    const added = await Promise.allSettled([
+    return settleAll([
       chunkRows.length > 0 ? addInSlices(tables.chunks, chunkRows as unknown as Array<Record<string, unknown>>) : undefined,
       itemRows.length > 0 ? addInSlices(tables.items, itemRows as unknown as Array<Record<string, unknown>>) : undefined,
     ]);
-    const failed = added.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) {
-      throw failed.reason;
-    }
   }
 
   /** The switch: one commit makes every document of the batch point at the new generation. */

@@ -159,6 +159,16 @@ describe('convertFile', function () {
     await assert.rejects(convertFile(truncated), expectConversionError('corrupt_file', truncated));
   });
 
+  it('names a bad PDF by its path, like every other file, so two reports.pdf in different folders are told apart', async () => {
+    const notPdf = write('first/report.pdf', 'a text file someone named .pdf');
+    await assert.rejects(convertFile(notPdf), expectConversionError('corrupt_file', notPdf, /not a PDF/));
+    const real = fs.readFileSync(path.join(corpusRoot, 'pdf-docx', 'docling', 'multi_page.pdf'));
+    const truncated = write('second/report.pdf', real.subarray(0, Math.floor(real.length / 2)));
+    await assert.rejects(convertFile(truncated), expectConversionError('corrupt_file', truncated));
+    const empty = write('third/report.pdf', '');
+    await assert.rejects(convertFile(empty), expectConversionError('empty_file', empty));
+  });
+
   it('refuses a password-protected DOCX with encrypted_file and a legacy .doc with corrupt_file', async () => {
     // Both are OLE compound files; an encrypted OOXML package holds an "EncryptedPackage" stream.
     const signature = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);

@@ -240,3 +240,43 @@ describe('LanceStore: quoted queries', function () {
     }
   });
 });
+
+describe('LanceStore: Chinese, Japanese and Korean text', function () {
+  this.timeout(60_000);
+
+  it('finds words inside CJK sentences, before and after the rows are folded into the main index', async () => {
+    const folder = temporaryFolder('haiku-cjk-');
+    const store = await openStore({ uri: folder.path });
+    try {
+      await store.writeDocuments([
+        // One run of 29 characters: over the tokenizer's 40-byte limit as a single token.
+        await markdownWrite('ja.md', '# 全文検索\n\n全文検索エンジンは文書の中から言葉を素早く見つけるための仕組みです。\n'),
+        await markdownWrite('zh.md', '# 数据库\n\n向量数据库可以存储嵌入并进行相似度搜索。\n'),
+        await markdownWrite('ko.md', '# 안내\n\n한국어 문서에서도 검색엔진이 단어를 찾아야 합니다.\n'),
+        await markdownWrite('en.md', '# English\n\nA plain English note about search engines and databases.\n'),
+      ]);
+      const expectations: Array<[string, string]> = [
+        ['検索', 'ja.md'],
+        ['エンジン', 'ja.md'],
+        ['見つける仕組み', 'ja.md'],
+        ['数据库', 'zh.md'],
+        ['相似度搜索', 'zh.md'],
+        ['库', 'zh.md'],
+        ['검색', 'ko.md'],
+        ['search engines', 'en.md'],
+      ];
+      const check = async (stage: string) => {
+        for (const [query, file] of expectations) {
+          const results = await store.search(query);
+          assert.ok(results[0]?.uri.endsWith(file), `${stage}: first result for ${query}: ${results.map((result) => result.uri.split('/').pop()).join(', ') || 'none'}`);
+        }
+      };
+      await check('recent table');
+      await store.optimize();
+      await check('main index');
+    } finally {
+      await store.close();
+      folder.cleanup();
+    }
+  });
+});

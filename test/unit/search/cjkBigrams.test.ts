@@ -1,0 +1,30 @@
+import * as assert from 'node:assert/strict';
+import { fullTextIndexText, fullTextQueryText } from '../../../src/core/search/cjkBigrams';
+
+describe('CJK bigrams for full-text search', () => {
+  it('indexes each CJK run as its characters and its overlapping bigrams, and leaves other text as it is', () => {
+    assert.equal(fullTextIndexText('全文検索'), ' 全 文 検 索 全文 文検 検索 ');
+    assert.equal(fullTextIndexText('使用LanceDB数据库'), ' 使 用 使用 LanceDB 数 据 库 数据 据库 ');
+    assert.equal(fullTextIndexText('本'), ' 本 ');
+    const english = 'Plain English, with digits 42 and accents: café.';
+    assert.equal(fullTextIndexText(english), english);
+  });
+
+  it('queries a CJK run by its bigrams only, and a one-character run by that character', () => {
+    assert.equal(fullTextQueryText('検索'), ' 検索 ');
+    assert.equal(fullTextQueryText('数据库 search'), ' 数据 据库  search');
+    assert.equal(fullTextQueryText('库'), ' 库 ');
+    assert.equal(fullTextQueryText('engine'), 'engine');
+  });
+
+  it('covers Hiragana, Katakana with its prolonged-sound mark, and Hangul', () => {
+    assert.equal(fullTextQueryText('すばやく'), ' すば ばや やく ');
+    assert.equal(fullTextQueryText('サーバー'), ' サー ーバ バー ');
+    assert.equal(fullTextQueryText('검색엔진'), ' 검색 색엔 엔진 ');
+  });
+
+  it('keeps characters outside the Basic Multilingual Plane whole', () => {
+    // U+20B9F, a Han character written as a surrogate pair.
+    assert.equal(fullTextQueryText('𠮟る'), ' 𠮟る ');
+  });
+});
