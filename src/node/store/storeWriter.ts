@@ -2,6 +2,7 @@ import { makeArrowTable, type Table as LanceTable } from '@lancedb/lancedb';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
+import { arrowTableOfRows } from './arrowColumns';
 import { plainChunkFields } from './arrowRows';
 import type { ItemReader } from './itemReader';
 import { chunkRow, documentRow, itemRow, type ChunkRow, type DocumentRow, type ItemRow, type StoredChunkFields } from './schema';
@@ -228,8 +229,9 @@ export class StoreWriter {
 
 /**
  * One `add` (one commit) of `rows`, converted to Arrow `ARROW_SLICE_ROWS` at a time with a turn of the event loop
- * between slices. `makeArrowTable` is LanceDB's own, so the table is of its apache-arrow instance (shared notes
- * §1, bug 3). Slices whose columns differ (a column absent from every row of one slice) go as plain rows instead.
+ * between slices: column by column (`arrowTableOfRows`), or by LanceDB's own `makeArrowTable` for rows that do not
+ * fit the schema, both on LanceDB's apache-arrow instance (shared notes §1, bug 3). Slices whose columns differ (a
+ * column absent from every row of one slice) go as plain rows instead.
  */
 async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown>>): Promise<void> {
   if (rows.length <= ARROW_SLICE_ROWS) {
@@ -240,7 +242,8 @@ async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown
   const slices: Array<ReturnType<typeof makeArrowTable>> = [];
   for (let start = 0; start < rows.length; start += ARROW_SLICE_ROWS) {
     await new Promise((resolve) => setImmediate(resolve));
-    slices.push(makeArrowTable(rows.slice(start, start + ARROW_SLICE_ROWS), { schema }));
+    const slice = rows.slice(start, start + ARROW_SLICE_ROWS);
+    slices.push(arrowTableOfRows(slice, schema) ?? makeArrowTable(slice, { schema }));
   }
   const columns = (slice: ReturnType<typeof makeArrowTable>) => slice.schema.fields.map((field) => field.name).join();
   if (slices.some((slice) => columns(slice) !== columns(slices[0]))) {
