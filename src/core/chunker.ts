@@ -4,9 +4,10 @@ import { countTokens as countTokensWhole, decode, encode } from 'gpt-tokenizer/e
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { asciiPieceTokenCount } from './asciiPieceTokens';
 import { stableHash } from './hash';
+import { unionSourceRanges } from './sourceRanges';
 import { CHUNK_MAX_TOKENS, CHUNK_MIN_CONTENT_TOKENS, CHUNK_TOKEN_CACHE_PIECE_CHARS, CHUNK_TOKEN_CACHE_PIECES, MAX_DOCUMENT_CHUNKS } from './limits';
 import type { Chunk } from './model/chunk';
-import { NOISE_LABELS, type DocumentItem, type ItemLabel, type SourceRange } from './model/document';
+import { NOISE_LABELS, type DocumentItem, type ItemLabel } from './model/document';
 
 /** How chunk sizes are measured, for reports and the index's metadata. */
 export const CHUNK_TOKENIZER_NAME = 'o200k_base (gpt-tokenizer)';
@@ -558,36 +559,4 @@ function splitCharacters(text: string, budget: number): TextPart[] {
 
 function distinctSorted(numbers: readonly number[]): number[] {
   return [...new Set(numbers)].sort((left, right) => left - right);
-}
-
-/**
- * The union of source ranges: earliest start, latest end (line, then column); for page-only ranges (PDF),
- * the first page. Undefined when no item has a range.
- */
-export function unionSourceRanges(ranges: ReadonlyArray<SourceRange | undefined>): SourceRange | undefined {
-  let union: SourceRange | undefined;
-  for (const range of ranges) {
-    if (!range) {
-      continue;
-    }
-    union ??= {};
-    if (range.startLine !== undefined) {
-      const startColumn = range.startColumn ?? 0;
-      if (union.startLine === undefined || range.startLine < union.startLine || (range.startLine === union.startLine && startColumn < (union.startColumn ?? 0))) {
-        union.startLine = range.startLine;
-        union.startColumn = startColumn;
-      }
-    }
-    if (range.endLine !== undefined) {
-      const endColumn = range.endColumn ?? 0;
-      if (union.endLine === undefined || range.endLine > union.endLine || (range.endLine === union.endLine && endColumn > (union.endColumn ?? 0))) {
-        union.endLine = range.endLine;
-        union.endColumn = endColumn;
-      }
-    }
-    if (range.page !== undefined && (union.page === undefined || range.page < union.page)) {
-      union.page = range.page;
-    }
-  }
-  return union && Object.keys(union).length > 0 ? union : undefined;
 }

@@ -1,4 +1,4 @@
-import { unionSourceRanges } from '../chunker';
+import { unionSourceRanges } from '../sourceRanges';
 import { EVIDENCE_ANCHOR_MIN_CHARS, EXPANSION_WINDOW_MARGIN, SMALL_SECTION_RATIO } from '../limits';
 import { NOISE_LABELS, type ItemLabel } from '../model/document';
 import type { SearchResult, StoredItem } from '../model/search';

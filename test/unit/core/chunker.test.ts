@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
-import { chunkDocument, countChunkTokens, unionSourceRanges } from '../../../src/core/chunker';
+import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
+import { unionSourceRanges } from '../../../src/core/sourceRanges';
 import { CHUNK_MAX_TOKENS } from '../../../src/core/limits';
 import type { DocumentItem, ItemLabel } from '../../../src/core/model/document';
 
