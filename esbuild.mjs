@@ -37,6 +37,9 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
   { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js' },
+  // The converters and chunker of the main process (a few small files), required from beside the CLI or backend on
+  // first use so neither bundle carries them (see loadInProcessConverters.ts).
+  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js' },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
   // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.

@@ -22,6 +22,7 @@ import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXT
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
 import type { PictureProcessing } from './convertFile';
+import { loadInProcessConverters } from './loadInProcessConverters';
 
 export interface ConversionPoolOptions {
   /** Workers converting at once; defaults to `INDEX_CONCURRENCY`. */
@@ -64,10 +65,7 @@ export interface ConversionPool {
  */
 export function inProcessConversion(): ConversionPool {
   const prepare = async (filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument> => {
-    // Required on first use: the converters are heavy to load and most callers convert on workers (esbuild
-    // bundles the module but runs its top level only when it is first required).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { prepareDocument } = require('./prepareDocument') as typeof import('./prepareDocument');
+    const { prepareDocument } = loadInProcessConverters();
     return prepareDocument({ rootPath: options.rootPath, filePath, maxBytes: options.maxBytes, pictures: options.pictures, pictureRoots: options.pictureRoots, abortSignal: options.abortSignal });
   };
   return {

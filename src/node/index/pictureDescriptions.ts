@@ -4,6 +4,7 @@ import { PICTURE_DESCRIPTION_CONCURRENCY, PICTURE_DESCRIPTION_MAX_TOKENS, PICTUR
 import type { PictureData } from '../../core/model/document';
 import { createOpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
 import type { PreparedDocument } from '../convert/conversionProtocol';
+import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 
 /** The vision endpoint of `processing.pictures: description` (config `processing.pictureDescription`). */
 export interface PictureDescriptionSettings {
@@ -105,10 +106,9 @@ export async function describePictures(prepared: PreparedDocument, describer: Pi
   if (failures.length > 0) {
     warnings.push(`${failures.length} picture${failures.length === 1 ? ' was' : 's were'} not described (${failures[0]}); ${failures.length === 1 ? 'it keeps its' : 'they keep their'} alt text and caption. Check processing.pictureDescription and re-index the file.`);
   }
-  // The worker already warned if the document reached the chunk limit. Required here, not imported: the chunker
-  // loads the o200k tokenizer (about 0.3 s and 40 MiB), which the indexing process needs for nothing else.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { chunkDocumentWithinLimit } = require('../../core/chunker') as typeof import('../../core/chunker');
+  // The worker already warned if the document reached the chunk limit. Loaded here, not imported: the chunker
+  // loads the o200k tokenizer, which the indexing process needs for nothing else.
+  const { chunkDocumentWithinLimit } = loadInProcessConverters();
   const { chunks } = chunkDocumentWithinLimit({ id: document.id, items });
   return { document: { ...document, items, warnings }, chunks };
 }

@@ -5,7 +5,7 @@ import type { PageBox } from '../../core/model/document';
 import type { KnowledgeBase, SearchResult } from '../../core/model/search';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import { expandSearchResults } from '../../core/search/contextExpansion';
-import { renderHighlightedPage, type HighlightedPage } from './pageRenderer';
+import type { HighlightedPage } from './pageRenderer';
 
 export interface VisualizeChunkOptions {
   knowledgeBase: KnowledgeBase;
@@ -70,6 +70,8 @@ export async function visualizeChunk(options: VisualizeChunkOptions): Promise<Vi
   }
   const rendered: VisualizedChunk['pages'] = [];
   for (const page of pages) {
+    // Loaded on use: pdf.js is 2.4 MB of the CLI's bundle that no other command needs.
+    const { renderHighlightedPage } = await import('./pageRenderer.js');
     const image = await renderHighlightedPage(bytes, { page, strong, faint, scale: options.scale, fileName: document.relativePath, abortSignal: options.abortSignal });
     rendered.push({ ...image, page });
   }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
@@ -84,7 +85,7 @@ describe('haiku convert', function () {
 
   it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
-    const sources = ['src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
+    const sources = ['src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/conversionPool.ts', 'src/node/convert/loadInProcessConverters.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
     const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
     // Building here would race other work on the tree; `npm run test:unit` builds before testing.
     assert.ok(fs.existsSync(bundle) && fs.statSync(bundle).mtimeMs >= newestSource, 'dist/cli.js is missing or older than its sources: run `npm run build` first');
@@ -97,6 +98,22 @@ describe('haiku convert', function () {
     ]) {
       const output = execFileSync(process.execPath, [bundle, 'convert', path.join(corpusRoot, file), '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       assert.equal((JSON.parse(output) as { title: string }).title, title);
+    }
+    // A few small files convert in-process, with the converters loaded from dist/converters.js beside the bundle:
+    // neither the CLI's bundle nor the extension's backend carries them (or the o200k tokenizer) themselves.
+    for (const name of ['cli.js', 'backend.js']) {
+      assert.ok(!fs.readFileSync(path.join(repositoryRoot, 'dist', name), 'utf8').includes('bytePairStringRankEncoder'), `dist/${name} bundles the tokenizer`);
+    }
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bundle-index-'));
+    try {
+      fs.writeFileSync(path.join(workspace, 'wombat.md'), '# Wombats\n\nWombats dig burrows with their claws.\n');
+      fs.writeFileSync(path.join(workspace, 'quokka.md'), '# Quokkas\n\nQuokkas live on Rottnest Island.\n');
+      const database = path.join(workspace, 'db');
+      execFileSync(process.execPath, [bundle, 'index', workspace, '--db', database], { encoding: 'utf8' });
+      const found = execFileSync(process.execPath, [bundle, 'search', 'burrows', '--db', database, '--json'], { encoding: 'utf8' });
+      assert.match(found, /wombat\.md/);
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
     }
   });
 });

@@ -1,0 +1,8 @@
+import { chunkDocumentWithinLimit } from '../../core/chunker';
+import { prepareDocument } from './prepareDocument';
+
+/**
+ * What the main process converts and chunks with (a few small files; a document whose pictures were described),
+ * the esbuild entry of `dist/converters.js`. Loaded on first use by `loadInProcessConverters`, never imported.
+ */
+export const inProcessConverters = { prepareDocument, chunkDocumentWithinLimit };
