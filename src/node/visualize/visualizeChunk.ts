@@ -70,8 +70,9 @@ export async function visualizeChunk(options: VisualizeChunkOptions): Promise<Vi
   }
   const rendered: VisualizedChunk['pages'] = [];
   for (const page of pages) {
-    // Loaded on use: pdf.js is 2.4 MB of the CLI's bundle that no other command needs.
-    const { renderHighlightedPage } = await import('./pageRenderer.js');
+    // Required on use: pdf.js is 2.4 MB of the CLI's bundle that no other command needs to run.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { renderHighlightedPage } = require('./pageRenderer') as typeof import('./pageRenderer');
     const image = await renderHighlightedPage(bytes, { page, strong, faint, scale: options.scale, fileName: document.relativePath, abortSignal: options.abortSignal });
     rendered.push({ ...image, page });
   }
