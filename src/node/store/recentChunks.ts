@@ -39,12 +39,16 @@ function recentChunksSchema(): Schema {
 }
 
 /**
- * The query's words as the FTS tokenizer splits them (the "simple" tokenizer cuts at every character that is
- * not a letter or digit, and drops tokens over 40 characters), so each searched alone is one token.
+ * The query's words as the FTS tokenizer splits them, so each searched alone is one token: the "simple" tokenizer
+ * cuts at every character that is neither alphabetic nor a number (Rust's `is_alphanumeric`, which keeps combining
+ * vowel signs such as Thai's inside a word), and drops tokens of 40 bytes or more (checked in LanceDB 0.31.0).
  */
 export function singleTokenPieces(query: string): string[] {
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((piece) => piece.length > 0 && piece.length <= 40))];
+  return [...new Set(query.toLowerCase().split(/[^\p{Alphabetic}\p{N}]+/u).filter((piece) => piece.length > 0 && Buffer.byteLength(piece) < FULL_TEXT_TOKEN_MAX_BYTES))];
 }
+
+/** LanceDB's `simple` tokenizer drops longer tokens (its `max_token_length`, 40, is exclusive). */
+const FULL_TEXT_TOKEN_MAX_BYTES = 40;
 
 /**
  * Recent chunks: a copy of the `search_text` of chunks written by incremental runs (the file watcher's), with

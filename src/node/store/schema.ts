@@ -2,7 +2,7 @@ import { Binary, Field, FixedSizeList, Float32, Float64, Int32, Schema, Utf8 } f
 import type { Chunk } from '../../core/model/chunk';
 import type { DocumentItem, HaikuDocument, ItemLabel, PageBox, PictureData, SourceRange } from '../../core/model/document';
 import type { ChunkRecord, DocumentSummary, StoredItem } from '../../core/model/search';
-import { fullTextIndexText } from '../../core/search/cjkBigrams';
+import { fullTextIndexText } from '../../core/search/unspacedScripts';
 import { pictureRefsOf } from '../../core/search/pictureRefs';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 
@@ -214,7 +214,7 @@ export function chunkRow(chunk: Chunk, generation: string, vector: Float32Array 
     generation,
     chunk_order: chunk.order,
     content: chunk.content,
-    // CJK runs as bigrams, so words inside them are found (see cjkBigrams.ts).
+    // Text written without spaces between words as bigrams, so words inside it are found (see unspacedScripts.ts).
     search_text: fullTextIndexText(chunk.searchText),
     doc_item_refs: JSON.stringify(chunk.docItemRefs),
     labels: JSON.stringify(chunk.labels),

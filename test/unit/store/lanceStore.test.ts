@@ -241,7 +241,7 @@ describe('LanceStore: quoted queries', function () {
   });
 });
 
-describe('LanceStore: Chinese, Japanese and Korean text', function () {
+describe('LanceStore: text written without spaces between words', function () {
   this.timeout(60_000);
 
   it('finds words inside CJK sentences, before and after the rows are folded into the main index', async () => {
@@ -279,4 +279,43 @@ describe('LanceStore: Chinese, Japanese and Korean text', function () {
       folder.cleanup();
     }
   });
+  it('finds words inside Thai, Lao, Khmer and Myanmar sentences, tone marks and subscripts included', async () => {
+    const folder = temporaryFolder('haiku-sea-');
+    const store = await openStore({ uri: folder.path });
+    try {
+      // Each body is one run without spaces, far over the tokenizer's 40-byte limit as a single token.
+      await store.writeDocuments([
+        await markdownWrite('th.md', '# คู่มือ\n\nระบบค้นหาข้อความเต็มรูปแบบช่วยให้ผู้ใช้พบคำในเอกสารได้อย่างรวดเร็ว\n'),
+        await markdownWrite('lo.md', '# ຄູ່ມື\n\nລະບົບຄົ້ນຫາຂໍ້ຄວາມຊ່ວຍໃຫ້ຜູ້ໃຊ້ພົບຄໍາສັບໃນເອກະສານ\n'),
+        await markdownWrite('km.md', '# មគ្គុទ្ទេសក៍\n\nប្រព័ន្ធស្វែងរកអត្ថបទជួយអ្នកប្រើប្រាស់រកពាក្យនៅក្នុងឯកសារ\n'),
+        await markdownWrite('my.md', '# လမ်းညွှန်\n\nရှာဖွေရေးစနစ်သည်စာရွက်စာတမ်းများထဲမှစကားလုံးများကိုရှာပေးသည်။\n'),
+        await markdownWrite('en.md', '# English\n\nA plain English note about search engines and documents.\n'),
+      ]);
+      const expectations: Array<[string, string]> = [
+        ['ค้นหา', 'th.md'],
+        ['เอกสาร', 'th.md'],
+        ['รวดเร็ว', 'th.md'],
+        ['ເອກະສານ', 'lo.md'],
+        ['ຄົ້ນຫາ', 'lo.md'],
+        ['ឯកសារ', 'km.md'],
+        ['ស្វែងរក', 'km.md'],
+        ['စာရွက်စာတမ်း', 'my.md'],
+        ['စကားလုံး', 'my.md'],
+        ['search engines', 'en.md'],
+      ];
+      const check = async (stage: string) => {
+        for (const [query, file] of expectations) {
+          const results = await store.search(query);
+          assert.ok(results[0]?.uri.endsWith(file), `${stage}: first result for ${query}: ${results.map((result) => result.uri.split('/').pop()).join(', ') || 'none'}`);
+        }
+      };
+      await check('recent table');
+      await store.optimize();
+      await check('main index');
+    } finally {
+      await store.close();
+      folder.cleanup();
+    }
+  });
 });
+

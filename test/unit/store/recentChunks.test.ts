@@ -207,4 +207,10 @@ describe('singleTokenPieces', () => {
   it('splits a query where the simple tokenizer does, lower-cased, once each', () => {
     assert.deepEqual(singleTokenPieces('COVID-19 and covid, apoE4/apoE3 «Zürich» x'.concat('y'.repeat(41))), ['covid', '19', 'and', 'apoe4', 'apoe3', 'zürich']);
   });
+
+  it('keeps what the tokenizer keeps: words under 40 bytes, vowel signs inside a word', () => {
+    assert.deepEqual(singleTokenPieces(`${'a'.repeat(39)} ${'b'.repeat(40)}`), ['a'.repeat(39)]);
+    // 13 Thai letters are 39 bytes, 14 are 42; the vowel sign U+0E34 is alphabetic to the tokenizer.
+    assert.deepEqual(singleTokenPieces(`${'ก'.repeat(13)} ${'ข'.repeat(14)} คิง`), ['ก'.repeat(13), 'คิง']);
+  });
 });

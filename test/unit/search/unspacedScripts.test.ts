@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { fullTextIndexText, fullTextQueryText } from '../../../src/core/search/cjkBigrams';
+import { fullTextIndexText, fullTextQueryText } from '../../../src/core/search/unspacedScripts';
 
-describe('CJK bigrams for full-text search', () => {
+describe('bigrams of text written without spaces, for full-text search', () => {
   it('indexes each CJK run as its characters and its overlapping bigrams, and leaves other text as it is', () => {
     assert.equal(fullTextIndexText('全文検索'), ' 全 文 検 索 全文 文検 検索 ');
     assert.equal(fullTextIndexText('使用LanceDB数据库'), ' 使 用 使用 LanceDB 数 据 库 数据 据库 ');
@@ -26,5 +26,20 @@ describe('CJK bigrams for full-text search', () => {
   it('keeps characters outside the Basic Multilingual Plane whole', () => {
     // U+20B9F, a Han character written as a surrogate pair.
     assert.equal(fullTextQueryText('𠮟る'), ' 𠮟る ');
+  });
+
+  it('covers Thai, Lao, Khmer and Myanmar, dropping the marks the tokenizer would cut at', () => {
+    // Thai: the tone mark (U+0E49) goes, the vowel sign above (U+0E31, a letter to the tokenizer) stays.
+    assert.equal(fullTextQueryText('ค้นหา'), ' คน นห หา ');
+    assert.equal(fullTextQueryText('สวัสดี'), ' สว วั ัส สด ดี ');
+    assert.equal(fullTextQueryText('ເອກະສານ'), ' ເອ ອກ ກະ ະສ ສາ ານ ');
+    assert.equal(fullTextQueryText('ឯកសារ'), ' ឯក កស សា ារ ');
+    assert.equal(fullTextIndexText('ค้น'), ' ค น คน ');
+  });
+
+  it('separates the parts of a run at its punctuation', () => {
+    // Thai ANGKHANKHU (U+0E5A) and Myanmar's full stop (U+104B) are punctuation inside their scripts' runs.
+    assert.equal(fullTextQueryText('กขค๚งจ'), ' กข ขค งจ ');
+    assert.equal(fullTextQueryText('စာ။ဘာ'), ' စာ ဘာ ');
   });
 });
