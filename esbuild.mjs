@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
+import { o200kRanksPlugin } from './scripts/o200kRanksPlugin.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -36,10 +37,11 @@ const builds = [
   // The shebang comes from main.ts itself; esbuild keeps it on the first line.
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
-  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js' },
+  // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).
+  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js', plugins: [o200kRanksPlugin('dist')] },
   // The converters and chunker of the main process (a few small files), required from beside the CLI or backend on
   // first use so neither bundle carries them (see loadInProcessConverters.ts).
-  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js' },
+  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js', plugins: [o200kRanksPlugin('dist')] },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
   // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.

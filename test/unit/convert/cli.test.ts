@@ -2,12 +2,25 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { runCli } from '../../../src/node/cli/main';
 import type { CommandIo } from '../../../src/node/cli/command';
 import type { DocumentItem, SectionNode } from '../../../src/core/model/document';
 import { corpusRoot, repositoryRoot } from '../../support/paths';
 import { temporaryFolder } from '../../support/indexFixtures';
+import { chunkDocumentWithinLimit } from '../../../src/core/chunker';
+import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
+
+/** The library's own table (string tokens and byte arrays), as the plugin writes it. */
+function o200kTable(): unknown[] {
+  return o200kRanks as unknown[];
+}
+
+/** A built bundle, loaded into this process as the CLI and the extension load it. */
+function requireBundle(file: string): unknown {
+  return createRequire(__filename)(file);
+}
 
 function captureIo(): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -114,6 +127,31 @@ describe('haiku convert', function () {
       assert.match(found, /wombat\.md/);
     } finally {
       fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('reads o200k\'s table from dist/o200k_base.json in the bundles that count tokens, and chunks as the source does', () => {
+    const dist = path.join(repositoryRoot, 'dist');
+    const sources = ['src/core/chunker.ts', 'src/core/preTokenizer.ts', 'src/core/pieceCountTable.ts', 'scripts/o200kRanksPlugin.mjs', 'esbuild.mjs'];
+    const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
+    assert.ok(fs.statSync(path.join(dist, 'converters.js')).mtimeMs >= newestSource, 'dist/converters.js is older than its sources: run `npm run build` first');
+    // The library's 2.4 MB array literal took ~230 ms to compile in every worker; the bundles read the JSON instead.
+    const table = JSON.parse(fs.readFileSync(path.join(dist, 'o200k_base.json'), 'utf8')) as unknown[];
+    assert.deepEqual(table, o200kTable());
+    for (const name of ['converters.js', 'conversion-worker.js']) {
+      const bundle = fs.readFileSync(path.join(dist, name), 'utf8');
+      assert.ok(bundle.includes('bytePairStringRankEncoder'), `dist/${name} counts tokens`);
+      assert.ok(!bundle.includes('"riedenheit"'), `dist/${name} still carries the table as JavaScript`);
+    }
+    const bundled = requireBundle(path.join(dist, 'converters.js')) as { inProcessConverters: { chunkDocumentWithinLimit: typeof chunkDocumentWithinLimit } };
+    const texts = [
+      'Plain English prose about wombats. It has two sentences.',
+      'Résumé of the café — naïve façade, Zürich, 中文检索, 한국어, ภาษาไทย, emoji 😀 and <|endoftext|> markers. '.repeat(40),
+      `${'abcdefghij'.repeat(300)} ${'x = f(y) + 42;\n'.repeat(100)}`,
+    ];
+    for (const text of texts) {
+      const document = { id: 'doc', items: [{ position: 0, selfRef: '#/texts/0', label: 'paragraph', text, headingLevel: 0, pageNumbers: [], treeDepth: 0 } as DocumentItem] };
+      assert.deepEqual(bundled.inProcessConverters.chunkDocumentWithinLimit(document), chunkDocumentWithinLimit(document), text.slice(0, 40));
     }
   });
 });
