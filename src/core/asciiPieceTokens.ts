@@ -29,7 +29,16 @@ export function asciiPieceTokenCount(piece: string): number | undefined {
   if (piece.length === 1 || stringRanks.has(piece)) {
     return 1;
   }
-  const ranks = stringRanks;
+  return piece.length > LINEAR_SCAN_MAX_CHARS ? mergeCountByHeap(piece, stringRanks) : mergeCountByScan(piece, stringRanks);
+}
+
+/**
+ * Pieces up to this long merge by the library's own loop (a scan for the lowest rank per merge, quadratic, and
+ * fastest for words); longer ones (an unbroken run of letters: a 160,000-character run took 60 s) by a heap.
+ */
+const LINEAR_SCAN_MAX_CHARS = 64;
+
+function mergeCountByScan(piece: string, ranks: ReadonlyMap<string, number>): number {
   const starts: number[] = [];
   const pairRanks: number[] = [];
   const rankAt = (index: number): number => {
@@ -62,4 +71,136 @@ export function asciiPieceTokenCount(piece: string): number | undefined {
     }
   }
   return starts.length - 1;
+}
+
+/**
+ * The same merges in the same order as `mergeCountByScan`, in O(n log n): parts are a linked list of start offsets,
+ * and each part's pair with its successor sits in a min-heap ordered by rank, then by start offset (the scan's
+ * leftmost-lowest choice). An entry whose pair has changed since is skipped when it surfaces.
+ */
+function mergeCountByHeap(piece: string, ranks: ReadonlyMap<string, number>): number {
+  const length = piece.length;
+  const next = new Int32Array(length + 1);
+  const previous = new Int32Array(length + 1);
+  const version = new Int32Array(length + 1);
+  const merged = new Uint8Array(length + 1);
+  for (let index = 0; index <= length; index++) {
+    next[index] = index + 1;
+    previous[index] = index - 1;
+  }
+  const pairRank = (start: number): number => {
+    const middle = next[start];
+    return middle >= length ? Number.POSITIVE_INFINITY : (ranks.get(piece.slice(start, next[middle])) ?? Number.POSITIVE_INFINITY);
+  };
+  const heap = new PairHeap();
+  const offer = (start: number): void => {
+    const rank = pairRank(start);
+    if (rank !== Number.POSITIVE_INFINITY) {
+      heap.push(rank, start, version[start]);
+    }
+  };
+  for (let start = 0; start < length - 1; start++) {
+    offer(start);
+  }
+  let parts = length;
+  while (heap.size > 0) {
+    const start = heap.topStart();
+    const stale = merged[start] === 1 || version[start] !== heap.topVersion();
+    heap.pop();
+    if (stale) {
+      continue;
+    }
+    // The part at `start` absorbs the next one.
+    const middle = next[start];
+    const end = next[middle];
+    merged[middle] = 1;
+    next[start] = end;
+    if (end <= length) {
+      previous[end] = start;
+    }
+    parts--;
+    version[start]++;
+    offer(start);
+    const before = previous[start];
+    if (before >= 0) {
+      version[before]++;
+      offer(before);
+    }
+  }
+  return parts;
+}
+
+/** A binary min-heap of (rank, start, version), ordered by rank, then start. */
+class PairHeap {
+  private readonly ranks: number[] = [];
+  private readonly starts: number[] = [];
+  private readonly versions: number[] = [];
+
+  get size(): number {
+    return this.ranks.length;
+  }
+
+  topStart(): number {
+    return this.starts[0];
+  }
+
+  topVersion(): number {
+    return this.versions[0];
+  }
+
+  push(rank: number, start: number, version: number): void {
+    let index = this.ranks.length;
+    this.ranks.push(rank);
+    this.starts.push(start);
+    this.versions.push(version);
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (!this.before(index, parent)) {
+        break;
+      }
+      this.swap(index, parent);
+      index = parent;
+    }
+  }
+
+  pop(): void {
+    const last = this.ranks.length - 1;
+    this.swap(0, last);
+    this.ranks.pop();
+    this.starts.pop();
+    this.versions.pop();
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let smallest = index;
+      if (left < this.ranks.length && this.before(left, smallest)) {
+        smallest = left;
+      }
+      if (right < this.ranks.length && this.before(right, smallest)) {
+        smallest = right;
+      }
+      if (smallest === index) {
+        return;
+      }
+      this.swap(index, smallest);
+      index = smallest;
+    }
+  }
+
+  private before(left: number, right: number): boolean {
+    return this.ranks[left] < this.ranks[right] || (this.ranks[left] === this.ranks[right] && this.starts[left] < this.starts[right]);
+  }
+
+  private swap(left: number, right: number): void {
+    const rank = this.ranks[left];
+    this.ranks[left] = this.ranks[right];
+    this.ranks[right] = rank;
+    const start = this.starts[left];
+    this.starts[left] = this.starts[right];
+    this.starts[right] = start;
+    const version = this.versions[left];
+    this.versions[left] = this.versions[right];
+    this.versions[right] = version;
+  }
 }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import JSZip from 'jszip';
 import { chunkDocumentWithinLimit } from '../../../src/core/chunker';
 import { ConversionError } from '../../../src/core/errors';
-import { CONVERSION_TIMEOUT_MS, MAX_DOCUMENT_CHUNKS, MAX_DOCUMENT_ITEMS, MAX_FILE_BYTES, MAX_TABLE_CELLS, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../../src/core/limits';
+import { CHUNK_MAX_TOKENS, CONVERSION_TIMEOUT_MS, MAX_DOCUMENT_CHUNKS, MAX_DOCUMENT_ITEMS, MAX_FILE_BYTES, MAX_TABLE_CELLS, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../../src/core/limits';
 import { createConversionPool, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import { convertDocx } from '../../../src/node/convert/docx';
 import { convertHtml } from '../../../src/node/convert/html';
@@ -192,6 +192,25 @@ describe('hostile inputs stay bounded', function () {
       assert.ok(prepared.chunks.length > 1_000);
       assert.ok(seconds < CONVERSION_TIMEOUT_MS / 2_000, `${seconds.toFixed(1)} s`);
       assert.ok(peakGrowthMiB < 1024, `${peakGrowthMiB.toFixed(0)} MiB`);
+      fs.rmSync(file);
+    });
+  });
+
+  describe('an unbroken run of letters', () => {
+    it('is chunked in seconds, not minutes (byte-pair merging of one huge piece is not quadratic)', async () => {
+      // One 1,000,000-letter word: the tokenizer's merge loop took 60 s for 160,000 letters.
+      const file = path.join(folder, 'unbroken.txt');
+      let seed = 9;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      fs.writeFileSync(file, Array.from({ length: 1_000_000 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(''));
+      pool ??= createConversionPool({ size: 1 });
+      const started = performance.now();
+      const prepared = await pool.prepare(file, { rootPath: folder });
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`      1,000,000 letters without a break: ${prepared.chunks.length} chunks in ${seconds.toFixed(1)} s`);
+      assert.ok(prepared.chunks.length > 100);
+      assert.ok(prepared.chunks.every((chunk) => chunk.tokenCount <= CHUNK_MAX_TOKENS));
+      assert.ok(seconds < CONVERSION_TIMEOUT_MS / 4_000, `${seconds.toFixed(1)} s`);
       fs.rmSync(file);
     });
   });

@@ -124,4 +124,25 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
     assert.ok(counted > 25_000, `${counted} ASCII pieces compared`);
     assert.deepStrictEqual(differing.slice(0, 10), []);
   });
+
+  it('counts long ASCII pieces (merged by a heap, not a scan) exactly as the library', () => {
+    let seed = 3;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const words = ['the', 'token', 'ization', 'inter', 'national', 'ab', 'ba', 'a', 'zz', 'q', 'ing', 'tion', 'xyz', 'HTTP', 'Request'];
+    const differing: string[] = [];
+    for (let index = 0; index < 1_500; index++) {
+      // Three letters (many equal ranks, so the leftmost-first order matters), glued words, and any lower case letter.
+      const length = 50 + Math.floor(random() * 700);
+      let piece = '';
+      while (piece.length < length) {
+        piece += index % 3 === 0 ? 'abc'[Math.floor(random() * 3)] : index % 3 === 1 ? words[Math.floor(random() * words.length)] : String.fromCharCode(97 + Math.floor(random() * 26));
+      }
+      const ours = asciiPieceTokenCount(piece);
+      const library = libraryCountTokens(piece);
+      if (ours !== library) {
+        differing.push(`${JSON.stringify(piece.slice(0, 40))}… (${piece.length}): ${ours} vs ${library}`);
+      }
+    }
+    assert.deepStrictEqual(differing.slice(0, 5), []);
+  });
 });
