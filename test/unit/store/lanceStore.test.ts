@@ -244,78 +244,57 @@ describe('LanceStore: quoted queries', function () {
 describe('LanceStore: text written without spaces between words', function () {
   this.timeout(60_000);
 
+  /**
+   * Writes the files, then checks each query's first result: first while the rows are in the recent table, then
+   * after they are folded into the main index.
+   */
+  async function assertFirstResults(files: ReadonlyArray<[string, string]>, expectations: ReadonlyArray<[string, string]>): Promise<void> {
+    const folder = temporaryFolder('haiku-unspaced-');
+    const store = await openStore({ uri: folder.path });
+    try {
+      await store.writeDocuments(await Promise.all(files.map(([name, markdown]) => markdownWrite(name, markdown))));
+      const check = async (stage: string) => {
+        for (const [query, file] of expectations) {
+          const results = await store.search(query);
+          assert.ok(results[0]?.uri.endsWith(file), `${stage}: first result for ${query}: ${results.map((result) => result.uri.split('/').pop()).join(', ') || 'none'}`);
+        }
+      };
+      await check('recent table');
+      await store.optimize();
+      await check('main index');
+    } finally {
+      await store.close();
+      folder.cleanup();
+    }
+  }
+
   it('finds words inside CJK sentences, before and after the rows are folded into the main index', async () => {
-    const folder = temporaryFolder('haiku-cjk-');
-    const store = await openStore({ uri: folder.path });
-    try {
-      await store.writeDocuments([
+    await assertFirstResults(
+      [
         // One run of 29 characters: over the tokenizer's 40-byte limit as a single token.
-        await markdownWrite('ja.md', '# 全文検索\n\n全文検索エンジンは文書の中から言葉を素早く見つけるための仕組みです。\n'),
-        await markdownWrite('zh.md', '# 数据库\n\n向量数据库可以存储嵌入并进行相似度搜索。\n'),
-        await markdownWrite('ko.md', '# 안내\n\n한국어 문서에서도 검색엔진이 단어를 찾아야 합니다.\n'),
-        await markdownWrite('en.md', '# English\n\nA plain English note about search engines and databases.\n'),
-      ]);
-      const expectations: Array<[string, string]> = [
-        ['検索', 'ja.md'],
-        ['エンジン', 'ja.md'],
-        ['見つける仕組み', 'ja.md'],
-        ['数据库', 'zh.md'],
-        ['相似度搜索', 'zh.md'],
-        ['库', 'zh.md'],
-        ['검색', 'ko.md'],
-        ['search engines', 'en.md'],
-      ];
-      const check = async (stage: string) => {
-        for (const [query, file] of expectations) {
-          const results = await store.search(query);
-          assert.ok(results[0]?.uri.endsWith(file), `${stage}: first result for ${query}: ${results.map((result) => result.uri.split('/').pop()).join(', ') || 'none'}`);
-        }
-      };
-      await check('recent table');
-      await store.optimize();
-      await check('main index');
-    } finally {
-      await store.close();
-      folder.cleanup();
-    }
+        ['ja.md', '# 全文検索\n\n全文検索エンジンは文書の中から言葉を素早く見つけるための仕組みです。\n'],
+        ['zh.md', '# 数据库\n\n向量数据库可以存储嵌入并进行相似度搜索。\n'],
+        ['ko.md', '# 안내\n\n한국어 문서에서도 검색엔진이 단어를 찾아야 합니다.\n'],
+        ['en.md', '# English\n\nA plain English note about search engines and databases.\n'],
+      ],
+      [['検索', 'ja.md'], ['エンジン', 'ja.md'], ['見つける仕組み', 'ja.md'], ['数据库', 'zh.md'], ['相似度搜索', 'zh.md'], ['库', 'zh.md'], ['검색', 'ko.md'], ['search engines', 'en.md']],
+    );
   });
+
   it('finds words inside Thai, Lao, Khmer and Myanmar sentences, tone marks and subscripts included', async () => {
-    const folder = temporaryFolder('haiku-sea-');
-    const store = await openStore({ uri: folder.path });
-    try {
-      // Each body is one run without spaces, far over the tokenizer's 40-byte limit as a single token.
-      await store.writeDocuments([
-        await markdownWrite('th.md', '# คู่มือ\n\nระบบค้นหาข้อความเต็มรูปแบบช่วยให้ผู้ใช้พบคำในเอกสารได้อย่างรวดเร็ว\n'),
-        await markdownWrite('lo.md', '# ຄູ່ມື\n\nລະບົບຄົ້ນຫາຂໍ້ຄວາມຊ່ວຍໃຫ້ຜູ້ໃຊ້ພົບຄໍາສັບໃນເອກະສານ\n'),
-        await markdownWrite('km.md', '# មគ្គុទ្ទេសក៍\n\nប្រព័ន្ធស្វែងរកអត្ថបទជួយអ្នកប្រើប្រាស់រកពាក្យនៅក្នុងឯកសារ\n'),
-        await markdownWrite('my.md', '# လမ်းညွှန်\n\nရှာဖွေရေးစနစ်သည်စာရွက်စာတမ်းများထဲမှစကားလုံးများကိုရှာပေးသည်။\n'),
-        await markdownWrite('en.md', '# English\n\nA plain English note about search engines and documents.\n'),
-      ]);
-      const expectations: Array<[string, string]> = [
-        ['ค้นหา', 'th.md'],
-        ['เอกสาร', 'th.md'],
-        ['รวดเร็ว', 'th.md'],
-        ['ເອກະສານ', 'lo.md'],
-        ['ຄົ້ນຫາ', 'lo.md'],
-        ['ឯកសារ', 'km.md'],
-        ['ស្វែងរក', 'km.md'],
-        ['စာရွက်စာတမ်း', 'my.md'],
-        ['စကားလုံး', 'my.md'],
-        ['search engines', 'en.md'],
-      ];
-      const check = async (stage: string) => {
-        for (const [query, file] of expectations) {
-          const results = await store.search(query);
-          assert.ok(results[0]?.uri.endsWith(file), `${stage}: first result for ${query}: ${results.map((result) => result.uri.split('/').pop()).join(', ') || 'none'}`);
-        }
-      };
-      await check('recent table');
-      await store.optimize();
-      await check('main index');
-    } finally {
-      await store.close();
-      folder.cleanup();
-    }
+    await assertFirstResults(
+      [
+        // Each body is one run without spaces, far over the tokenizer's 40-byte limit as a single token.
+        ['th.md', '# คู่มือ\n\nระบบค้นหาข้อความเต็มรูปแบบช่วยให้ผู้ใช้พบคำในเอกสารได้อย่างรวดเร็ว\n'],
+        ['lo.md', '# ຄູ່ມື\n\nລະບົບຄົ້ນຫາຂໍ້ຄວາມຊ່ວຍໃຫ້ຜູ້ໃຊ້ພົບຄໍາສັບໃນເອກະສານ\n'],
+        ['km.md', '# មគ្គុទ្ទេសក៍\n\nប្រព័ន្ធស្វែងរកអត្ថបទជួយអ្នកប្រើប្រាស់រកពាក្យនៅក្នុងឯកសារ\n'],
+        ['my.md', '# လမ်းညွှန်\n\nရှာဖွေရေးစနစ်သည်စာရွက်စာတမ်းများထဲမှစကားလုံးများကိုရှာပေးသည်။\n'],
+        ['en.md', '# English\n\nA plain English note about search engines and documents.\n'],
+      ],
+      [
+        ['ค้นหา', 'th.md'], ['เอกสาร', 'th.md'], ['รวดเร็ว', 'th.md'], ['ເອກະສານ', 'lo.md'], ['ຄົ້ນຫາ', 'lo.md'],
+        ['ឯកសារ', 'km.md'], ['ស្វែងរក', 'km.md'], ['စာရွက်စာတမ်း', 'my.md'], ['စကားလုံး', 'my.md'], ['search engines', 'en.md'],
+      ],
+    );
   });
 });
-
