@@ -1,7 +1,7 @@
 /**
  * Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar text has no spaces between words, and LanceDB's `simple`
  * FTS tokenizer cuts only at characters that are not letters or digits: a sentence became one token, found only
- * by the whole sentence, and a run over 40 bytes (13 CJK or Thai characters) was dropped from the index
+ * by the whole sentence, and a run of 40 bytes or more (14 CJK or Thai characters) was dropped from the index
  * altogether. The text the index holds and the text queries search therefore carry each run of these scripts as
  * overlapping two-character words (Lucene's CJK bigrams): "全文検索" is indexed as "全文 文検 検索", and a query
  * for "検索" finds it. The index side adds the single characters too, so a one-character query ("本") still
