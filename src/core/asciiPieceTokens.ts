@@ -2,14 +2,24 @@ import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 
 /** The part of gpt-tokenizer 4.0's encoding object this module reads (private in its typings). */
 interface EncodingInternals {
-  bytePairEncodingCoreProcessor?: { bytePairStringRankEncoder?: unknown };
+  bytePairEncodingCoreProcessor?: { bytePairStringRankEncoder?: unknown; getBpeRankFromBytes?: unknown };
 }
+
+const processor = (o200k.default as unknown as EncodingInternals).bytePairEncodingCoreProcessor;
 
 /** o200k's ranks of the tokens that are valid UTF-8 text, by text; undefined if this gpt-tokenizer keeps them elsewhere. */
 const stringRanks: ReadonlyMap<string, number> | undefined = (() => {
-  const ranks = (o200k.default as unknown as EncodingInternals).bytePairEncodingCoreProcessor?.bytePairStringRankEncoder;
+  const ranks = processor?.bytePairStringRankEncoder;
   return ranks instanceof Map && ranks.get('the') !== undefined ? (ranks as Map<string, number>) : undefined;
 })();
+
+/** The library's rank of any byte sequence (text or not), as its own merge looks it up. */
+const bytesRank: ((bytes: Uint8Array) => number | undefined) | undefined = (() => {
+  const lookup = processor?.getBpeRankFromBytes;
+  return typeof lookup === 'function' ? (lookup.bind(processor) as (bytes: Uint8Array) => number | undefined) : undefined;
+})();
+
+const utf8 = new TextEncoder();
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
@@ -29,12 +39,38 @@ export function asciiPieceTokenCount(piece: string): number | undefined {
   if (piece.length === 1 || stringRanks.has(piece)) {
     return 1;
   }
-  return piece.length > LINEAR_SCAN_MAX_CHARS ? mergeCountByHeap(piece, stringRanks) : mergeCountByScan(piece, stringRanks);
+  if (piece.length <= LINEAR_SCAN_MAX_CHARS) {
+    return mergeCountByScan(piece, stringRanks);
+  }
+  const ranks = stringRanks;
+  return mergeCountByHeap(piece.length, (start, end) => ranks.get(piece.slice(start, end)) ?? Number.POSITIVE_INFINITY);
 }
 
 /**
- * Pieces up to this long merge by the library's own loop (a scan for the lowest rank per merge, quadratic, and
- * fastest for words); longer ones (an unbroken run of letters: a 160,000-character run took 60 s) by a heap.
+ * The o200k token count of a long piece holding characters outside ASCII (a run of letters in any script, a run of
+ * emoji), or undefined for a short one (the library's own loop then counts it). The library's merge over the
+ * piece's UTF-8 bytes, on the same heap as long ASCII pieces, with the library's rank lookup.
+ */
+export function longPieceTokenCount(piece: string): number | undefined {
+  // A UTF-16 unit is at most three UTF-8 bytes: a piece this short is short in bytes too.
+  if (!stringRanks || !bytesRank || piece.length * 3 <= LINEAR_SCAN_MAX_CHARS) {
+    return undefined;
+  }
+  if (stringRanks.has(piece)) {
+    return 1;
+  }
+  const bytes = utf8.encode(piece);
+  if (bytes.length <= LINEAR_SCAN_MAX_CHARS) {
+    return undefined;
+  }
+  const rankOf = bytesRank;
+  return mergeCountByHeap(bytes.length, (start, end) => rankOf(bytes.subarray(start, end)) ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * Pieces up to this long (characters, or UTF-8 bytes outside ASCII) merge by the library's own loop (a scan for the
+ * lowest rank per merge, quadratic, and fastest for words); longer ones (an unbroken run of letters: a
+ * 160,000-character run took 60 s) by a heap.
  */
 const LINEAR_SCAN_MAX_CHARS = 64;
 
@@ -74,12 +110,12 @@ function mergeCountByScan(piece: string, ranks: ReadonlyMap<string, number>): nu
 }
 
 /**
- * The same merges in the same order as `mergeCountByScan`, in O(n log n): parts are a linked list of start offsets,
- * and each part's pair with its successor sits in a min-heap ordered by rank, then by start offset (the scan's
- * leftmost-lowest choice). An entry whose pair has changed since is skipped when it surfaces.
+ * The same merges in the same order as `mergeCountByScan`, in O(n log n), over `length` units (characters or
+ * bytes) with `rankOf(start, end)` the rank of a span: parts are a linked list of start offsets, and each part's
+ * pair with its successor sits in a min-heap ordered by rank, then by start offset (the scan's leftmost-lowest
+ * choice). An entry whose pair has changed since is skipped when it surfaces.
  */
-function mergeCountByHeap(piece: string, ranks: ReadonlyMap<string, number>): number {
-  const length = piece.length;
+function mergeCountByHeap(length: number, rankOf: (start: number, end: number) => number): number {
   const next = new Int32Array(length + 1);
   const previous = new Int32Array(length + 1);
   const version = new Int32Array(length + 1);
@@ -90,7 +126,7 @@ function mergeCountByHeap(piece: string, ranks: ReadonlyMap<string, number>): nu
   }
   const pairRank = (start: number): number => {
     const middle = next[start];
-    return middle >= length ? Number.POSITIVE_INFINITY : (ranks.get(piece.slice(start, next[middle])) ?? Number.POSITIVE_INFINITY);
+    return middle >= length ? Number.POSITIVE_INFINITY : rankOf(start, next[middle]);
   };
   const heap = new PairHeap();
   const offer = (start: number): void => {

@@ -2,7 +2,7 @@
 // (`gpt-tokenizer/encoding/<name>`, mapped by its `exports` "./*" pattern), so only this table is loaded.
 import { countTokens as countTokensWhole, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { asciiPieceTokenCount } from './asciiPieceTokens';
+import { asciiPieceTokenCount, longPieceTokenCount } from './asciiPieceTokens';
 import { asciiPieceEnd } from './preTokenizer';
 import { stableHash } from './hash';
 import { unionSourceRanges } from './sourceRanges';
@@ -90,7 +90,7 @@ const TOKEN_PIECE = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT
 const pieceTokenCounts = new PieceCountTable({ maxEntries: CHUNK_TOKEN_CACHE_PIECES, maxPieceLength: CHUNK_TOKEN_CACHE_PIECE_CHARS });
 
 function countPieceTokens(piece: string): number {
-  return asciiPieceTokenCount(piece) ?? countTokensWhole(piece);
+  return asciiPieceTokenCount(piece) ?? longPieceTokenCount(piece) ?? countTokensWhole(piece);
 }
 
 /**

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { countTokens as libraryCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { asciiPieceTokenCount } from '../../../src/core/asciiPieceTokens';
+import { asciiPieceTokenCount, longPieceTokenCount } from '../../../src/core/asciiPieceTokens';
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
@@ -143,6 +143,39 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
         differing.push(`${JSON.stringify(piece.slice(0, 40))}… (${piece.length}): ${ours} vs ${library}`);
       }
     }
+    assert.deepStrictEqual(differing.slice(0, 5), []);
+  });
+
+  it('counts long pieces outside ASCII (merged by a heap over their bytes) exactly as the library', () => {
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabets = [
+      [...'абвгдежзийклмнопрстуфхцчшщыэюя'],
+      [...'的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年'],
+      [...'กขคงจฉชซญดตถทนบปผพฟมยรลวสหอะาิีึืุู่้๊๋ั'],
+      [...'😀😃😄😁🙂🙃😉😊🎉🚀'],
+      [...'naïveéèçàüöß'],
+    ];
+    const differing: string[] = [];
+    let counted = 0;
+    for (let index = 0; index < 400; index++) {
+      const alphabet = alphabets[index % alphabets.length];
+      const piece = Array.from({ length: 20 + Math.floor(random() * 300) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      // Only what the pre-tokenizer keeps as one piece is a piece.
+      if (piece.match(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags))?.[0] !== piece) {
+        continue;
+      }
+      const ours = longPieceTokenCount(piece);
+      if (ours === undefined) {
+        continue;
+      }
+      counted++;
+      const library = libraryCountTokens(piece);
+      if (ours !== library) {
+        differing.push(`${JSON.stringify(piece.slice(0, 20))}… (${piece.length}): ${ours} vs ${library}`);
+      }
+    }
+    assert.ok(counted > 250, `${counted} pieces compared`);
     assert.deepStrictEqual(differing.slice(0, 5), []);
   });
 });
