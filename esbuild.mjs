@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { o200kRanksPlugin } from './scripts/o200kRanksPlugin.mjs';
+import { pdfjsFilePlugin } from './scripts/pdfjsFilePlugin.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -27,6 +28,8 @@ const nodeCommon = {
   // ESM-only dependencies read import.meta.url; give them the bundle's own URL.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  // pdf.js stays in dist/pdfjs.mjs, read on the first PDF (see the plugin).
+  plugins: [pdfjsFilePlugin('dist')],
   logLevel: 'warning',
 };
 
@@ -38,10 +41,10 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
   // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).
-  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js', plugins: [o200kRanksPlugin('dist')] },
+  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js', plugins: [pdfjsFilePlugin('dist'), o200kRanksPlugin('dist')] },
   // The converters and chunker of the main process (a few small files), required from beside the CLI or backend on
   // first use so neither bundle carries them (see loadInProcessConverters.ts).
-  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js', plugins: [o200kRanksPlugin('dist')] },
+  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js', plugins: [pdfjsFilePlugin('dist'), o200kRanksPlugin('dist')] },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
   // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.

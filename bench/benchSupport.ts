@@ -261,6 +261,7 @@ export async function bundledConversionWorker(): Promise<WorkerScript> {
   const repositoryRoot = path.resolve(__dirname, '..');
   const folder = path.join(repositoryRoot, 'dist-bench');
   const { o200kRanksPlugin } = await import('../scripts/o200kRanksPlugin.mjs');
+  const { pdfjsFilePlugin } = await import('../scripts/pdfjsFilePlugin.mjs');
   await esbuild.build({
     entryPoints: [path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts')],
     outfile: path.join(folder, 'conversion-worker.js'),
@@ -269,7 +270,7 @@ export async function bundledConversionWorker(): Promise<WorkerScript> {
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
     logLevel: 'silent',
-    plugins: [o200kRanksPlugin(folder)],
+    plugins: [pdfjsFilePlugin(folder), o200kRanksPlugin(folder)],
   });
   return resolveConversionWorker(folder);
 }

@@ -10,6 +10,7 @@ import type { DocumentItem, SectionNode } from '../../../src/core/model/document
 import { corpusRoot, repositoryRoot } from '../../support/paths';
 import { temporaryFolder } from '../../support/indexFixtures';
 import { chunkDocumentWithinLimit } from '../../../src/core/chunker';
+import { createConversionPool } from '../../../src/node/convert/conversionPool';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 
 /** The library's own table (string tokens and byte arrays), as the plugin writes it. */
@@ -96,9 +97,9 @@ describe('haiku convert', function () {
     assert.equal(code, 0);
   });
 
-  it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML and DOCX', function () {
+  it('runs from the esbuild bundle (dist/cli.js) on Markdown, HTML, DOCX and PDF', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
-    const sources = ['src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/conversionPool.ts', 'src/node/convert/loadInProcessConverters.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
+    const sources = ['esbuild.mjs', 'scripts/pdfjsFilePlugin.mjs', 'src/node/cli/main.ts', 'src/node/cli/program.ts', 'src/node/cli/commands/convert.ts', 'src/node/convert/conversionPool.ts', 'src/node/convert/loadInProcessConverters.ts', 'src/node/convert/convertFile.ts', 'src/node/convert/markdown.ts', 'src/node/convert/html.ts', 'src/node/convert/docx.ts'];
     const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
     // Building here would race other work on the tree; `npm run test:unit` builds before testing.
     assert.ok(fs.existsSync(bundle) && fs.statSync(bundle).mtimeMs >= newestSource, 'dist/cli.js is missing or older than its sources: run `npm run build` first');
@@ -108,6 +109,8 @@ describe('haiku convert', function () {
       ['vite-docs/docs/guide/cli.md', 'Command Line Interface'],
       ['go-docs/doc/gc-guide.html', 'A Guide to the Go Garbage Collector'],
       ['pdf-docx/docling/word_sample.docx', 'Swimming in the lake'],
+      // pdf.js is read from dist/pdfjs.mjs beside the bundle on the first PDF.
+      ['pdf-docx/docling/2305.03393v1-pg9.pdf', '5.1 Hyper Parameter Optimization'],
     ]) {
       const output = execFileSync(process.execPath, [bundle, 'convert', path.join(corpusRoot, file), '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       assert.equal((JSON.parse(output) as { title: string }).title, title);
@@ -116,6 +119,9 @@ describe('haiku convert', function () {
     // neither the CLI's bundle nor the extension's backend carries them (or the o200k tokenizer) themselves.
     for (const name of ['cli.js', 'backend.js']) {
       assert.ok(!fs.readFileSync(path.join(repositoryRoot, 'dist', name), 'utf8').includes('bytePairStringRankEncoder'), `dist/${name} bundles the tokenizer`);
+    }
+    for (const name of ['cli.js', 'converters.js', 'conversion-worker.js']) {
+      assert.ok(!fs.readFileSync(path.join(repositoryRoot, 'dist', name), 'utf8').includes('Invalid PDF structure'), `dist/${name} bundles pdf.js`);
     }
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bundle-index-'));
     try {
@@ -127,6 +133,17 @@ describe('haiku convert', function () {
       assert.match(found, /wombat\.md/);
     } finally {
       fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('converts a PDF in the bundled conversion worker, which reads pdf.js from dist/pdfjs.mjs', async () => {
+    const pool = createConversionPool({ size: 1, workerScript: { file: path.join(repositoryRoot, 'dist', 'conversion-worker.js'), execArgv: [] } });
+    try {
+      const prepared = await pool.prepare(path.join(corpusRoot, 'pdf-docx/docling/2305.03393v1-pg9.pdf'), { rootPath: corpusRoot });
+      assert.equal(prepared.document.format, 'pdf');
+      assert.ok(prepared.chunks.length > 0 && prepared.document.items.some((item) => item.pageNumbers.includes(1)));
+    } finally {
+      await pool.dispose();
     }
   });
 
