@@ -1,3 +1,5 @@
+import { contiguousCopy } from './contiguousString';
+
 /**
  * Token counts of recurring pre-tokenizer pieces (words), looked up by their place in a text. A `Map` keyed by
  * the piece needs the piece as a string of its own, copied and hashed on every lookup; this table hashes and
@@ -34,6 +36,10 @@ export class PieceCountTable {
   /** The count of `text.slice(start, end)`, from the table or from `count` (then kept while there is room). */
   countOf(text: string, start: number, end: number, count: (piece: string) => number): number {
     const length = end - start;
+    if (length > this.maxPieceLength) {
+      // Never kept, so never found: no hashing and probing.
+      return count(text.slice(start, end));
+    }
     let hash = 0x811c9dc5 ^ length;
     for (let index = start; index < end; index++) {
       hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
@@ -48,22 +54,15 @@ export class PieceCountTable {
     }
     const piece = text.slice(start, end);
     const pieceCount = count(piece);
-    if (length <= this.maxPieceLength && this.entries < this.maxEntries) {
-      this.pieces[slot] = detached(piece);
+    if (this.entries < this.maxEntries) {
+      // A copy: the slice would keep the whole text it was cut from alive for the process's lifetime.
+      this.pieces[slot] = contiguousCopy(piece);
       this.hashesAndCounts[slot * 2] = hash;
       this.hashesAndCounts[slot * 2 + 1] = pieceCount;
       this.entries++;
     }
     return pieceCount;
   }
-}
-
-/**
- * A copy of `piece` that does not point into the text it was cut from: V8 keeps slices of 13 characters or more
- * as views of their parent, and a kept view would keep a whole document's text alive for the process's lifetime.
- */
-function detached(piece: string): string {
-  return piece.length < 13 ? piece : piece.split('').join('');
 }
 
 function sameCharacters(piece: string, text: string, start: number): boolean {

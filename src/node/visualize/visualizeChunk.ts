@@ -5,7 +5,7 @@ import type { PageBox } from '../../core/model/document';
 import type { KnowledgeBase, SearchResult } from '../../core/model/search';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import { expandSearchResults } from '../../core/search/contextExpansion';
-import type { HighlightedPage } from './pageRenderer';
+import { renderHighlightedPage, type HighlightedPage } from './pageRenderer';
 
 export interface VisualizeChunkOptions {
   knowledgeBase: KnowledgeBase;
@@ -70,9 +70,6 @@ export async function visualizeChunk(options: VisualizeChunkOptions): Promise<Vi
   }
   const rendered: VisualizedChunk['pages'] = [];
   for (const page of pages) {
-    // Required on use: pdf.js is 2.4 MB of the CLI's bundle that no other command needs to run.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { renderHighlightedPage } = require('./pageRenderer') as typeof import('./pageRenderer');
     const image = await renderHighlightedPage(bytes, { page, strong, faint, scale: options.scale, fileName: document.relativePath, abortSignal: options.abortSignal });
     rendered.push({ ...image, page });
   }
