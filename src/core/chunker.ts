@@ -2,7 +2,7 @@
 // (`gpt-tokenizer/encoding/<name>`, mapped by its `exports` "./*" pattern), so only this table is loaded.
 import { countTokens as countTokensWhole, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { asciiPieceTokenCount, longPieceTokenCount } from './asciiPieceTokens';
+import { asciiPieceTokenCount, longPieceTokenCount, longPieceTokens } from './asciiPieceTokens';
 import { asciiPieceEnd } from './preTokenizer';
 import { contiguousCopy } from './contiguousString';
 import { stableHash } from './hash';
@@ -535,11 +535,11 @@ function splitCharacters(text: string, budget: number): TextPart[] {
     // BPE over one long piece is superlinear: start with a small window and widen it only while it fits.
     let windowChars = budget * 4;
     let window = rest.slice(0, windowChars);
-    let tokens = encode(window, PLAIN_TEXT);
+    let tokens = encodeWindow(window);
     while (tokens.length <= budget && window.length < rest.length && windowChars < budget * CHARACTER_WINDOW_CHARS_PER_TOKEN) {
       windowChars *= 2;
       window = rest.slice(0, windowChars);
-      tokens = encode(window, PLAIN_TEXT);
+      tokens = encodeWindow(window);
     }
     let cut: number;
     if (tokens.length <= budget) {
@@ -568,6 +568,24 @@ function splitCharacters(text: string, budget: number): TextPart[] {
     rest = rest.slice(cut);
   }
   return parts;
+}
+
+/**
+ * The library's `encode(window)`. A window inside an unbroken run of letters is one pre-tokenizer piece, which the
+ * library merges by a scan per merge (quadratic): `longPieceTokens` gives the same tokens in O(n log n).
+ */
+function encodeWindow(window: string): number[] {
+  return (isOnePiece(window) ? longPieceTokens(window) : undefined) ?? encode(window, PLAIN_TEXT);
+}
+
+function isOnePiece(text: string): boolean {
+  const end = asciiPieceEnd(text, 0);
+  if (end >= 0) {
+    return end === text.length;
+  }
+  TOKEN_PIECE.lastIndex = 0;
+  const match = TOKEN_PIECE.exec(text);
+  return match !== null && match.index === 0 && match[0].length === text.length;
 }
 
 function distinctSorted(numbers: readonly number[]): number[] {

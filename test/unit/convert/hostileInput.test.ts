@@ -213,6 +213,29 @@ describe('hostile inputs stay bounded', function () {
       assert.ok(seconds < CONVERSION_TIMEOUT_MS / 4_000, `${seconds.toFixed(1)} s`);
       fs.rmSync(file);
     });
+
+    it('is chunked in seconds in a script outside ASCII too (the cuts of a CJK run come from the heap merge)', async () => {
+      // 200,000 Han characters without punctuation (600 KB): the library's merge of each 1,024-character window
+      // took 27 s for these; the heap with its pair cache takes about 3.
+      const file = path.join(folder, 'unbroken-han.txt');
+      let seed = 17;
+      const random = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 4294967296;
+      };
+      fs.writeFileSync(file, Array.from({ length: 200_000 }, () => String.fromCharCode(0x4e00 + Math.floor(random() * 20_000))).join(''));
+      pool ??= createConversionPool({ size: 1 });
+      const started = performance.now();
+      const prepared = await pool.prepare(file, { rootPath: folder });
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`      200,000 Han characters without a break: ${prepared.chunks.length} chunks in ${seconds.toFixed(1)} s`);
+      assert.ok(prepared.chunks.length > 1_000);
+      assert.ok(prepared.chunks.every((chunk) => chunk.tokenCount <= CHUNK_MAX_TOKENS));
+      assert.ok(seconds < CONVERSION_TIMEOUT_MS / 8_000, `${seconds.toFixed(1)} s`);
+      fs.rmSync(file);
+    });
   });
 
   describe('items and chunks per document', () => {

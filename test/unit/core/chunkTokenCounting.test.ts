@@ -1,9 +1,9 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { countTokens as libraryCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as libraryCountTokens, encode as libraryEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { asciiPieceTokenCount, longPieceTokenCount } from '../../../src/core/asciiPieceTokens';
+import { asciiPieceTokenCount, longPieceTokenCount, longPieceTokens, PairRankCache } from '../../../src/core/asciiPieceTokens';
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
@@ -177,5 +177,70 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
     }
     assert.ok(counted > 250, `${counted} pieces compared`);
     assert.deepStrictEqual(differing.slice(0, 5), []);
+  });
+
+  it("gives the library's tokens of long pieces in any script (the chunker cuts unbroken runs at them)", () => {
+    let seed = 11;
+    const random = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 4294967296;
+    };
+    // Han from the whole unified block: enough distinct pairs to fill the pair cache (131,072) and empty it again.
+    const han = Array.from({ length: 20_000 }, (_, index) => String.fromCharCode(0x4e00 + index));
+    const alphabets = [[...'abc'], [...'abcdefghijklmnopqrstuvwxyz'], [...'абвгдежзийклмнопрстуфхцчшщыэюя'], han, [...'กขคงจฉชซญดตถทนบปผพฟมยรลวสหอะาิีึืุู่้๊๋ั'], [...'😀😃😄😁🙂🙃😉😊🎉🚀'], [...'naïveéèçàüöß']];
+    const piecePattern = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
+    const differing: string[] = [];
+    const compared = new Map<number, number>();
+    for (let index = 0; index < 280; index++) {
+      const alphabet = alphabets[index % alphabets.length];
+      const length = alphabet === han ? 1_500 : 30 + Math.floor(random() * 900);
+      let piece = Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      if (index % 2 === 1) {
+        // A window's end can fall inside a surrogate pair (an emoji cut in half).
+        piece = piece.slice(0, piece.length - 1);
+      }
+      if (piece.match(piecePattern)?.[0] !== piece) {
+        continue;
+      }
+      const ours = longPieceTokens(piece);
+      if (ours === undefined) {
+        continue;
+      }
+      compared.set(index % alphabets.length, (compared.get(index % alphabets.length) ?? 0) + 1);
+      const library = libraryEncode(piece);
+      if (JSON.stringify(ours) !== JSON.stringify(library)) {
+        differing.push(`${JSON.stringify(piece.slice(0, 20))}… (${piece.length}): ${ours.length} tokens vs ${library.length}`);
+      }
+    }
+    assert.strictEqual(compared.size, alphabets.length, JSON.stringify([...compared]));
+    assert.ok([...compared.values()].every((count) => count >= 20), JSON.stringify([...compared]));
+    assert.deepStrictEqual(differing.slice(0, 5), []);
+  });
+
+  it('keeps pair ranks exact through its cache: remembered, looked up once, and looked up again after the cache empties', () => {
+    const cache = new PairRankCache(4);
+    const truth = (left: number, right: number) => ((left * 7 + right) % 5 === 0 ? undefined : left * 100 + right);
+    let lookUps = 0;
+    let seed = 3;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+    const distinct = new Set<string>();
+    // Ten phases of 200 calls, each over five pairs of its own (a text's recurring pairs), 36 pairs in all.
+    for (let phase = 0; phase < 10; phase++) {
+      const pairs = Array.from({ length: 5 }, () => [Math.floor(random() * 6), Math.floor(random() * 6)]);
+      for (let call = 0; call < 200; call++) {
+        const [left, right] = pairs[Math.floor(random() * pairs.length)];
+        distinct.add(`${left},${right}`);
+        const rank = cache.rankOf(left, right, () => {
+          lookUps++;
+          return truth(left, right);
+        });
+        assert.strictEqual(rank, truth(left, right) ?? -1, `pair ${left}, ${right}`);
+      }
+    }
+    // 16 slots, emptied at 7 pairs: more pairs than fit, so some are looked up again; but few per phase.
+    assert.ok(lookUps > distinct.size, `${lookUps} look-ups of ${distinct.size} pairs`);
+    assert.ok(lookUps <= 10 * 10, `${lookUps} look-ups`);
   });
 });
