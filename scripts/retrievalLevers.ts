@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { reciprocalRankFusion } from '../src/core/search/rankFusion';
 import { openStore } from '../src/node/store/lanceStore';
-import { evaluateRuns, ndcgAtK } from './retrievalMetrics';
+import { evaluateRuns, ndcgAtK, pairedRandomisationP } from './retrievalMetrics';
 import { documentFrequencies, normaliseQuestion, queryTerms, relevanceModelTerms, tokenize, QUESTION_WORDS } from './retrievalLeverText';
 import { indexScifact, loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder } from './scifactCorpus';
 
@@ -90,28 +90,6 @@ async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, w
 
 function documentsOf(hits: readonly Hit[]): string[] {
   return [...new Set(hits.map((hit) => hit.document))];
-}
-
-/**
- * Two-sided paired randomisation test of a mean per-query difference (signs flipped at random, 10,000
- * rounds, seeded so reruns agree): how often chance alone gives a mean at least this far from zero.
- */
-function pairedRandomisationP(differences: readonly number[]): number {
-  const observed = Math.abs(differences.reduce((sum, difference) => sum + difference, 0));
-  let state = 0x9e3779b9;
-  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296);
-  const rounds = 10_000;
-  let extreme = 0;
-  for (let round = 0; round < rounds; round++) {
-    let sum = 0;
-    for (const difference of differences) {
-      sum += random() < 0.5 ? difference : -difference;
-    }
-    if (Math.abs(sum) >= observed - 1e-12) {
-      extreme++;
-    }
-  }
-  return (extreme + 1) / (rounds + 1);
 }
 
 async function main(): Promise<void> {

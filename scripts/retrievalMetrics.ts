@@ -58,6 +58,28 @@ function dedupe(ranked: readonly string[]): string[] {
   return [...new Set(ranked)];
 }
 
+/**
+ * Two-sided paired randomisation test of a mean per-query difference (signs flipped at random, 10,000
+ * rounds, seeded so reruns agree): how often chance alone gives a mean at least this far from zero.
+ */
+export function pairedRandomisationP(differences: readonly number[]): number {
+  const observed = Math.abs(differences.reduce((sum, difference) => sum + difference, 0));
+  let state = 0x9e3779b9;
+  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rounds = 10_000;
+  let extreme = 0;
+  for (let round = 0; round < rounds; round++) {
+    let sum = 0;
+    for (const difference of differences) {
+      sum += random() < 0.5 ? difference : -difference;
+    }
+    if (Math.abs(sum) >= observed - 1e-12) {
+      extreme++;
+    }
+  }
+  return (extreme + 1) / (rounds + 1);
+}
+
 /** BEIR qrels TSV (`query-id	corpus-id	score`, header line, CRLF in the release). */
 export function parseQrels(text: string): Qrels {
   const qrels: Qrels = new Map();

@@ -11,6 +11,7 @@ import { convertDocx } from '../../../src/node/convert/docx';
 import { convertHtml } from '../../../src/node/convert/html';
 import { convertMarkdown } from '../../../src/node/convert/markdown';
 import { convertText } from '../../../src/node/convert/text';
+import { seededRandom } from '../../support/seededRandom';
 
 /** 12 KB of rows whose one cell spans 100,000 columns and rows: once 638,512 chunks and 6.3 GB. */
 function spannedTableHtml(bytes = 12 * 1024): string {
@@ -200,8 +201,7 @@ describe('hostile inputs stay bounded', function () {
     it('is chunked in seconds, not minutes (byte-pair merging of one huge piece is not quadratic)', async () => {
       // One 1,000,000-letter word: the tokenizer's merge loop took 60 s for 160,000 letters.
       const file = path.join(folder, 'unbroken.txt');
-      let seed = 9;
-      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const random = seededRandom(9);
       fs.writeFileSync(file, Array.from({ length: 1_000_000 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(''));
       pool ??= createConversionPool({ size: 1 });
       const started = performance.now();
@@ -218,13 +218,7 @@ describe('hostile inputs stay bounded', function () {
       // 200,000 Han characters without punctuation (600 KB): the library's merge of each 1,024-character window
       // took 27 s for these; the heap with its pair cache takes about 3.
       const file = path.join(folder, 'unbroken-han.txt');
-      let seed = 17;
-      const random = () => {
-        seed ^= seed << 13;
-        seed ^= seed >>> 17;
-        seed ^= seed << 5;
-        return (seed >>> 0) / 4294967296;
-      };
+      const random = seededRandom(17);
       fs.writeFileSync(file, Array.from({ length: 200_000 }, () => String.fromCharCode(0x4e00 + Math.floor(random() * 20_000))).join(''));
       pool ??= createConversionPool({ size: 1 });
       const started = performance.now();

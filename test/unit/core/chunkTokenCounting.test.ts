@@ -8,6 +8,7 @@ import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
 import { corpusRoot, filesBelow, scifactRoot } from '../../support/paths';
+import { seededRandom } from '../../support/seededRandom';
 
 /**
  * The chunker counts tokens piece by piece with a cache of recurring pieces instead of calling the tokenizer's
@@ -180,13 +181,7 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
   });
 
   it("gives the library's tokens of long pieces in any script (the chunker cuts unbroken runs at them)", () => {
-    let seed = 11;
-    const random = () => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) / 4294967296;
-    };
+    const random = seededRandom(11);
     // Han from the whole unified block: enough distinct pairs to fill the pair cache (131,072) and empty it again.
     const han = Array.from({ length: 20_000 }, (_, index) => String.fromCharCode(0x4e00 + index));
     const alphabets = [[...'abc'], [...'abcdefghijklmnopqrstuvwxyz'], [...'абвгдежзийклмнопрстуфхцчшщыэюя'], han, [...'กขคงจฉชซญดตถทนบปผพฟมยรลวสหอะาิีึืุู่้๊๋ั'], [...'😀😃😄😁🙂🙃😉😊🎉🚀'], [...'naïveéèçàüöß']];
