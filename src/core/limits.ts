@@ -97,7 +97,7 @@ export const INDEX_CONCURRENCY = 2;
 export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 /** … and are at most this many files. */
 export const INDEX_IN_PROCESS_MAX_FILES = 8;
-/** Source bytes of the files converting or queued at once while indexing (2 × workers × 16 small files at most): results past a full write batch wait in memory. */
+/** Source bytes converting or queued at once while indexing, for small and for big files each (2 files per worker go regardless): results wait in memory. */
 export const INDEX_IN_FLIGHT_MAX_BYTES = 1024 * 1024;
 /** Debounce of `optimize()` after a burst of incremental writes (ms). */
 export const OPTIMIZE_DEBOUNCE_MS = 2_000;

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isHaikuError } from '../../../src/core/errors';
 import { documentIdForPath } from '../../../src/core/hash';
-import { EMBEDDING_BATCH_SIZE, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_DOCUMENTS } from '../../../src/core/limits';
+import { CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_DOCUMENTS } from '../../../src/core/limits';
+import { inProcessConversion, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import { indexPaths, rebuildIndex, type IndexProgress } from '../../../src/node/index/indexer';
 import { scanRoots } from '../../../src/node/index/scanner';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
@@ -262,6 +263,53 @@ describe('indexPaths', function () {
     assert.equal(after.document_items - before.document_items, 1, 'one add to the items table');
     assert.equal(after.documents - before.documents, 1, 'one switch of the documents table');
     assert.equal((await store.search('wombats', { limit: 1000 })).length, 599);
+  });
+
+  it('starts big files largest first, and while they fill their byte budget keeps small files going', async () => {
+    // Six big files that come last by path, and small ones: a big file started last would be converted alone.
+    const files: Record<string, string> = {};
+    const bigKilobytes = [400, 650, 500, 450, 600, 550];
+    bigKilobytes.forEach((kilobytes, index) => {
+      files[`z-big-${index}.md`] = `# Big ${index}\n\n${'The dugong grazes on seagrass. '.repeat(Math.round((kilobytes * 1024) / 31))}\n`;
+    });
+    for (let index = 0; index < 20; index++) {
+      files[`small-${String(index).padStart(2, '0')}.md`] = `# Small ${index}\n\nA short note about manatees, number ${index}.\n`;
+    }
+    writeFiles(workspace.path, files);
+    const inner = inProcessConversion();
+    const started: string[] = [];
+    const inFlight = new Map<string, number>();
+    const violations: string[] = [];
+    const isBig = (size: number) => size > CONVERSION_BATCH_MAX_FILE_BYTES;
+    const recording: ConversionPool = {
+      load: (filePath, options) => inner.load(filePath, options),
+      dispose: () => inner.dispose(),
+      prepare: async (filePath, options) => {
+        const size = fs.statSync(filePath).size;
+        const filesBefore = inFlight.size;
+        inFlight.set(filePath, size);
+        const bytesOfKind = [...inFlight.values()].filter((value) => isBig(value) === isBig(size)).reduce((sum, value) => sum + value, 0);
+        if (filesBefore >= 4 && bytesOfKind > INDEX_IN_FLIGHT_MAX_BYTES) {
+          violations.push(`${path.basename(filePath)} started with ${filesBefore} files and ${bytesOfKind} bytes of its kind in flight`);
+        }
+        started.push(path.basename(filePath));
+        try {
+          // Slow enough that files overlap, as on workers; big files take longer.
+          await new Promise((resolve) => setTimeout(resolve, isBig(size) ? 40 : 2));
+          return await inner.prepare(filePath, options);
+        } finally {
+          inFlight.delete(filePath);
+        }
+      },
+    };
+    const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
+    assert.deepEqual([summary.added.length, summary.failed], [26, []]);
+    assert.deepEqual(started.slice(0, 4), ['z-big-1.md', 'z-big-4.md', 'z-big-5.md', 'z-big-2.md'], 'the four largest first');
+    assert.deepEqual(violations, []);
+    const firstSmall = started.findIndex((name) => name.startsWith('small-'));
+    const lastBig = started.length - 1 - [...started].reverse().findIndex((name) => name.startsWith('z-big-'));
+    assert.ok(firstSmall < lastBig, `small files start while big ones wait for their budget (${started.join(', ')})`);
+    assert.equal(new Set(started).size, 26);
   });
 
   it('counts every converted file in its progress, the last ones in flight too', async () => {
