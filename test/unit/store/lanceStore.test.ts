@@ -140,6 +140,21 @@ describe('LanceStore', function () {
     assert.equal((await store.search('plain first version')).length, 0);
   });
 
+  it('lays the rows of a write out in path order, whatever order its documents finished converting in', async () => {
+    const paths = ['notes/c.md', 'a.md', 'notes/b.md', 'b.md'];
+    const entries = await Promise.all(paths.map((relativePath) => markdownWrite(relativePath, `# ${relativePath}\n\nOne paragraph.\n\nAnother paragraph.\n`)));
+    await store.writeDocuments(entries);
+    const connection = await lancedb.connect(folder.path);
+    const pathById = new Map(entries.map((entry) => [entry.document.id, entry.document.relativePath]));
+    for (const name of ['chunks', 'document_items']) {
+      // A plain scan returns rows in the order they were written.
+      const stored = (await (await connection.openTable(name)).query().select(['document_id']).toArray()).map((row) => pathById.get(String(row.document_id)));
+      const runs = stored.filter((relativePath, index) => relativePath !== stored[index - 1]);
+      assert.deepEqual(runs, ['a.md', 'b.md', 'notes/b.md', 'notes/c.md'], name);
+    }
+    connection.close();
+  });
+
   it('removes documents and their rows', async () => {
     await store.writeDocuments([await markdownWrite('a.md', '# A\n\nApples.\n'), await markdownWrite('b.md', '# B\n\nBananas.\n')]);
     await store.removeDocuments([documentIdForPath('a.md')]);
