@@ -301,6 +301,9 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
         await queuedWrites[0].catch(() => undefined);
       }
       throwIfAborted(abortSignal, 'Indexing');
+      if (stopped) {
+        break;
+      }
       const file = queue.start();
       if (!file) {
         // Nothing may start until a file in flight is done; then the write queue is looked at again first.
