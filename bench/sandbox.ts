@@ -26,6 +26,8 @@ const calls = Number(positional[0] ?? 1000);
 const repeats = Number(positional[1] ?? 5);
 /** `--analysis-only`: just the analysis program against plain Node. */
 const analysisOnly = process.argv.includes('--analysis-only');
+/** Warm runs of the analysis program on each side (sandbox and plain Node), alternating. */
+const WARM_RUNS = 7;
 const repositoryRoot = path.resolve(__dirname, '..');
 
 function median(values: number[]): number {
@@ -157,12 +159,13 @@ export async function analysisProgram(folder: string, script: SandboxWorkerScrip
       const usage = process.cpuUsage();
       return (usage.user + usage.system) / 1000;
     };
+    const medianOfSamples = (samples: readonly Sample[]): Sample => ({ wall: median(samples.map((sample) => sample.wall)), cpu: median(samples.map((sample) => sample.cpu)) });
     const medianSamples = async (run: () => Promise<Sample>): Promise<Sample> => {
       const samples: Sample[] = [];
       for (let index = 0; index < runs; index++) {
         samples.push(await run());
       }
-      return { wall: median(samples.map((sample) => sample.wall)), cpu: median(samples.map((sample) => sample.cpu)) };
+      return medianOfSamples(samples);
     };
     const inNode = async (host: SandboxHost): Promise<Sample> => {
       const [wall, cpu] = [performance.now(), cpuMilliseconds()];
@@ -190,10 +193,26 @@ export async function analysisProgram(folder: string, script: SandboxWorkerScrip
     const coldNode = await medianSamples(() => inNode(createKnowledgeBaseSandboxHost({ knowledgeBase: store })));
     const coldSandbox = await medianSamples(() => inSandbox(createKnowledgeBaseSandboxHost({ knowledgeBase: store }), true));
     // Warm: the host's VFS files are built and the sandbox has started; what remains is reading, parsing, the bridge.
+    // Runs alternate (which goes first too), so a machine getting busier or the JIT still warming up weighs on both
+    // sides alike: timed one side after the other, the Node reference swung 110–235 ms between runs.
     const warmHost = createKnowledgeBaseSandboxHost({ knowledgeBase: store });
-    await programInNode(warmHost);
-    const warmNode = await medianSamples(() => inNode(warmHost));
-    const warmSandbox = await medianSamples(() => inSandbox(warmHost, false));
+    for (let warmUp = 0; warmUp < 3; warmUp++) {
+      await programInNode(warmHost);
+    }
+    const warmNodeSamples: Sample[] = [];
+    const warmSandboxSamples: Sample[] = [];
+    for (let index = 0; index < WARM_RUNS; index++) {
+      const nodeFirst = index % 2 === 0;
+      if (nodeFirst) {
+        warmNodeSamples.push(await inNode(warmHost));
+      }
+      warmSandboxSamples.push(await inSandbox(warmHost, false));
+      if (!nodeFirst) {
+        warmNodeSamples.push(await inNode(warmHost));
+      }
+    }
+    const warmNode = medianOfSamples(warmNodeSamples);
+    const warmSandbox = medianOfSamples(warmSandboxSamples);
     console.error(`analysis program result (documents sections items paragraphs long-paragraphs hits): ${expected}`);
     add('analysis program, 100 documents + 10 searches, cold VFS, with sandbox start-up: sandbox vs plain Node', coldSandbox.wall, coldNode.wall);
     add('  the same, CPU time of the process', coldSandbox.cpu, coldNode.cpu);
