@@ -51,6 +51,8 @@ export class IndexService implements vscode.Disposable {
   private refreshFailures = 0;
   /** Counts reopenings, so a store opened for superseded settings is closed instead of used. */
   private generation = 0;
+  /** Set once a sync was asked for or the store opened: from then on every reopen syncs, whatever files match. */
+  private indexInUse = false;
   private running: Promise<void> | undefined;
   private currentAbort: AbortController | undefined;
   private paused = false;
@@ -230,6 +232,7 @@ export class IndexService implements vscode.Disposable {
     if (!vscode.workspace.isTrusted) {
       return Promise.reject(new Error(vscode.l10n.t('The workspace is not trusted, so Haiku has not opened its index. Trust the workspace (Manage Workspace Trust) to index and search it.')));
     }
+    this.indexInUse = true;
     this.backendPromise ??= (async () => {
       const started = Date.now();
       const generation = this.generation;
@@ -278,7 +281,13 @@ export class IndexService implements vscode.Disposable {
     }
     if (this.autoIndex()) {
       this.watch();
-      void this.syncIfIndexable();
+      // An index in use syncs again under the new settings even when no file matches them any more: include patterns
+      // narrowed to nothing must prune the old documents, and a second reopen must not cancel the first one's sync.
+      if (this.indexInUse) {
+        this.requestFullSync();
+      } else {
+        void this.syncIfIndexable();
+      }
     } else {
       this.watchers.forEach((watcher) => watcher.dispose());
       this.watchers = [];
@@ -367,6 +376,7 @@ export class IndexService implements vscode.Disposable {
   }
 
   requestFullSync(): void {
+    this.indexInUse = true;
     this.pending.full = true;
     this.schedule(0);
   }

@@ -52,6 +52,27 @@ describe('Haiku: commands and index settings', () => {
     assert.strictEqual(api.indexService.current.documents, 5);
   });
 
+  it('include patterns narrowed to match no file prune the index; widened again, it is whole', async () => {
+    const settings = vscode.workspace.getConfiguration('haiku');
+    const before = api.indexJobs.length;
+    try {
+      await settings.update('index.include', ['**/*.nothing'], vscode.ConfigurationTarget.Global);
+      await waitFor(async () => {
+        await api.indexService.whenIdle();
+        return api.indexService.current.state === 'ready' && api.indexService.current.documents === 0 && api.indexJobs.length > before;
+      }, `the old documents pruned (${JSON.stringify(api.indexService.current)})`);
+      assert.strictEqual(api.indexJobs.at(-1)?.kind, 'full');
+      assert.strictEqual(api.indexJobs.at(-1)?.removed, 5, JSON.stringify(api.indexJobs.at(-1)));
+      await waitFor(async () => (await api.sectionsTree.getChildren()).length === 0, 'the tree to empty');
+    } finally {
+      await settings.update('index.include', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor(async () => {
+      await api.indexService.whenIdle();
+      return api.indexService.current.documents === 5;
+    }, 'the five documents back');
+  });
+
   it('follows index settings: another database folder and include patterns; an empty index answers with a fix', async () => {
     const settings = vscode.workspace.getConfiguration('haiku');
     const emptyDatabase = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-e2e-db-'));
