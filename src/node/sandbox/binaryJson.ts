@@ -1,8 +1,11 @@
+import { codeUnits, packedLength, type PackedText } from './packedText';
+
 /**
  * Writes JSON values in QuickJS's binary object format (`JS_WriteObject` without bytecode; what
  * `context.decodeBinaryJSON` reads). Handing a value over this way skips the two slow steps of a text handover:
  * Emscripten's UTF-8 transcoding (strings are copied as Latin-1 or UTF-16 code units) and parsing JSON in the
  * interpreter (objects and arrays are rebuilt directly). A 3.5 MB `items.jsonl` as lines: ~5 ms instead of ~85 ms.
+ * Files arrive packed (`packedText.ts`): their Latin-1 or UTF-16 bytes are copied into the encoding as they are.
  *
  * Only JSON values are written (null, booleans, numbers, strings, arrays, plain objects). `GuestSession` checks at
  * start-up that this writer and the QuickJS build agree (`BINARY_JSON_PROBE`) and falls back to JSON text if not.
@@ -55,18 +58,22 @@ class ByteWriter {
     this.bytes[this.length++] = rest;
   }
 
+  /** Bytes, or code units below 256 written one byte each (TypedArray set: Buffer#copy's wrapper costs more for short lines). */
+  copy(units: Uint8Array | Uint16Array): void {
+    this.reserve(units.length);
+    this.bytes.set(units, this.length);
+    this.length += units.length;
+  }
+
   float64(value: number): void {
     this.reserve(8);
     this.bytes.writeDoubleLE(value, this.length);
     this.length += 8;
   }
 
-  /**
-   * A string's body: length and width, then Latin-1 bytes or UTF-16 code units (lone surrogates kept).
-   * `latin1`: the caller knows the text has no character above U+00FF.
-   */
-  stringBody(text: string, latin1 = false): void {
-    const wide = !latin1 && BEYOND_LATIN1.test(text);
+  /** A string's body: length and width, then Latin-1 bytes or UTF-16 code units (lone surrogates kept). */
+  stringBody(text: string): void {
+    const wide = BEYOND_LATIN1.test(text);
     this.unsigned(text.length * 2 + (wide ? 1 : 0));
     const size = wide ? text.length * 2 : text.length;
     this.reserve(size);
@@ -81,8 +88,8 @@ class BinaryJsonEncoder {
   private readonly body: ByteWriter;
   private readonly atoms = new Map<string, number>();
 
-  /** `capacity`: the expected size in bytes (a guess; the buffer grows). `latin1`: every string is Latin-1. */
-  constructor(capacity: number, private readonly latin1: boolean) {
+  /** `capacity`: the expected size in bytes (a guess; the buffer grows). */
+  constructor(capacity: number) {
     this.body = new ByteWriter(Math.max(64, capacity + SHORT_HEADER_BYTES));
     this.body.length = SHORT_HEADER_BYTES;
   }
@@ -93,7 +100,7 @@ class BinaryJsonEncoder {
       body.byte(TAG_NULL);
     } else if (typeof value === 'string') {
       body.byte(TAG_STRING);
-      body.stringBody(value, this.latin1);
+      body.stringBody(value);
     } else if (typeof value === 'number') {
       if (Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 && !Object.is(value, -0)) {
         body.byte(TAG_INT32);
@@ -159,35 +166,41 @@ class BinaryJsonEncoder {
   }
 }
 
-/**
- * The encoding of a JSON value (what `JSON.parse` returns); throws on anything else or on too deep nesting.
- * `sourceText`, when the value was made from one text (its lines, its parse), sizes the buffer and lets one scan
- * of it decide that no string needs UTF-16.
- */
-export function encodeBinaryJson(value: unknown, sourceText?: string): Uint8Array {
-  const latin1 = sourceText !== undefined && !BEYOND_LATIN1.test(sourceText);
-  const encoder = new BinaryJsonEncoder(sourceText === undefined ? 256 : sourceText.length * (latin1 ? 1 : 2) + 64, latin1);
+/** The encoding of a JSON value (what `JSON.parse` returns); throws on anything else or on too deep nesting. */
+export function encodeBinaryJson(value: unknown): Uint8Array {
+  const encoder = new BinaryJsonEncoder(256);
   encoder.value(value);
   return encoder.finish();
 }
 
+/** The encoding of a packed text as one string: its bytes as they are, behind the string's header. */
+export function encodeBinaryJsonText(packed: PackedText): Uint8Array {
+  const writer = new ByteWriter(SHORT_HEADER_BYTES + 6 + packed.bytes.length);
+  writer.byte(FORMAT_VERSION);
+  writer.byte(0);
+  writer.byte(TAG_STRING);
+  writer.unsigned(packedLength(packed) * 2 + (packed.wideRuns.length > 0 ? 1 : 0));
+  writer.copy(packed.bytes);
+  return writer.bytes.subarray(0, writer.length);
+}
+
 /**
- * The lines `readLines` returns, as [start, end) offsets into `text`: split on LF, a final empty line dropped
- * (before CRs are stripped), a CR at the end of each line stripped. No line strings are made.
+ * The lines `readLines` returns, as [start, end) offsets into `units` (a text's code units): split on LF, a final
+ * empty line dropped (before CRs are stripped), a CR at the end of each line stripped. No line strings are made.
  */
-export function lineRanges(text: string): number[] {
+export function lineRanges(units: Uint8Array | Uint16Array): number[] {
   const ranges: number[] = [];
-  if (text === '') {
+  if (units.length === 0) {
     return ranges;
   }
   let start = 0;
   for (;;) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    if (newline < 0 && start === text.length && ranges.length > 0) {
+    const newline = units.indexOf(10, start);
+    const end = newline < 0 ? units.length : newline;
+    if (newline < 0 && start === units.length && ranges.length > 0) {
       break;
     }
-    ranges.push(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    ranges.push(start, end > start && units[end - 1] === 13 ? end - 1 : end);
     if (newline < 0) {
       break;
     }
@@ -197,36 +210,34 @@ export function lineRanges(text: string): number[] {
 }
 
 /**
- * The encoding of the array of lines `ranges` cuts from `text` (see `lineRanges`). The text is copied once as
- * Latin-1 and each line's bytes are cut from that copy, with no per-line strings, scans or writes; only lines
- * holding a character above U+00FF (found with one scan of the text) are written as UTF-16.
+ * The encoding of the array of a packed text's lines (see `lineRanges`), with no per-line strings: each line's
+ * bytes are copied from the packed bytes, as Latin-1 unless the line holds a character above U+00FF (the packed
+ * text marks where those are), in which case its UTF-16 code units are copied as they are.
  */
-export function encodeBinaryJsonLines(text: string, ranges: readonly number[]): Uint8Array {
-  const count = ranges.length / 2;
-  // Latin-1 of characters above U+00FF is wrong, but only lines without them are cut from this copy.
-  const source = Buffer.from(text, 'latin1');
-  const wideCharacters = new RegExp(BEYOND_LATIN1.source, 'g');
-  let nextWide = wideCharacters.exec(text)?.index ?? Infinity;
-  const writer = new ByteWriter(SHORT_HEADER_BYTES + 6 + count * 6 + text.length);
+export function encodeBinaryJsonLines(packed: PackedText): Uint8Array {
+  const units = codeUnits(packed);
+  const ranges = lineRanges(units);
+  const runs = packed.wideRuns;
+  const writer = new ByteWriter(SHORT_HEADER_BYTES + 6 + (ranges.length / 2) * 6 + packed.bytes.length);
   writer.byte(FORMAT_VERSION);
   writer.byte(0);
   writer.byte(TAG_ARRAY);
-  writer.unsigned(count);
+  writer.unsigned(ranges.length / 2);
+  let run = 0;
   for (let index = 0; index < ranges.length; index += 2) {
     const start = ranges[index];
     const end = ranges[index + 1];
-    while (nextWide < start) {
-      nextWide = wideCharacters.exec(text)?.index ?? Infinity;
+    while (run < runs.length && runs[run + 1] <= start) {
+      run += 2;
     }
     writer.byte(TAG_STRING);
-    if (nextWide < end) {
-      writer.stringBody(text.slice(start, end));
+    if (run < runs.length && runs[run] < end) {
+      writer.unsigned((end - start) * 2 + 1);
+      writer.copy(packed.bytes.subarray(start * 2, end * 2));
     } else {
       writer.unsigned((end - start) * 2);
-      writer.reserve(end - start);
-      // TypedArray set, not Buffer#copy: the latter's JavaScript wrapper costs more than the copy for short lines.
-      writer.bytes.set(source.subarray(start, end), writer.length);
-      writer.length += end - start;
+      // From UTF-16 code units below U+0100, a typed-array copy narrows each one to its Latin-1 byte.
+      writer.copy(units.subarray(start, end));
     }
   }
   return writer.bytes.subarray(0, writer.length);

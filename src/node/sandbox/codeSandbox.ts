@@ -33,6 +33,7 @@ import {
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 import { filesWithinRoom, ReadAheadPlanner } from './readAhead';
+import { packTexts } from './packedText';
 
 export interface CodeSandboxLimits {
   /** Wall-clock seconds per `execute`. */
@@ -184,9 +185,10 @@ class SandboxWorker {
     }
   }
 
-  post(message: MainToWorkerMessage): void {
+  /** `transferList`: buffers the message moves to the worker instead of copying (see `packTexts`). */
+  post(message: MainToWorkerMessage, transferList: readonly ArrayBuffer[] = []): void {
     if (!this.exited) {
-      this.worker.postMessage(message);
+      this.worker.postMessage(message, transferList);
     }
   }
 
@@ -351,6 +353,7 @@ class WorkerCodeSandbox implements CodeSandbox {
     const { callId, method } = call;
     const args = Array.isArray(call.args) ? call.args : [];
     let reply: MainToWorkerMessage;
+    let transferList: ArrayBuffer[] = [];
     await slots.acquire();
     try {
       if (!worker.alive) {
@@ -368,7 +371,7 @@ class WorkerCodeSandbox implements CodeSandbox {
         throw namedError('RangeError', sizeProblem);
       }
       if (method === 'readFile') {
-        reply = await this.readWithReadAhead(worker, callId, stringArgument(args[0], 'readFile(path): path'), call.readAheadChars);
+        ({ reply, transferList } = await this.readWithReadAhead(worker, callId, stringArgument(args[0], 'readFile(path): path'), call.readAheadChars));
       } else {
         reply = { type: 'hostResult', callId, ok: true, value: await this.callHost(method, args) };
       }
@@ -378,14 +381,15 @@ class WorkerCodeSandbox implements CodeSandbox {
     } finally {
       slots.release();
     }
-    worker.post(reply);
+    worker.post(reply, transferList);
   }
 
   /**
    * One file, plus the files the worker's read-ahead asks for (`ReadAheadPlanner`), read together; files sent
    * ahead stop at the first that fails or would pass the worker's room (at most `SANDBOX_READ_AHEAD_BATCH_CHARS`).
+   * All of them cross packed in one buffer, which the reply moves to the worker.
    */
-  private async readWithReadAhead(worker: SandboxWorker, callId: number, path: string, readAheadChars: unknown): Promise<MainToWorkerMessage> {
+  private async readWithReadAhead(worker: SandboxWorker, callId: number, path: string, readAheadChars: unknown): Promise<{ reply: MainToWorkerMessage; transferList: ArrayBuffer[] }> {
     const room = typeof readAheadChars === 'number' && Number.isFinite(readAheadChars) ? Math.min(readAheadChars, SANDBOX_READ_AHEAD_BATCH_CHARS) : 0;
     const listing = await this.host.listDir('/documents').catch(() => [] as string[]);
     const planned = worker.readAhead.plan(path, listing);
@@ -396,7 +400,11 @@ class WorkerCodeSandbox implements CodeSandbox {
     ]);
     const readAhead = filesWithinRoom(ahead, texts, room);
     worker.readAhead.sent(path, readAhead.length);
-    return readAhead.length > 0 ? { type: 'hostResult', callId, ok: true, value, readAhead } : { type: 'hostResult', callId, ok: true, value };
+    const { packed, transferList } = packTexts([value, ...readAhead.map(([, text]) => text)]);
+    const reply: MainToWorkerMessage = readAhead.length > 0
+      ? { type: 'hostResult', callId, ok: true, value: packed[0], readAhead: readAhead.map(([aheadPath], index) => [aheadPath, packed[index + 1]]) }
+      : { type: 'hostResult', callId, ok: true, value: packed[0] };
+    return { reply, transferList };
   }
 
   /** Checks the arguments (they come from guest code) and runs the host function; returns what the guest parses. */

@@ -10,7 +10,8 @@ import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
-import { BINARY_JSON_PROBE, encodeBinaryJson, encodeBinaryJsonLines, lineRanges } from './binaryJson';
+import { BINARY_JSON_PROBE, encodeBinaryJson, encodeBinaryJsonLines, encodeBinaryJsonText, lineRanges } from './binaryJson';
+import { codeUnits, packText, unpackText, type PackedText } from './packedText';
 import { GUEST_PRELUDE_SOURCE } from './guestPrelude';
 
 /**
@@ -30,8 +31,11 @@ export interface GuestSessionOptions {
   memoryLimitBytes: number;
   stackLimitBytes: number;
   maxOutputChars: number;
-  /** Performs a host call; resolves with JSON text (the raw text for `readFile`), rejects with an Error. */
-  callHost(method: string, args: unknown[]): Promise<string>;
+  /**
+   * Performs a host call; resolves with JSON text, except `readFile`: the file's text, as a string or packed (what
+   * the worker receives from the host thread), rejects with an Error.
+   */
+  callHost(method: string, args: unknown[]): Promise<string | PackedText>;
   /** Epoch milliseconds; tests substitute a controllable clock. */
   clock?: () => number;
   /** The QuickJS wasm compiled by the main thread (shared compiled code, no compile per worker). */
@@ -46,12 +50,12 @@ export interface GuestSessionOptions {
  * Guest file functions answered from one `readFile` on the host: the text crosses exactly and without UTF-8
  * transcoding (QuickJS's binary format), and `readLines` gets its lines split here (the guest's split was slow).
  */
-const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: string) => QuickJSHandle>> = {
-  readFile: (values, text) => values.create(text, text),
+const FILE_SHAPES: Readonly<Record<string, (values: GuestValueFactory, text: PackedText) => QuickJSHandle>> = {
+  readFile: (values, text) => values.createText(text),
   readLines: (values, text) => values.createLines(text),
   // The text, parsed by the guest: building the value on the host (V8's JSON.parse, then encoding every object) was
   // faster only once V8 had optimised the encoder, and each question's worker starts cold.
-  readJson: (values, text) => values.create(text, text),
+  readJson: (values, text) => values.createText(text),
 };
 
 export interface GuestOutcome {
@@ -478,7 +482,9 @@ export class GuestSession {
       (value) => this.settleHostCall(execution, deferred, (resolved) => {
         let handle: QuickJSHandle;
         try {
-          handle = shape ? shape(this.values, value) : this.newLargeString(encodeForGuest(value));
+          handle = shape
+            ? shape(this.values, typeof value === 'string' ? packText(value) : value)
+            : this.newLargeString(encodeForGuest(typeof value === 'string' ? value : unpackText(value)));
         } catch (error) {
           if (!isGuestHandle(error)) {
             throw error;
@@ -578,8 +584,9 @@ function isGuestHandle(value: unknown): value is QuickJSHandle {
   return typeof value === 'object' && value !== null && 'alive' in value && 'dispose' in value && (value as { alive: unknown }).alive === true;
 }
 
-function splitLines(text: string): string[] {
-  const ranges = lineRanges(text);
+function splitLines(packed: PackedText): string[] {
+  const text = unpackText(packed);
+  const ranges = lineRanges(codeUnits(packed));
   const lines: string[] = [];
   for (let index = 0; index < ranges.length; index += 2) {
     lines.push(text.slice(ranges[index], ranges[index + 1]));
@@ -605,14 +612,14 @@ class GuestValueFactory {
     this.binary = useBinary && typeof ffi?.QTS_bjson_decode === 'function' && typeof ffi.QTS_NewArrayBuffer === 'function' && typeof ffi.QTS_ResolveException === 'function' && ctx !== undefined && memory !== undefined && this.probe();
   }
 
-  /** `sourceText`: the text `value` was made from (see `encodeBinaryJson`). */
-  create(value: unknown, sourceText?: string): QuickJSHandle {
-    return this.binary ? this.decode(encodeBinaryJson(value, sourceText)) : this.viaText(value);
+  /** The text as one guest string. */
+  createText(packed: PackedText): QuickJSHandle {
+    return this.binary ? this.decode(encodeBinaryJsonText(packed)) : this.viaText(unpackText(packed));
   }
 
-  /** The lines of `text` as `readLines` returns them. */
-  createLines(text: string): QuickJSHandle {
-    return this.binary ? this.decode(encodeBinaryJsonLines(text, lineRanges(text))) : this.viaText(splitLines(text));
+  /** The lines of the text as `readLines` returns them. */
+  createLines(packed: PackedText): QuickJSHandle {
+    return this.binary ? this.decode(encodeBinaryJsonLines(packed)) : this.viaText(splitLines(packed));
   }
 
   dispose(): void {

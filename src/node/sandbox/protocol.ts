@@ -1,3 +1,5 @@
+import type { PackedText } from './packedText';
+
 /** Messages between `createCodeSandbox` (main thread) and the sandbox worker (`worker.ts`). */
 
 /** Passed as `workerData`. */
@@ -14,10 +16,11 @@ export interface SandboxWorkerSettings {
 export type MainToWorkerMessage =
   | { type: 'execute'; executionId: number; code: string; deadline: number; codeTimeoutSeconds: number }
   /**
-   * `value` is JSON text, except for `readFile` whose value is the file's text as is. `readAhead`: more VFS files
-   * ([path, text]) for the worker's cache, sent along with a `readFile` (see `ReadAheadPlanner`).
+   * `value` is JSON text, except for `readFile` whose value is the file's text, packed in a transferred buffer.
+   * `readAhead`: more VFS files ([path, text], packed in the same buffer) for the worker's cache, sent along with a
+   * `readFile` (see `ReadAheadPlanner`).
    */
-  | { type: 'hostResult'; callId: number; ok: true; value: string; readAhead?: Array<[string, string]> }
+  | { type: 'hostResult'; callId: number; ok: true; value: string | PackedText; readAhead?: Array<[string, PackedText]> }
   | { type: 'hostResult'; callId: number; ok: false; name: string; message: string };
 
 export type WorkerToMainMessage =

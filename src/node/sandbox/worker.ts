@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { hostCallSizeProblem } from '../../core/analysis/sandboxApi';
 import { SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS } from '../../core/limits';
 import { GuestSession } from './guestSession';
+import { packedLength, type PackedText } from './packedText';
 import { warmUpGuestPaths } from './warmUp';
 import type { MainToWorkerMessage, SandboxWorkerSettings, WorkerToMainMessage } from './protocol';
 
@@ -15,7 +16,7 @@ if (!parentPort) {
 }
 const port = parentPort;
 const settings = workerData as SandboxWorkerSettings;
-const pendingCalls = new Map<number, { resolve: (value: string) => void; reject: (error: Error) => void }>();
+const pendingCalls = new Map<number, { resolve: (value: string | PackedText) => void; reject: (error: Error) => void }>();
 let nextCallId = 1;
 let currentExecutionId = 0;
 
@@ -28,19 +29,20 @@ function send(message: WorkerToMainMessage): void {
  * so a second read of a file, in this or a later execution, does not cross to the host thread again. Files the
  * host sends ahead (see `ReadAheadPlanner`) land here too. Bounded by `SANDBOX_WORKER_CACHE_CHARS`.
  */
-const readOnlyCache = new Map<string, string>();
+const readOnlyCache = new Map<string, string | PackedText>();
 let readOnlyCacheChars = 0;
 /** `readFile` calls waiting for the host: read-ahead is only asked for when reads come one after another. */
 let readsInFlight = 0;
 
-function cacheAnswer(key: string, value: string): void {
-  if (!readOnlyCache.has(key) && readOnlyCacheChars + value.length <= SANDBOX_WORKER_CACHE_CHARS) {
+function cacheAnswer(key: string, value: string | PackedText): void {
+  const chars = typeof value === 'string' ? value.length : packedLength(value);
+  if (!readOnlyCache.has(key) && readOnlyCacheChars + chars <= SANDBOX_WORKER_CACHE_CHARS) {
     readOnlyCache.set(key, value);
-    readOnlyCacheChars += value.length;
+    readOnlyCacheChars += chars;
   }
 }
 
-function callHost(method: string, args: unknown[]): Promise<string> {
+function callHost(method: string, args: unknown[]): Promise<string | PackedText> {
   // Oversized arguments are refused here, so they never cross to (and occupy) the host thread.
   const sizeProblem = hostCallSizeProblem(method, args);
   if (sizeProblem !== undefined) {
@@ -55,7 +57,7 @@ function callHost(method: string, args: unknown[]): Promise<string> {
   }
   // Concurrent reads (Promise.all over files) would fetch each other's files twice: no read-ahead for them.
   const readAheadChars = method === 'readFile' && readsInFlight === 0 ? Math.max(0, Math.min(SANDBOX_READ_AHEAD_BATCH_CHARS, SANDBOX_WORKER_CACHE_CHARS - readOnlyCacheChars)) : 0;
-  const answer = new Promise<string>((resolve, reject) => {
+  const answer = new Promise<string | PackedText>((resolve, reject) => {
     const callId = nextCallId++;
     pendingCalls.set(callId, { resolve, reject });
     send({ type: 'hostCall', executionId: currentExecutionId, callId, method, args, readAheadChars });

@@ -1,10 +1,12 @@
 import * as assert from 'node:assert';
 import { GuestSession } from '../../../src/node/sandbox/guestSession';
+import { packTexts } from '../../../src/node/sandbox/packedText';
 
 /**
  * File contents reach the guest in QuickJS's binary format (`binaryJson.ts`): exact strings, lines split on the
- * host, JSON parsed on the host. Each case runs with the binary handover and with the JSON-text fallback, and
- * both must give what the old text handover gave.
+ * host, JSON parsed on the host. Each case runs with the binary handover and with the JSON-text fallback, each with
+ * the file given as a string (a session on the host thread) and packed among other texts (what the worker gets
+ * from the host thread), and all must give what the old text handover gave.
  */
 const files: Record<string, string> = {
   '/plain': 'first line\nsecond line\n',
@@ -23,10 +25,17 @@ const files: Record<string, string> = {
   '/deep': '['.repeat(5_000) + ']'.repeat(5_000),
   '/cr-edge': 'a\n\r\n\nb\r',
   '/long': 'x'.repeat(300_000) + '\n' + 'ü'.repeat(100_000),
+  // Lines with and without characters above U+00FF in one file: each line's width is its own.
+  '/mixed-crlf': 'ascii\r\n東\r\nmore ascii ü\r\n\r\nends wide 京\r\nplain\n😀\n\nlast',
 };
 
-for (const binaryJson of [true, false]) {
-  describe(`sandbox file handover (${binaryJson ? 'QuickJS binary format' : 'JSON text fallback'})`, () => {
+/** The file packed after texts of odd length and of both widths, so that it starts at an offset into the buffer. */
+function packedAmongOthers(text: string): ReturnType<typeof packTexts>['packed'][number] {
+  return packTexts(['odd', '東京 wide', text, 'after']).packed[2];
+}
+
+for (const [binaryJson, packed] of [[true, false], [true, true], [false, false], [false, true]]) {
+  describe(`sandbox file handover (${binaryJson ? 'QuickJS binary format' : 'JSON text fallback'}, files ${packed ? 'packed' : 'as strings'})`, () => {
     let session: GuestSession;
     const run = async (code: string): Promise<string> => {
       const outcome = await session.execute(code, Date.now() + 60_000, 60);
@@ -49,7 +58,7 @@ for (const binaryJson of [true, false]) {
           if (text === undefined) {
             throw new Error(`ENOENT: no such file or directory, '${String(args[0])}'`);
           }
-          return text;
+          return packed ? packedAmongOthers(text) : text;
         },
       });
     });
@@ -60,7 +69,7 @@ for (const binaryJson of [true, false]) {
     });
 
     it('readFile returns the text exactly (NUL, the bridge marker, lone surrogates, non-Latin-1)', async () => {
-      for (const path of ['/plain', '/wide', '/empty', '/long']) {
+      for (const path of ['/plain', '/wide', '/empty', '/long', '/mixed-crlf']) {
         const printed = await run(`const text = await readFile('${path}'); JSON.stringify([text.length, Array.from(text, (c) => c.charCodeAt(0)).reduce((a, b) => (a * 31 + b) % 1000000007, 7)])`);
         const text = files[path];
         const hash = Array.from(text, (character) => character.charCodeAt(0)).reduce((total, code) => (total * 31 + code) % 1000000007, 7);
@@ -79,7 +88,7 @@ for (const binaryJson of [true, false]) {
         }
         return text.includes('\r') ? lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)) : lines;
       };
-      for (const path of ['/plain', '/crlf', '/empty', '/wide', '/long', '/cr-edge', '/not-json']) {
+      for (const path of ['/plain', '/crlf', '/empty', '/wide', '/long', '/cr-edge', '/not-json', '/mixed-crlf']) {
         // Lengths and a hash of each line: the long file would pass the output cap as JSON.
         const printed = await run(`JSON.stringify((await readLines('${path}')).map((line) => [line.length, Array.from(line, (c) => c.charCodeAt(0)).reduce((a, b) => (a * 31 + b) % 1000000007, 7)]))`);
         const lines = expected(files[path]).map((line) => [line.length, Array.from(line, (character) => character.charCodeAt(0)).reduce((total, code) => (total * 31 + code) % 1000000007, 7)]);
