@@ -35,7 +35,7 @@ describe('Arrow tables built column by column', function () {
     const items: Row[] = [];
     for (const file of files) {
       const { document, chunks: prepared } = await prepareDocument({ rootPath: corpusRoot, filePath: file, pictures: 'image' });
-      document.items[0].text += ' 全文検索 😀';
+      document.items[0].text += ' 全文検索 😀 lone \ud800 surrogate';
       const positions = new Map(document.items.map((item) => [item.selfRef, item.position]));
       const vectors = await embedder.embed(prepared.map((chunk) => chunk.searchText), { kind: 'document' });
       documents.push({ ...documentRow(document, prepared.length, 'g1', { mtimeMs: 1.5, size: 42 }, 'created', 'now') });
