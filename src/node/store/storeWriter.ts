@@ -2,6 +2,7 @@ import { makeArrowTable, type Table as LanceTable } from '@lancedb/lancedb';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
+import { addArrowTable } from './arrowAdd';
 import { arrowTableOfRows } from './arrowColumns';
 import { plainChunkFields } from './arrowRows';
 import type { ItemReader } from './itemReader';
@@ -253,7 +254,7 @@ async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown
     await table.add(rows);
     return;
   }
-  await table.add(slices[0].concat(...slices.slice(1)));
+  await addArrowTable(table, slices[0].concat(...slices.slice(1)));
 }
 
 function checkVectors(entry: DocumentWrite, vectorDimensions: number | null | undefined): void {

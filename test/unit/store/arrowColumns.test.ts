@@ -3,6 +3,7 @@ import '../../../src/node/store/lanceEnvironment';
 import * as lancedb from '@lancedb/lancedb';
 import type { Schema, Table } from 'apache-arrow';
 import { prepareDocument } from '../../../src/node/convert/prepareDocument';
+import { addArrowTable } from '../../../src/node/store/arrowAdd';
 import { arrowTableOfRows } from '../../../src/node/store/arrowColumns';
 import { chunkRow, chunksSchema, documentRow, documentsSchema, itemRow, itemsSchema } from '../../../src/node/store/schema';
 import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
@@ -73,13 +74,15 @@ describe('Arrow tables built column by column', function () {
     assert.ok(arrowTableOfRows(chunks.rows.slice(0, 2), chunks.schema));
   });
 
-  it('round-trips through a real LanceDB table', async () => {
+  it('round-trips through a real LanceDB table, appended in two parts by addArrowTable', async () => {
     const folder = temporaryFolder('haiku-arrow-columns-');
     const connection = await lancedb.connect(folder.path);
     try {
       for (const { name, schema, rows } of tables) {
         const table = await connection.createEmptyTable(name.replace(/ /g, '_'), schema);
-        await table.add(arrowTableOfRows(rows, schema)!);
+        const half = Math.ceil(rows.length / 2);
+        await addArrowTable(table, arrowTableOfRows(rows.slice(0, half), schema)!);
+        await addArrowTable(table, arrowTableOfRows(rows.slice(half), schema)!);
         const stored = await table.query().toArrow();
         assert.equal(stored.numRows, rows.length, name);
         assert.deepEqual(cells(stored), cells(lancedb.makeArrowTable(rows, { schema })), name);
