@@ -55,6 +55,12 @@ export interface ConversionPool {
   load(filePath: string, options: ConversionLoadOptions): Promise<HaikuDocument>;
   /** `load` plus `chunkDocument`, both in the worker (what the indexer needs). */
   prepare(filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument>;
+  /**
+   * Starts up to `workers` workers (at most the pool's size) before their first job, so that they load their
+   * converters while the caller does other work (an index run scanning); each exits after the idle time if no job
+   * comes. A pool without threads does nothing.
+   */
+  warmUp?(workers: number): void;
   /** Stops every worker; jobs still queued or running fail with `CancelledError`. */
   dispose(): Promise<void>;
 }
@@ -136,6 +142,9 @@ class ConversionWorker {
     this.worker.on('message', (message: WorkerToPoolMessage) => this.onMessage(message));
     this.worker.on('error', (error) => this.exit(describeWorkerError(error, settings.maxOldGenerationMb)));
     this.worker.on('exit', (code) => this.exit(`could not be converted: the conversion worker exited with code ${code}. The file was skipped; exclude it or report the problem with a copy of it.`));
+    // Only a worker with a job keeps the process alive (`run` refs it): one started ahead of its jobs does not.
+    // (After the listeners: adding a 'message' listener refs the worker again.)
+    this.worker.unref();
   }
 
   get busy(): boolean {
@@ -216,6 +225,8 @@ class ConversionWorker {
       this.converterLoaded = true;
       this.armTimer();
       this.onChange(this);
+      // Started ahead of its jobs and none came meanwhile: it waits the idle time like a worker that finished.
+      this.exitWhenIdle();
       return;
     }
     const job = this.jobs[0];
@@ -234,7 +245,13 @@ class ConversionWorker {
       job.reject(deserializeError(message.error, job.filePath));
     }
     this.onChange(this);
+    this.exitWhenIdle();
+  }
+
+  /** With no job left, the worker exits after the idle time unless a job comes first. */
+  private exitWhenIdle(): void {
     if (!this.busy && !this.exited) {
+      clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => {
         if (!this.busy) {
           this.terminate();
@@ -349,6 +366,12 @@ class WorkerConversionPool implements ConversionPool {
       this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  warmUp(workers: number): void {
+    while (!this.disposed && this.workers.size < Math.min(workers, this.settings.size)) {
+      this.spawn();
+    }
   }
 
   async dispose(): Promise<void> {

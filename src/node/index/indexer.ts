@@ -121,8 +121,9 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   checkStoreAccepts(options);
   const run = startRun(options);
   run.report({ phase: 'scanning' });
-  const scan = await scanStep(run);
-  const plan = await planStep(run, scan);
+  const stored = options.store.documentStates();
+  const scan = await scanStep(run, stored);
+  const plan = await planStep(run, scan, await stored);
   // The phase's first draw already names a file: a fast run may not redraw before it ends.
   run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
   await convertAndWriteStep(run, plan);
@@ -158,8 +159,17 @@ function startRun(options: IndexPathsOptions): IndexRun {
   return run;
 }
 
-/** Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures. */
-async function scanStep(run: IndexRun): Promise<ScanResult> {
+/**
+ * Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures.
+ * On a first build (`stored` empty: every file found converts) the caller's conversion workers start meanwhile.
+ */
+async function scanStep(run: IndexRun, stored: Promise<ReadonlyMap<string, DocumentState>>): Promise<ScanResult> {
+  const { conversionPool, concurrency } = run.options;
+  void stored.then((states) => {
+    if (states.size === 0) {
+      conversionPool?.warmUp?.(Math.max(1, concurrency ?? INDEX_CONCURRENCY));
+    }
+  }, () => undefined);
   const { options, summary } = run;
   const scan = await scanRoots({
     roots: options.roots,
@@ -190,10 +200,9 @@ async function scanStep(run: IndexRun): Promise<ScanResult> {
 }
 
 /** Compares each scanned file with its stored state: unchanged, touched (metadata only) or to convert. */
-async function planStep(run: IndexRun, scan: ScanResult): Promise<IndexPlan> {
+async function planStep(run: IndexRun, scan: ScanResult, stored: ReadonlyMap<string, DocumentState>): Promise<IndexPlan> {
   const { store, abortSignal } = run.options;
   const { summary } = run;
-  const stored = await store.documentStates();
   // A first run writes into empty tables: no orphan rows can predate it, so its optimize skips the sweep.
   run.startedEmpty = stored.size === 0 && (await store.holdsNoRows());
   const previouslyStored = new Set<string>();

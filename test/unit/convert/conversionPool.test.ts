@@ -1,6 +1,7 @@
 import { chunkDocument } from '../../../src/core/chunker';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -351,6 +352,31 @@ describe('conversion pool', function () {
       assert.equal(new Set(titles).size, 2, titles.join(', '));
     });
 
+    /** The thread id the next worker started in this process gets (ids count up per process). */
+    async function nextThreadId(): Promise<number> {
+      const marker = new Worker('', { eval: true });
+      const id = marker.threadId;
+      await marker.terminate();
+      return id + 1;
+    }
+
+    it('starts workers ahead of their jobs on warmUp: two quick files then go to two threads', async () => {
+      const converter = pool({ size: 2, workerScript: threadReportingWorker() });
+      const firstId = await nextThreadId();
+      converter.warmUp!(2);
+      const titles = await Promise.all(['a.md', 'b.md'].map(async (name) => (await converter.load(name, { rootPath: folder })).title));
+      assert.deepEqual([...titles].sort(), [String(firstId), String(firstId + 1)]);
+    });
+
+    it('ends a worker started ahead of its jobs after the idle time when none comes', async () => {
+      const converter = pool({ size: 1, idleMs: 200, workerScript: threadReportingWorker() });
+      const warmedId = await nextThreadId();
+      converter.warmUp!(1);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const title = (await converter.load('a.md', { rootPath: folder })).title;
+      assert.ok(Number(title) > warmedId, `a new worker (thread ${title}) took the file, not the warmed one (${warmedId})`);
+    });
+
     it('ends a worker that stayed idle, and starts a new one for the next file', async () => {
       const converter = pool({ size: 1, idleMs: 200, workerScript: threadReportingWorker() });
       const first = (await converter.load('a.md', { rootPath: folder })).title;
@@ -358,6 +384,18 @@ describe('conversion pool', function () {
       await new Promise((resolve) => setTimeout(resolve, 600));
       assert.notEqual((await converter.load('c.md', { rootPath: folder })).title, first);
     });
+  });
+
+  it('lets the process exit while workers started ahead of their jobs load', () => {
+    const script = [
+      `const { createConversionPool } = require(${JSON.stringify(path.join(repositoryRoot, 'src/node/convert/conversionPool.ts'))});`,
+      'createConversionPool({ size: 2 }).warmUp(2);',
+      "console.log('started');",
+    ].join('\n');
+    // Well within a worker's start-up and idle time: it must not wait for either.
+    const child = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { encoding: 'utf8', timeout: 5_000 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), 'started');
   });
 
   it('lets the process exit while its workers are idle', () => {

@@ -312,6 +312,29 @@ describe('indexPaths', function () {
     assert.equal(new Set(started).size, 26);
   });
 
+  it("starts the caller's conversion workers while it scans on a first build only", async () => {
+    copyCorpus(workspace.path);
+    const inner = inProcessConversion();
+    const events: string[] = [];
+    const recording: ConversionPool = {
+      load: (filePath, options) => inner.load(filePath, options),
+      dispose: () => inner.dispose(),
+      warmUp: (workers) => events.push(`warm up ${workers}`),
+      prepare: (filePath, options) => {
+        events.push('prepare');
+        return inner.prepare(filePath, options);
+      },
+    };
+    const first = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
+    assert.equal(first.added.length, 7);
+    assert.deepEqual(events.slice(0, 2), ['warm up 2', 'prepare'], 'the workers start before the first file converts');
+    events.length = 0;
+    fs.appendFileSync(path.join(workspace.path, 'vite/features.md'), '\nOne more line.\n');
+    const second = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
+    assert.equal(second.updated.length, 1);
+    assert.deepEqual(events, ['prepare'], 'an index with documents converts only what changed: no workers ahead of time');
+  });
+
   it('counts every converted file in its progress, the last ones in flight too', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 40; index++) {
