@@ -11,6 +11,7 @@ import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { documentsGoneAfterScan } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
+import { EarlyWorkers } from './earlyWorkers';
 import { scanRoots, type LinkOutside, type ScanResult, type ScannedFile } from './scanner';
 import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 
@@ -102,6 +103,8 @@ interface IndexRun {
   startedEmpty: boolean;
   /** Describes pictures when `pictures` is `description`. */
   describer?: PictureDescriber;
+  /** Starts a first build's conversion workers while it scans. */
+  earlyWorkers?: EarlyWorkers;
   report(progress: Omit<IndexProgress, 'filesDone' | 'filesTotal'>): void;
 }
 
@@ -121,12 +124,20 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   checkStoreAccepts(options);
   const run = startRun(options);
   run.report({ phase: 'scanning' });
+  // Read while the scan runs: a first build starts its conversion workers meanwhile.
   const stored = options.store.documentStates();
-  const scan = await scanStep(run, stored);
-  const plan = await planStep(run, scan, await stored);
-  // The phase's first draw already names a file: a fast run may not redraw before it ends.
-  run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
-  await convertAndWriteStep(run, plan);
+  run.earlyWorkers = new EarlyWorkers({ callerPool: options.conversionPool, workers: Math.max(1, options.concurrency ?? INDEX_CONCURRENCY), stored });
+  let scan: ScanResult;
+  let plan: IndexPlan;
+  try {
+    scan = await scanStep(run);
+    plan = await planStep(run, scan, await stored);
+    // The phase's first draw already names a file: a fast run may not redraw before it ends.
+    run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
+    await convertAndWriteStep(run, plan);
+  } finally {
+    await run.earlyWorkers.dispose();
+  }
   await touchStep(run, plan);
   await removeGoneStep(run, scan);
   await options.store.recordRoots(scan.roots.filter((root) => !scan.missingRoots.includes(root.path)));
@@ -159,17 +170,8 @@ function startRun(options: IndexPathsOptions): IndexRun {
   return run;
 }
 
-/**
- * Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures.
- * On a first build (`stored` empty: every file found converts) the caller's conversion workers start meanwhile.
- */
-async function scanStep(run: IndexRun, stored: Promise<ReadonlyMap<string, DocumentState>>): Promise<ScanResult> {
-  const { conversionPool, concurrency } = run.options;
-  void stored.then((states) => {
-    if (states.size === 0) {
-      conversionPool?.warmUp?.(Math.max(1, concurrency ?? INDEX_CONCURRENCY));
-    }
-  }, () => undefined);
+/** Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures. */
+async function scanStep(run: IndexRun): Promise<ScanResult> {
   const { options, summary } = run;
   const scan = await scanRoots({
     roots: options.roots,
@@ -181,6 +183,7 @@ async function scanStep(run: IndexRun, stored: Promise<ReadonlyMap<string, Docum
     followLinksOutside: options.followLinksOutside,
     fileRootsFollowRules: options.fileRootsFollowRules,
     abortSignal: options.abortSignal,
+    onFile: (file) => run.earlyWorkers?.found(file),
   });
   summary.durations.scanMs = performance.now() - run.started;
   // Markdown and HTML images are read only from inside the indexed folders.
@@ -338,7 +341,7 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
       }
     }
   };
-  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : ownConversion(toConvert, concurrency);
+  const ownPool = options.conversionPool || toConvert.length === 0 ? undefined : ownConversion(toConvert, concurrency, run.earlyWorkers?.ownPool);
   const conversionPool = options.conversionPool ?? ownPool!;
   const converters = Math.min(2 * concurrency * CONVERSION_BATCH_FILES, Math.max(1, toConvert.length));
   if (abortSignal) {
@@ -432,12 +435,12 @@ class ConversionQueue {
  * The conversion a run without a caller's pool makes for itself: a few small files convert in-process (a worker's
  * start-up would cost more than they do; their parsers are linear at this size), anything more on worker threads.
  */
-function ownConversion(toConvert: readonly ScannedFile[], concurrency: number): ConversionPool {
+function ownConversion(toConvert: readonly ScannedFile[], concurrency: number, started: ConversionPool | undefined): ConversionPool {
   const bytes = toConvert.reduce((sum, file) => sum + file.size, 0);
   if (toConvert.length <= INDEX_IN_PROCESS_MAX_FILES && bytes <= INDEX_IN_PROCESS_MAX_BYTES) {
     return inProcessConversion();
   }
-  return createConversionPool({ size: concurrency });
+  return started ?? createConversionPool({ size: concurrency });
 }
 
 /** Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. */

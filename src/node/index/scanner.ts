@@ -35,6 +35,8 @@ export interface ScanOptions {
    */
   fileRootsFollowRules?: boolean;
   abortSignal?: AbortSignal;
+  /** Each indexable file as the scan finds it, before the sorted list is complete (a first build starts workers). */
+  onFile?: (file: ScannedFile) => void;
 }
 
 /** A folder or file that exists but could not be listed or examined. */
@@ -133,7 +135,9 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
       result.skipped.push({ path: relativePath, reason: `${relativePath}: the file is ${formatBytes(stats.size)}, above the ${formatBytes(maxFileBytes)} limit; raise the maximum file size to index it.` });
       return;
     }
-    result.files.push({ absolutePath, baseFolder, relativePath, mtimeMs: stats.mtimeMs, size: stats.size });
+    const scanned: ScannedFile = { absolutePath, baseFolder, relativePath, mtimeMs: stats.mtimeMs, size: stats.size };
+    result.files.push(scanned);
+    options.onFile?.(scanned);
   };
 
   for (const root of roots) {

@@ -335,6 +335,28 @@ describe('indexPaths', function () {
     assert.deepEqual(events, ['prepare'], 'an index with documents converts only what changed: no workers ahead of time');
   });
 
+  it('starts its own conversion workers while it scans a first build of more files than convert in-process', async () => {
+    const events: string[] = [];
+    const onWorker = (): void => {
+      events.push('worker');
+    };
+    process.on('worker', onWorker);
+    try {
+      const count = INDEX_IN_PROCESS_MAX_FILES + 4;
+      writeFiles(workspace.path, Object.fromEntries(Array.from({ length: count }, (_, index) => [`note-${index}.md`, `# Note ${index}\n\nA note about dugongs, number ${index}.\n`])));
+      const onProgress = (progress: IndexProgress): void => {
+        if (progress.phase === 'converting' && !events.includes('converting')) {
+          events.push('converting');
+        }
+      };
+      const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, onProgress });
+      assert.deepEqual([summary.added.length, summary.failed], [count, []]);
+      assert.deepEqual(events, ['worker', 'worker', 'converting'], 'both workers start before the first file converts');
+    } finally {
+      process.off('worker', onWorker);
+    }
+  });
+
   it('counts every converted file in its progress, the last ones in flight too', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 40; index++) {
