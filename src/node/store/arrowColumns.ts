@@ -78,8 +78,9 @@ function variableWidth(field: Field, values: ReadonlyArray<string | Uint8Array |
     byteLength += isMissing(value) ? 0 : typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : value.byteLength;
     valueOffsets[index + 1] = byteLength;
   });
-  // Each value written in place: joining the strings first cost ~9 ns a byte (SciFact's ingest: ~280 ms).
-  const data = Buffer.allocUnsafeSlow(byteLength);
+  // Each value written in place: joining the strings first cost ~9 ns a byte (SciFact's ingest: ~280 ms). Zeroed,
+  // so that no stale memory could ever reach the index should a length and its write disagree.
+  const data = Buffer.alloc(byteLength);
   values.forEach((value, index) => {
     if (typeof value === 'string') {
       data.write(value, valueOffsets[index], valueOffsets[index + 1] - valueOffsets[index], 'utf8');
