@@ -3,11 +3,18 @@ import { createConversionPool, type ConversionPool } from '../convert/conversion
 import type { ScannedFile } from './scanner';
 
 /**
+ * Whether a run's changed files are few and small enough to convert in-process: a worker's start-up would cost
+ * more than they do (their parsers are linear at this size).
+ */
+export function convertsInProcess(files: number, bytes: number): boolean {
+  return files <= INDEX_IN_PROCESS_MAX_FILES && bytes <= INDEX_IN_PROCESS_MAX_BYTES;
+}
+
+/**
  * Starts a first build's conversion workers while it scans (nothing stored: every file found will convert), so
  * that they load their converters (~0.2–0.3 s each) beside the scan instead of after it. A caller's pool starts as
  * soon as the run knows it is a first build. A run without one makes its own pool only once the files found pass
- * what a run converts in-process (`INDEX_IN_PROCESS_MAX_FILES`, `INDEX_IN_PROCESS_MAX_BYTES`): a few small files
- * never start a worker.
+ * what a run converts in-process (`convertsInProcess`): a few small files never start a worker.
  */
 export class EarlyWorkers {
   /** The run's own pool, once started (the run uses it unless its changed files turn out few and small). */
@@ -47,7 +54,7 @@ export class EarlyWorkers {
     if (callerPool) {
       this.started = true;
       callerPool.warmUp?.(workers);
-    } else if (this.files > INDEX_IN_PROCESS_MAX_FILES || this.bytes > INDEX_IN_PROCESS_MAX_BYTES) {
+    } else if (!convertsInProcess(this.files, this.bytes)) {
       this.started = true;
       this.ownPool = createConversionPool({ size: workers });
       this.ownPool.warmUp?.(workers);

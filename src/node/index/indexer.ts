@@ -4,14 +4,14 @@ import * as fs from 'node:fs';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_IN_PROCESS_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
+import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { documentsGoneAfterScan } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
-import { EarlyWorkers } from './earlyWorkers';
+import { convertsInProcess, EarlyWorkers } from './earlyWorkers';
 import { scanRoots, type LinkOutside, type ScanResult, type ScannedFile } from './scanner';
 import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 
@@ -432,12 +432,11 @@ class ConversionQueue {
 }
 
 /**
- * The conversion a run without a caller's pool makes for itself: a few small files convert in-process (a worker's
- * start-up would cost more than they do; their parsers are linear at this size), anything more on worker threads.
+ * The conversion a run without a caller's pool makes for itself: a few small files in-process (`convertsInProcess`),
+ * anything more on worker threads (those a first build started while scanning, if it did).
  */
 function ownConversion(toConvert: readonly ScannedFile[], concurrency: number, started: ConversionPool | undefined): ConversionPool {
-  const bytes = toConvert.reduce((sum, file) => sum + file.size, 0);
-  if (toConvert.length <= INDEX_IN_PROCESS_MAX_FILES && bytes <= INDEX_IN_PROCESS_MAX_BYTES) {
+  if (convertsInProcess(toConvert.length, toConvert.reduce((sum, file) => sum + file.size, 0))) {
     return inProcessConversion();
   }
   return started ?? createConversionPool({ size: concurrency });
