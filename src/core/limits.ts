@@ -93,6 +93,8 @@ export const SCHEMA_VERSION = 3;
 export const DEFAULT_DATABASE_FOLDER = '.haiku';
 /** Files converted at once while indexing. */
 export const INDEX_CONCURRENCY = 2;
+/** Files the scan examines (synchronous stat) between turns of the event loop: ~1 ms on a local disk. */
+export const SCAN_STATS_PER_TURN = 128;
 /** A run without a conversion pool converts in-process (no worker start-up) when its changed files total at most this (bytes). */
 export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 /** … and are at most this many files. */

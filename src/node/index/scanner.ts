@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { compileExcludeGlobs, type ExcludeMatcher } from '../../core/excludeGlobs';
 import ignore, { type Ignore } from 'ignore';
 import { throwIfAborted } from '../../core/errors';
-import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES } from '../../core/limits';
+import { DEFAULT_EXCLUDE_GLOBS, DEFAULT_INCLUDE_GLOBS, MAX_FILE_BYTES, SCAN_STATS_PER_TURN } from '../../core/limits';
 import { isPathInside } from '../../core/pathContainment';
 import type { IndexedRoot } from '../store/rootsRegistry';
 
@@ -239,6 +239,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
     }
   }
   entries.sort((left, right) => left.name.localeCompare(right.name));
+  let statsSinceYield = 0;
   for (const entry of entries) {
     const absolute = path.join(folder, entry.name);
     if (entry.isDirectory()) {
@@ -255,9 +256,16 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
       // skipped (they can loop). Dangling links and looping links are nothing to index.
       let linkTarget: string | undefined;
       let stats: fs.Stats;
+      if (++statsSinceYield >= SCAN_STATS_PER_TURN) {
+        statsSinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+        throwIfAborted(options.abortSignal, 'Scanning');
+      }
       try {
-        linkTarget = entry.isSymbolicLink() ? await fs.promises.realpath(absolute) : undefined;
-        stats = await fs.promises.stat(linkTarget ?? absolute);
+        // Synchronous, in runs between turns of the event loop: a promise stat cost ~45 µs of this thread's time
+        // per file (SciFact's 5,183 files: 230-330 ms), a synchronous one ~5 µs.
+        linkTarget = entry.isSymbolicLink() ? fs.realpathSync(absolute) : undefined;
+        stats = fs.statSync(linkTarget ?? absolute);
       } catch (error) {
         if (!isAbsent(error) && (error as NodeJS.ErrnoException).code !== 'ELOOP') {
           options.onUnreadable(absolute, error);
