@@ -115,6 +115,8 @@ export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '
 export const INDEX_WRITE_BATCH_DOCUMENTS = 2048;
 /** Chunks that close a write batch early, so big documents do not pile up in memory. */
 export const INDEX_WRITE_BATCH_CHUNKS = 4096;
+/** A first build's upkeep compacts a table only above this many fragments (one per write batch); reads barely slow below it. */
+export const COMPACTION_MIN_FRAGMENTS = 8;
 /** Table versions younger than this survive `optimize()` (readers in other processes may still use them) (ms). */
 export const INDEX_VERSION_RETENTION_MS = 5 * 60_000;
 /** A second writer waits this long for the writer lock of a local index before failing (ms). */

@@ -504,8 +504,9 @@ async function optimizeStep(run: IndexRun): Promise<void> {
   run.report({ phase: 'optimizing' });
   const optimizeStarted = performance.now();
   const { summary } = run;
-  // Rows of this run's failed writes are swept anyway (the store notes them); a run into empty tables has no others.
-  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0, keepRecent: true });
+  // Rows of this run's failed writes are swept anyway (the store notes them); a run into empty tables has no others,
+  // and deleted nothing, so its few fragments need no compaction.
+  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0, keepRecent: true, compactOnlyIfFragmented: run.startedEmpty });
   summary.durations.optimizeMs = performance.now() - optimizeStarted;
 }
 

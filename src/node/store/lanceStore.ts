@@ -358,8 +358,12 @@ export class LanceStore implements KnowledgeBase {
     this.maintenance.scheduleOptimize();
   }
 
-  /** Upkeep after writes (see `StoreMaintenance.optimize`; `keepRecent` leaves copied rows to a later fold). */
-  optimize(options: { sweepOrphans?: boolean; keepRecent?: boolean } = {}): Promise<void> {
+  /**
+   * Upkeep after writes (see `StoreMaintenance.optimize`; `keepRecent` leaves copied rows to a later fold;
+   * `compactOnlyIfFragmented` skips compacting tables of few fragments: only for a run into empty tables, which
+   * deleted and replaced nothing, since deleted rows go only with compaction).
+   */
+  optimize(options: { sweepOrphans?: boolean; keepRecent?: boolean; compactOnlyIfFragmented?: boolean } = {}): Promise<void> {
     return this.maintenance.optimize(options);
   }
 

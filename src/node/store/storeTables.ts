@@ -40,6 +40,13 @@ export function fullTextIndexConfig(): lancedb.Index {
   });
 }
 
+/** The btree indexes of each table, by column: rows looked up by id and by document. */
+const SCALAR_INDEX_COLUMNS: Record<typeof CHUNKS_TABLE | typeof ITEMS_TABLE | typeof DOCUMENTS_TABLE, readonly string[]> = {
+  [CHUNKS_TABLE]: ['document_id', 'id'],
+  [ITEMS_TABLE]: ['document_id'],
+  [DOCUMENTS_TABLE]: ['id'],
+};
+
 /**
  * The connection, the four tables and the settings row, with the checks that decide whether this version of
  * Haiku can read (layout, chunker) and write (embedder) the index.
@@ -192,12 +199,19 @@ export class StoreTables {
     // Indexes on the empty tables: rows added later are searchable at once (flat search over the
     // unindexed part) and `optimize()` folds them in.
     await this.chunks.createIndex('search_text', { config: fullTextIndexConfig() });
-    await this.chunks.createIndex('document_id', { config: lancedb.Index.btree() });
-    await this.chunks.createIndex('id', { config: lancedb.Index.btree() });
-    await this.items.createIndex('document_id', { config: lancedb.Index.btree() });
-    await this.documents.createIndex('id', { config: lancedb.Index.btree() });
+    for (const table of [this.chunks, this.items, this.documents]) {
+      await this.buildScalarIndexes(table, { replace: false });
+    }
     this.rebuildReason = undefined;
     this.writeBlockedReason = undefined;
+  }
+
+  /** Builds the btree indexes of one of the three tables over all its rows (`SCALAR_INDEX_COLUMNS`). */
+  async buildScalarIndexes(table: lancedb.Table, options: { replace: boolean }): Promise<void> {
+    const name = table === this.chunks ? CHUNKS_TABLE : table === this.items ? ITEMS_TABLE : DOCUMENTS_TABLE;
+    for (const column of SCALAR_INDEX_COLUMNS[name]) {
+      await table.createIndex(column, { config: lancedb.Index.btree(), replace: options.replace });
+    }
   }
 
   /** Replaces the settings row in one commit when the table exists (a kill never leaves it missing), else creates it. */

@@ -155,6 +155,40 @@ describe('LanceStore', function () {
     connection.close();
   });
 
+  it("leaves a first build's few fragments uncompacted but every index complete; many fragments are compacted", async () => {
+    const connection = await lancedb.connect(folder.path);
+    const tableState = async () => {
+      const state: Record<string, { fragments: number; unindexed: number[] }> = {};
+      for (const [name, indexes] of Object.entries({ chunks: ['document_id_idx', 'id_idx', 'search_text_idx'], document_items: ['document_id_idx'], documents: ['id_idx'] })) {
+        const table = await connection.openTable(name);
+        state[name] = { fragments: (await table.stats()).fragmentStats.numFragments, unindexed: await Promise.all(indexes.map(async (index) => (await table.indexStats(index))?.numUnindexedRows ?? -1)) };
+      }
+      return state;
+    };
+    const firstBuildWrite = async (batch: number, files: number) => {
+      const entries = await Promise.all(Array.from({ length: files }, (_, index) => markdownWrite(`batch${batch}/note${index}.md`, `# Note ${batch}.${index}\n\nWord batch${batch}word${index} here.\n`)));
+      await store.writeDocuments(entries, { scheduleOptimize: false, copyToRecent: false });
+    };
+    for (let batch = 0; batch < 3; batch++) {
+      await firstBuildWrite(batch, 2);
+    }
+    await store.optimize({ keepRecent: true, compactOnlyIfFragmented: true });
+    const complete = { fragments: 3, unindexed: [0] };
+    assert.deepEqual(await tableState(), { chunks: { fragments: 3, unindexed: [0, 0, 0] }, document_items: complete, documents: complete });
+    assert.equal((await store.search('batch2word1'))[0]?.documentId, documentIdForPath('batch2/note1.md'));
+    assert.ok((await store.getDocumentItems(documentIdForPath('batch0/note0.md'))).length > 0);
+
+    for (let batch = 3; batch < 12; batch++) {
+      await firstBuildWrite(batch, 1);
+    }
+    await store.optimize({ keepRecent: true, compactOnlyIfFragmented: true });
+    // 12 fragments each; compaction keeps the indexed ones apart from the rest (LanceDB), so two are left.
+    const compacted = (state: Record<string, { fragments: number }>) => Object.values(state).every(({ fragments }) => fragments <= 2);
+    assert.ok(compacted(await tableState()), 'more than COMPACTION_MIN_FRAGMENTS fragments are compacted');
+
+    connection.close();
+  });
+
   it('removes documents and their rows', async () => {
     await store.writeDocuments([await markdownWrite('a.md', '# A\n\nApples.\n'), await markdownWrite('b.md', '# B\n\nBananas.\n')]);
     await store.removeDocuments([documentIdForPath('a.md')]);
