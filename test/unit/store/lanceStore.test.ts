@@ -161,7 +161,8 @@ describe('LanceStore', function () {
       const state: Record<string, { fragments: number; unindexed: number[] }> = {};
       for (const [name, indexes] of Object.entries({ chunks: ['document_id_idx', 'id_idx', 'search_text_idx'], document_items: ['document_id_idx'], documents: ['id_idx'] })) {
         const table = await connection.openTable(name);
-        state[name] = { fragments: (await table.stats()).fragmentStats.numFragments, unindexed: await Promise.all(indexes.map(async (index) => (await table.indexStats(index))?.numUnindexedRows ?? -1)) };
+        const unindexed = await Promise.all(indexes.map(async (index) => (await table.indexStats(index))?.numUnindexedRows ?? -1));
+        state[name] = { fragments: (await table.stats()).fragmentStats.numFragments, unindexed };
       }
       return state;
     };
