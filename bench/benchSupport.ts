@@ -253,6 +253,26 @@ export async function rawTableWithFullText(folder: string, rows: readonly Prepar
 }
 
 /**
+ * LanceDB's own floor for a one-document atomic switch, as our store makes it: the new rows added to the chunks
+ * table (`chunksTable`, the reference's), then one row of a documents table updated by id, in series (the switch
+ * may not precede the rows). Median of 15 on a raw table of `documentCount` rows with a btree on `id`.
+ */
+export async function atomicSwitchFloorMs(folder: string, chunksTable: lancedb.Table, chunkRow: PreparedRow, documentCount: number): Promise<number> {
+  const connection = await lancedb.connect(folder);
+  const documents = await connection.createTable('documents', Array.from({ length: documentCount }, (_, index) => ({ id: `document-${index}`, generation: 'first', title: `Document ${index}` })), { mode: 'overwrite' });
+  await documents.createIndex('id', { config: lancedb.Index.btree() });
+  const times: number[] = [];
+  for (let round = 0; round < 15; round++) {
+    const started = performance.now();
+    await chunksTable.add([{ ...chunkRow, id: `floor-${round}` }] as Array<Record<string, unknown>>);
+    await documents.update({ where: `id = 'document-${round * 7}'`, valuesSql: { generation: `'round-${round}'` } });
+    times.push(performance.now() - started);
+  }
+  connection.close();
+  return median(times);
+}
+
+/**
  * The conversion worker as shipped: an esbuild bundle like `dist/conversion-worker.js` (production options), built
  * into `dist-bench/` inside the checkout so its external packages resolve. From source under tsx each worker spends
  * about 0.9 s loading TypeScript modules, which the extension and the CLI never pay.

@@ -23,7 +23,7 @@ import { objectStorageBenchmarks } from './objectStorage';
 import { idleMemoryInChild } from './idleMemory';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
-import { bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
+import { atomicSwitchFloorMs, bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 const DIMENSIONS = 384;
@@ -120,6 +120,10 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
 
   const edits = await editsThenFirstSearch(store, documentsFolder, path.join(documentsFolder, `${corpus[42]._id}.md`), undefined);
   rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(edits.singleMs), reference: formatMs(oursMs), ratio: edits.singleMs / oursMs, goal: '≤ 1/500', met: edits.singleMs / oursMs <= 1 / 500 });
+  // What the ratio can reach: LanceDB's own commits of one switch, against the ingest the goal above allows.
+  const floorMs = await atomicSwitchFloorMs(path.join(work, 'scifact-switch-floor'), referenceTable, preparedRows[0], corpus.length);
+  rows.push({ measure: 'LanceDB floor of a one-file re-index (raw `add` of 1 row, then `update` of 1 row by id) ÷ full ingest', ours: formatMs(floorMs), reference: formatMs(oursMs), ratio: floorMs / oursMs, goal: 'report', met: true });
+  notes.push(`Re-index floor: a raw LanceDB add then update (the two commits an atomic one-document switch needs, in series) take ${formatMs(floorMs)}, so ≤ 1/500 needs a full ingest of at least ${formatMs(500 * floorMs)}, while ≤ 2× raw LanceDB allows at most ${formatMs(2 * referenceMs)} and ≤ MiniSearch ${formatMs(minisearch.buildMs)}.`);
   notes.push(`Re-index of one file (5k-doc index): median ${formatMs(edits.singleMs)} over 7 edits after a first one of ${formatMs(edits.firstEditMs)} (one long-lived conversion pool and optimize left to the debounce, as the VS Code watcher does); ${formatMs(edits.withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`. The first full-text search after the 8 edits took ${formatMs(edits.firstSearchMs)}.`);
   await store.close();
 }
