@@ -1,4 +1,5 @@
 import { makeArrowTable, type Table as LanceTable } from '@lancedb/lancedb';
+import type { Schema } from 'apache-arrow';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
@@ -238,11 +239,12 @@ export class StoreWriter {
  * column absent from every row of one slice) go as plain rows instead.
  */
 async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown>>): Promise<void> {
+  const schema = await tableSchema(table);
   if (rows.length <= ARROW_SLICE_ROWS) {
-    await table.add(rows);
+    const arrow = arrowTableOfRows(rows, schema);
+    await (arrow ? addArrowTable(table, arrow) : table.add(rows));
     return;
   }
-  const schema = await table.schema();
   const slices: Array<ReturnType<typeof makeArrowTable>> = [];
   for (let start = 0; start < rows.length; start += ARROW_SLICE_ROWS) {
     await new Promise((resolve) => setImmediate(resolve));
@@ -255,6 +257,18 @@ async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown
     return;
   }
   await addArrowTable(table, slices[0].concat(...slices.slice(1)));
+}
+
+/** Each table's schema, asked of the native table once: the store never alters a table's columns. */
+const schemas = new WeakMap<LanceTable, Promise<Schema>>();
+function tableSchema(table: LanceTable): Promise<Schema> {
+  let schema = schemas.get(table);
+  if (!schema) {
+    schema = table.schema();
+    schema.catch(() => schemas.delete(table));
+    schemas.set(table, schema);
+  }
+  return schema;
 }
 
 function checkVectors(entry: DocumentWrite, vectorDimensions: number | null | undefined): void {
