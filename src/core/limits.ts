@@ -95,6 +95,8 @@ export const DEFAULT_DATABASE_FOLDER = '.haiku';
 export const INDEX_CONCURRENCY = 2;
 /** Files the scan examines (synchronous stat) between turns of the event loop: ~1 ms on a local disk. */
 export const SCAN_STATS_PER_TURN = 128;
+/** The scan yields to the event loop after this long of synchronous stats, however few (a slow network folder) (ms). */
+export const SCAN_TURN_MAX_MS = 10;
 /** A run without a conversion pool converts in-process (no worker start-up) when its changed files total at most this (bytes). */
 export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 /** … and are at most this many files. */

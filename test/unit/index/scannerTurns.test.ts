@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import type * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { isHaikuError } from '../../../src/core/errors';
-import { SCAN_STATS_PER_TURN } from '../../../src/core/limits';
+import { SCAN_STATS_PER_TURN, SCAN_TURN_MAX_MS } from '../../../src/core/limits';
 import { scanRoots } from '../../../src/node/index/scanner';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 
@@ -44,6 +46,39 @@ describe('scanner turns (files examined synchronously, in runs between turns of 
     // The files of one folder are found over several turns: a scan that never yielded would find them all in one.
     const turnsSpanned = new Set(turnAtFile).size;
     assert.ok(turnsSpanned >= Math.floor(fileCount / SCAN_STATS_PER_TURN), `the ${fileCount} files were found in ${turnsSpanned} turn(s) of the event loop`);
+  });
+
+  it('yields after SCAN_TURN_MAX_MS of stats however few were made (a slow network folder)', async () => {
+    const slowFiles = 40;
+    const statMs = 3;
+    const slowFolder = temporaryFolder('haiku-scan-slow-');
+    writeFiles(slowFolder.path, Object.fromEntries(Array.from({ length: slowFiles }, (_, index) => [name(index), content(index)])));
+    // The module object itself (an ES namespace import is read-only): the scanner reads `statSync` from it at each call.
+    const nodeFs = createRequire(__filename)('node:fs') as { statSync: typeof fs.statSync };
+    const statSync = nodeFs.statSync;
+    // Each stat of a note takes `statMs` of this thread, as on a slow network folder.
+    nodeFs.statSync = ((file: fs.PathLike, options?: fs.StatSyncOptions) => {
+      if (String(file).endsWith('.md')) {
+        const until = performance.now() + statMs;
+        while (performance.now() < until) {
+          // Busy: a synchronous stat holds the thread.
+        }
+      }
+      return statSync(file, options);
+    }) as typeof fs.statSync;
+    const counter = turnCounter();
+    const turnAtFile: number[] = [];
+    try {
+      const scan = await scanRoots({ roots: [slowFolder.path], baseFolder: slowFolder.path, onFile: () => turnAtFile.push(counter.turns) });
+      assert.equal(scan.files.length, slowFiles);
+    } finally {
+      nodeFs.statSync = statSync;
+      counter.stop();
+      slowFolder.cleanup();
+    }
+    // About one turn per SCAN_TURN_MAX_MS of stats; without the time limit all 40 (< SCAN_STATS_PER_TURN) share one.
+    const expectedTurns = Math.floor((slowFiles * statMs) / (SCAN_TURN_MAX_MS + statMs));
+    assert.ok(new Set(turnAtFile).size >= expectedTurns / 2, `${slowFiles} slow stats spanned ${new Set(turnAtFile).size} turn(s) of the event loop`);
   });
 
   it('stops at the end of the current run when cancelled, with a cancellation error', async () => {
