@@ -1,19 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { chunkDocument } from '../../../src/core/chunker';
 import { expandSearchResults } from '../../../src/core/search/contextExpansion';
 import { documentIdForPath } from '../../../src/core/hash';
-import type { HaikuDocument } from '../../../src/core/model/document';
-import { convertMarkdown } from '../../../src/node/convert/markdown';
-import { openStore, type DocumentWrite, type LanceStore, type OpenStoreOptions } from '../../../src/node/store/lanceStore';
+import { openStore, type LanceStore, type OpenStoreOptions } from '../../../src/node/store/lanceStore';
 import { CountingReranker, HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
-
-async function markdownWrite(relativePath: string, markdown: string, embedder?: HashingEmbedder): Promise<DocumentWrite> {
-  const converted = await convertMarkdown(markdown, { fileName: relativePath });
-  const document: HaikuDocument = { ...converted, id: documentIdForPath(relativePath), uri: `file:///virtual/${relativePath}`, relativePath, contentHash: String(markdown.length) };
-  const chunks = chunkDocument({ id: document.id, items: document.items });
-  const vectors = embedder ? await embedder.embed(chunks.map((chunk) => chunk.searchText), { kind: 'document' }) : undefined;
-  return { document, chunks, vectors, file: { mtimeMs: 1, size: markdown.length } };
-}
+import { markdownWrite } from '../../support/documentWrites';
 
 /** Texts where word overlap (vectors) and BM25 (full text) rank differently. */
 const CORPUS: Record<string, string> = {

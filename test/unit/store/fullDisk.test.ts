@@ -2,18 +2,9 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chunkDocument } from '../../../src/core/chunker';
-import { documentIdForPath } from '../../../src/core/hash';
-import type { HaikuDocument } from '../../../src/core/model/document';
-import { convertMarkdown } from '../../../src/node/convert/markdown';
 import { openStore, type DocumentWrite } from '../../../src/node/store/lanceStore';
 import { temporaryFolder } from '../../support/indexFixtures';
-
-async function markdownWrite(relativePath: string, markdown: string): Promise<DocumentWrite> {
-  const converted = await convertMarkdown(markdown, { fileName: relativePath });
-  const document: HaikuDocument = { ...converted, id: documentIdForPath(relativePath), uri: `file:///virtual/${relativePath}`, relativePath, contentHash: String(markdown.length) };
-  return { document, chunks: chunkDocument({ id: document.id, items: document.items }), file: { mtimeMs: 1, size: markdown.length } };
-}
+import { markdownWrite } from '../../support/documentWrites';
 
 async function documents(prefix: string, count: number): Promise<DocumentWrite[]> {
   const writes: DocumentWrite[] = [];

@@ -1,28 +1,11 @@
 import * as assert from 'node:assert/strict';
 import '../../../src/node/store/lanceEnvironment';
 import * as lancedb from '@lancedb/lancedb';
-import { chunkDocument } from '../../../src/core/chunker';
 import { isHaikuError } from '../../../src/core/errors';
 import { documentIdForPath } from '../../../src/core/hash';
-import type { HaikuDocument } from '../../../src/core/model/document';
-import { convertMarkdown } from '../../../src/node/convert/markdown';
 import { openStore, type DocumentWrite, type LanceStore } from '../../../src/node/store/lanceStore';
 import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
-
-/** A real converted Markdown document, ready to write. */
-async function markdownWrite(relativePath: string, markdown: string, embedder?: HashingEmbedder): Promise<DocumentWrite> {
-  const converted = await convertMarkdown(markdown, { fileName: relativePath });
-  const document: HaikuDocument = {
-    ...converted,
-    id: documentIdForPath(relativePath),
-    uri: `file:///virtual/${relativePath}`,
-    relativePath,
-    contentHash: relativePath + markdown.length,
-  };
-  const chunks = chunkDocument({ id: document.id, items: document.items });
-  const vectors = embedder ? await embedder.embed(chunks.map((chunk) => chunk.searchText), { kind: 'document' }) : undefined;
-  return { document, chunks, vectors, file: { mtimeMs: 1, size: markdown.length } };
-}
+import { markdownWrite } from '../../support/documentWrites';
 
 describe('LanceStore', function () {
   this.timeout(60_000);

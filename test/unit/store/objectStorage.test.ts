@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import '../../../src/node/store/lanceEnvironment';
+import * as lancedb from '@lancedb/lancedb';
 import { isHaikuError } from '../../../src/core/errors';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
@@ -9,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { openExistingIndex } from '../../../src/node/mcp/openIndex';
 import { mapToSourceRoot } from '../../../src/node/store/sourceRoot';
 import { runInProcess, runProcess } from '../cli/cliHarness';
+import { markdownWrite } from '../../support/documentWrites';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { corpusRoot } from '../../support/paths';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
@@ -99,6 +102,27 @@ describe('A team index on object storage (s3rver on 127.0.0.1)', function () {
       assert.ok((await reopened.stats()).documents >= 8);
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("compacts a first build's few fragments there (each fragment costs every query requests), where a local index keeps them", async () => {
+    const uri = `s3://${storage.bucket}/first-build-fragments`;
+    const writer = await openStore({ uri, storage: localSettings(storage) });
+    try {
+      for (let batch = 0; batch < 3; batch++) {
+        await writer.writeDocuments([await markdownWrite(`batch${batch}.md`, `# Batch ${batch}\n\nWords of batch ${batch}.\n`)], { scheduleOptimize: false, copyToRecent: false });
+      }
+      await writer.optimize({ keepRecent: true, compactOnlyIfFragmented: true });
+    } finally {
+      await writer.close();
+    }
+    const connection = await lancedb.connect(uri, { storageOptions: storageOptionsFor(uri, localSettings(storage), {}) });
+    try {
+      for (const name of ['chunks', 'document_items', 'documents']) {
+        assert.equal((await (await connection.openTable(name)).stats()).fragmentStats.numFragments, 1, `${name}: three writes, compacted`);
+      }
+    } finally {
+      connection.close();
     }
   });
 
