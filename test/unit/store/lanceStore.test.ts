@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import '../../../src/node/store/lanceEnvironment';
 import * as lancedb from '@lancedb/lancedb';
 import { isHaikuError } from '../../../src/core/errors';
+import { OPTIMIZE_DEBOUNCE_MS } from '../../../src/core/limits';
 import { documentIdForPath } from '../../../src/core/hash';
 import { openStore, type DocumentWrite, type LanceStore } from '../../../src/node/store/lanceStore';
 import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
@@ -138,7 +139,7 @@ describe('LanceStore', function () {
     connection.close();
   });
 
-  it("leaves a first build's few fragments uncompacted but every index complete; many fragments are compacted", async () => {
+  it("leaves a first build's few fragments to the debounced upkeep, every index complete; many fragments are compacted at once", async () => {
     const connection = await lancedb.connect(folder.path);
     const tableState = async () => {
       const state: Record<string, { fragments: number; unindexed: number[] }> = {};
@@ -161,12 +162,19 @@ describe('LanceStore', function () {
     assert.deepEqual(await tableState(), { chunks: { fragments: 3, unindexed: [0, 0, 0] }, document_items: complete, documents: complete });
     assert.equal((await store.search('batch2word1'))[0]?.documentId, documentIdForPath('batch2/note1.md'));
     assert.ok((await store.getDocumentItems(documentIdForPath('batch0/note0.md'))).length > 0);
+    // The debounced upkeep compacts them off the run's path.
+    const compactedBy = Date.now() + OPTIMIZE_DEBOUNCE_MS + 10_000;
+    while (Object.values(await tableState()).some(({ fragments }) => fragments > 1) && Date.now() < compactedBy) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(Object.values(await tableState()).map(({ fragments }) => fragments), [1, 1, 1], 'compacted by the debounced upkeep');
+    assert.equal((await store.search('batch2word1'))[0]?.documentId, documentIdForPath('batch2/note1.md'));
 
     for (let batch = 3; batch < 12; batch++) {
       await firstBuildWrite(batch, 1);
     }
     await store.optimize({ keepRecent: true, compactOnlyIfFragmented: true });
-    // 12 fragments each; compaction keeps the indexed ones apart from the rest (LanceDB), so two are left.
+    // 10 fragments each; compaction keeps the indexed ones apart from the rest (LanceDB), so two are left.
     const compacted = (state: Record<string, { fragments: number }>) => Object.values(state).every(({ fragments }) => fragments <= 2);
     assert.ok(compacted(await tableState()), 'more than COMPACTION_MIN_FRAGMENTS fragments are compacted');
 
