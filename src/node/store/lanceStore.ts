@@ -360,8 +360,8 @@ export class LanceStore implements KnowledgeBase {
 
   /**
    * Upkeep after writes (see `StoreMaintenance.optimize`; `keepRecent` leaves copied rows to a later fold;
-   * `compactOnlyIfFragmented` skips compacting tables of few fragments: only for a run into empty tables, which
-   * deleted and replaced nothing, since deleted rows go only with compaction).
+   * `compactOnlyIfFragmented` leaves the compaction of tables of few fragments to the debounced upkeep: only for a
+   * run into empty tables, which deleted and replaced nothing, since deleted rows go only with compaction).
    */
   optimize(options: { sweepOrphans?: boolean; keepRecent?: boolean; compactOnlyIfFragmented?: boolean } = {}): Promise<void> {
     return this.maintenance.optimize(options);
