@@ -41,6 +41,8 @@ export class StoreMaintenance {
   /** A first build's upkeep left tables uncompacted (`compactOrIndex`): the debounced upkeep compacts them. */
   private compactionDeferred = false;
   private readonly chunkIndexFolders: IndexFolders;
+  /** The index is in a local folder, not on object storage (where every fragment costs each query requests). */
+  private readonly onLocalDisk: boolean;
   /** Told when the main index was rebuilt over every row (readers stop flat-searching another process's rows). */
   private readonly onMainIndexComplete: () => void;
   private readonly testHooks: StoreTestHooks;
@@ -57,6 +59,7 @@ export class StoreMaintenance {
     this.testHooks = testHooks;
     this.onMainIndexComplete = onMainIndexComplete;
     this.recent = recent;
+    this.onLocalDisk = tables.localTableFolder(CHUNKS_TABLE) !== undefined;
     this.chunkIndexFolders = new IndexFolders(queue.exclusive ? tables.localTableFolder(CHUNKS_TABLE) : undefined);
     this.queue = queue;
     this.documentStates = documentStates;
@@ -162,10 +165,9 @@ export class StoreMaintenance {
       if (this.tables.rebuildReason) {
         return;
       }
-      const deletes = options.sweepOrphans || this.orphansPossible || this.superseded.size > 0;
-      await this.deletePending(options);
+      const deleted = await this.deletePending(options);
       // Deleted rows are dropped by compaction only: then every table is compacted.
-      await this.indexAndCompact({ keepRecent: options.keepRecent ?? false, compactOnlyIfFragmented: (options.compactOnlyIfFragmented ?? false) && !deletes });
+      await this.indexAndCompact({ keepRecent: options.keepRecent ?? false, compactOnlyIfFragmented: (options.compactOnlyIfFragmented ?? false) && !deleted });
       if (this.compactionDeferred) {
         // Off the run's path: a long-lived process (the extension) compacts after the debounce.
         this.compactionDeferred = false;
@@ -177,13 +179,18 @@ export class StoreMaintenance {
     });
   }
 
-  private async deletePending(options: { sweepOrphans?: boolean }): Promise<void> {
+  /** Deletes orphan or superseded rows; true when it looked for any (rows may have been deleted). */
+  private async deletePending(options: { sweepOrphans?: boolean }): Promise<boolean> {
+    let looked = true;
     if (options.sweepOrphans || this.orphansPossible) {
       await this.sweepOrphans();
     } else if (this.superseded.size > 0) {
       await this.deleteSuperseded(this.superseded);
+    } else {
+      looked = false;
     }
     this.superseded.clear();
+    return looked;
   }
 
   /**
@@ -210,8 +217,7 @@ export class StoreMaintenance {
    * is compacted at once: a query there made 64 requests over three fragments against 38 over one.
    */
   private async compactOrIndex(table: lancedb.Table, options: { compactOnlyIfFragmented?: boolean }): Promise<void> {
-    const onLocalDisk = this.tables.localTableFolder(CHUNKS_TABLE) !== undefined;
-    if (options.compactOnlyIfFragmented && onLocalDisk && (await table.stats()).fragmentStats.numFragments <= COMPACTION_MIN_FRAGMENTS) {
+    if (options.compactOnlyIfFragmented && this.onLocalDisk && (await table.stats()).fragmentStats.numFragments <= COMPACTION_MIN_FRAGMENTS) {
       await this.tables.buildScalarIndexes(table, { replace: true });
       this.compactionDeferred = true;
       return;

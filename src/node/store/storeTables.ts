@@ -41,7 +41,7 @@ export function fullTextIndexConfig(): lancedb.Index {
 }
 
 /** The btree indexes of each table, by column: rows looked up by id and by document. */
-const SCALAR_INDEX_COLUMNS: Record<typeof CHUNKS_TABLE | typeof ITEMS_TABLE | typeof DOCUMENTS_TABLE, readonly string[]> = {
+const SCALAR_INDEX_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   [CHUNKS_TABLE]: ['document_id', 'id'],
   [ITEMS_TABLE]: ['document_id'],
   [DOCUMENTS_TABLE]: ['id'],
@@ -206,10 +206,9 @@ export class StoreTables {
     this.writeBlockedReason = undefined;
   }
 
-  /** Builds the btree indexes of one of the three tables over all its rows (`SCALAR_INDEX_COLUMNS`). */
+  /** Builds a table's btree indexes (`SCALAR_INDEX_COLUMNS`, by the table's name) over all its rows. */
   async buildScalarIndexes(table: lancedb.Table, options: { replace: boolean }): Promise<void> {
-    const name = table === this.chunks ? CHUNKS_TABLE : table === this.items ? ITEMS_TABLE : DOCUMENTS_TABLE;
-    for (const column of SCALAR_INDEX_COLUMNS[name]) {
+    for (const column of SCALAR_INDEX_COLUMNS[table.name] ?? []) {
       await table.createIndex(column, { config: lancedb.Index.btree(), replace: options.replace });
     }
   }
