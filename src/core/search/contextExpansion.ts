@@ -237,11 +237,9 @@ function buildResult(range: ExpansionRange, itemByPosition: ReadonlyMap<number, 
   let content = base;
   let visible: ItemSpan[] | undefined = useChunk ? undefined : spans;
   if (base.length > maxChars) {
-    // One character on each side is kept for the cut marker, so the content stays within the budget.
-    const [clipStart, clipEnd] = clipWindow(base, [anchor, ...group], Math.max(0, maxChars - 2 * CUT_MARKER.length));
-    const [windowStart, windowEnd] = snapToBoundaries(base, clipStart, clipEnd);
-    content = `${windowStart > 0 ? CUT_MARKER : ''}${base.slice(windowStart, windowEnd)}${windowEnd < base.length ? CUT_MARKER : ''}`;
-    visible = visible?.filter((span) => spanInWindow(span, windowStart, windowEnd));
+    const clip = clipAroundEvidence(base, anchor.content, [anchor, ...group], maxChars);
+    content = clip.content;
+    visible = visible?.filter((span) => spanInWindow(span, clip.start, clip.end));
   }
   let refs = visible ? visible.map((span) => span.item.selfRef) : [...anchor.docItemRefs];
   let labels = visible ? visible.map((span) => span.item.label) : [...anchor.labels];
@@ -327,6 +325,55 @@ function lostConstituent(built: SearchResult, group: readonly SearchResult[]): b
 
 /** Marks where expanded content was cut to fit the budget. */
 const CUT_MARKER = '…';
+
+/**
+ * Cuts `base` to at most `maxChars` characters (cut markers included) around the anchor chunk's evidence. A chunk
+ * that fits the budget comes back whole: the room for the markers is taken from the context around it, and a
+ * marker that no longer fits (a chunk as long as the budget) is left out rather than cutting the chunk's words.
+ */
+export function clipAroundEvidence(
+  base: string,
+  chunkText: string,
+  results: ReadonlyArray<Pick<SearchResult, 'content'>>,
+  maxChars: number,
+): { content: string; start: number; end: number } {
+  const marked = (start: number, end: number): { content: string; start: number; end: number } => ({
+    content: `${start > 0 ? CUT_MARKER : ''}${base.slice(start, end)}${end < base.length ? CUT_MARKER : ''}`,
+    start,
+    end,
+  });
+  // One character on each side is kept for the cut marker, so the content stays within the budget.
+  const [clipStart, clipEnd] = clipWindow(base, results, Math.max(0, maxChars - 2 * CUT_MARKER.length));
+  const [windowStart, windowEnd] = snapToBoundaries(base, clipStart, clipEnd);
+  const chunkStart = chunkText.length > 0 && chunkText.length <= maxChars ? base.indexOf(chunkText) : -1;
+  const chunkEnd = chunkStart + chunkText.length;
+  if (chunkStart < 0 || (windowStart <= chunkStart && chunkEnd <= windowEnd)) {
+    return marked(windowStart, windowEnd);
+  }
+  // The marker room pushed the chunk's edges out of the window: keep the chunk whole, context only as room allows.
+  const leadingMarker = chunkStart > 0 ? CUT_MARKER.length : 0;
+  const trailingMarker = chunkEnd < base.length ? CUT_MARKER.length : 0;
+  const spare = maxChars - chunkText.length - leadingMarker - trailingMarker;
+  if (spare <= 0) {
+    // No room for context; markers only where they still fit (the leading one first: the reader meets it first).
+    const leading = leadingMarker > 0 && chunkText.length + CUT_MARKER.length <= maxChars;
+    const trailing = trailingMarker > 0 && chunkText.length + (leading ? 2 : 1) * CUT_MARKER.length <= maxChars;
+    return {
+      content: `${leading ? CUT_MARKER : ''}${chunkText}${trailing ? CUT_MARKER : ''}`,
+      start: chunkStart,
+      end: chunkEnd,
+    };
+  }
+  let start = Math.max(0, chunkStart - Math.floor(spare / 2));
+  const end = Math.min(base.length, start + chunkText.length + spare);
+  start = Math.max(0, Math.min(start, end - chunkText.length - spare));
+  const [snappedStart, snappedEnd] = snapToBoundaries(base, start, end);
+  // Snapping trims context only, never the chunk.
+  const keptStart = Math.min(snappedStart, chunkStart);
+  const keptEnd = Math.max(snappedEnd, chunkEnd);
+  const content = marked(keptStart, keptEnd);
+  return content.content.length <= maxChars ? content : marked(chunkStart, chunkEnd);
+}
 
 /** How far (share of the window) a cut may move to reach an item, sentence or word boundary. */
 const BOUNDARY_SEARCH_SHARE = 0.15;

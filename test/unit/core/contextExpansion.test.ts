@@ -326,6 +326,30 @@ describe('context expansion', () => {
       assert.ok(result.content.endsWith('…'));
     });
 
+    it('brings a chunk as long as the budget back whole: the cut markers never push its first words out', () => {
+      const words = (seed: string, length: number): string => `${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
+      const budget = 1000;
+      // The chunk spans items 1 and 2 and is exactly the budget long; its neighbours make the expansion overflow.
+      const left = words('before', 400);
+      const first = `Opening words ${words('first', 490 - 'Opening words '.length)}`;
+      const second = `${words('second', 501)}ending.`;
+      const chunkText = `${first}\n\n${second}`;
+      assert.strictEqual(chunkText.length, budget);
+      const stored = items([['paragraph', left], ['paragraph', first], ['paragraph', second], ['paragraph', words('after', 400)]]);
+      const [exact] = expand([hit([1, 2], stored)], stored, budget);
+      assert.strictEqual(exact.content, chunkText);
+      // One character under the budget: the chunk stays whole and one marker still fits.
+      const [roomy] = expand([hit([1, 2], stored)], stored, budget + 1);
+      assert.ok(roomy.content.includes(chunkText), roomy.content.slice(0, 40));
+      assert.ok(roomy.content.length <= budget + 1);
+      // With room to spare, context fills the rest inside the budget, markers included.
+      const [spacious] = expand([hit([1, 2], stored)], stored, budget + 200);
+      assert.ok(spacious.content.includes(chunkText));
+      assert.ok(spacious.content.length <= budget + 200 && spacious.content.length > budget + 100, String(spacious.content.length));
+      // (The expansion starts at the chunk's own first item, so only the end is cut.)
+      assert.ok(spacious.content.startsWith(chunkText) && spacious.content.endsWith('…'));
+    });
+
     it('merges overlapping hits: highest score is the anchor, every id is listed, only the anchor id is rendered', () => {
       const low = hit([2], documentItems, { chunkId: 'low', score: 0.2, headings: ['Alpha low'] });
       const high = hit([3], documentItems, { chunkId: 'high', score: 0.7, headings: ['Alpha high'] });
