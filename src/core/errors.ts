@@ -28,7 +28,9 @@ export type HaikuErrorCode =
   | 'storage_unreachable'
   | 'storage_denied'
   | 'storage_throttled'
-  | 'read_only';
+  | 'read_only'
+  /** A project file's base URL would receive the user's API key; nothing was sent (`haiku trust` allows it). */
+  | 'untrusted_endpoint';
 
 /**
  * What the user can change to fix an error, in front-end-neutral terms. The message says what happened; each
@@ -50,7 +52,7 @@ const ERROR_CODES: Record<HaikuErrorCode, true> = {
   empty_file: true, binary_file: true, invalid_encoding: true, file_too_large: true, unreadable_file: true, corrupt_file: true, encrypted_file: true,
   unsupported_format: true, conversion_timeout: true, invalid_filter: true, rebuild_needed: true, embedding_failed: true, rerank_failed: true,
   model_unreachable: true, model_failed: true, sandbox_failed: true, invalid_settings: true, cancelled: true, not_found: true, index_busy: true,
-  storage_unreachable: true, storage_denied: true, storage_throttled: true, read_only: true,
+  storage_unreachable: true, storage_denied: true, storage_throttled: true, read_only: true, untrusted_endpoint: true,
 };
 
 /** Every error code (a record above, so a new code cannot be left out), for tests that run each through the front ends. */
