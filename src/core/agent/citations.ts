@@ -155,9 +155,10 @@ export interface CitationReport {
 }
 
 /**
- * Registers citations for the current question: exact ids of this question's searches first, then near misses
- * repaired to a retrieved id, then a direct lookup in the knowledge base (ids surfaced by the sandbox's
- * `items.jsonl` / `toc.json`), always within the document filter.
+ * Registers citations for the current question: exact ids of this question's searches (or of an earlier citation)
+ * first, then near misses repaired to a retrieved id, then — for what is still unresolved, in one call — a direct
+ * lookup in the knowledge base (ids surfaced by the sandbox's `items.jsonl` / `toc.json`), always within the
+ * document filter.
  */
 export async function registerCitations(
   state: ConversationState,
@@ -182,6 +183,22 @@ export async function registerCitations(
       slots.push({ raw, id, content: hit ? contentFromSearchResult(hit) : contentOfEarlierCitation(state, id) });
     }
   }
+  // Near misses are repaired against this run's retrieved ids first (reference §5.5); only what is left is
+  // looked up in the store (ids the sandbox's `items.jsonl` / `toc.json` surfaced).
+  let repairsLeft = CITE_REPAIR_MAX_IDS;
+  for (const slot of slots) {
+    if (slot.content !== undefined) {
+      continue;
+    }
+    // Each repair scans every retrieved id: bounded per call so that a long list of junk ids stays cheap.
+    const repairedId = repairsLeft-- > 0 ? repairChunkId(slot.id, retrieved.keys()) : undefined;
+    const repairedHit = repairedId === undefined ? undefined : retrieved.get(repairedId);
+    if (repairedId !== undefined && repairedHit) {
+      report.repaired[slot.raw] = repairedId;
+      slot.id = repairedId;
+      slot.content = contentFromSearchResult(repairedHit);
+    }
+  }
   const pending = slots.filter((slot) => slot.content === undefined);
   if (pending.length > 0) {
     const records = await knowledgeBase.getChunks(
@@ -189,20 +206,10 @@ export async function registerCitations(
       { filter: state.documentFilter ?? undefined },
     );
     const recordsById = new Map(records.map((record) => [record.chunkId, record]));
-    let repairsLeft = CITE_REPAIR_MAX_IDS;
     for (const slot of pending) {
       const record = recordsById.get(slot.id);
       if (record) {
         slot.content = contentFromChunkRecord(record);
-        continue;
-      }
-      // Each repair scans every retrieved id: bounded per call so that a long list of junk ids stays cheap.
-      const repairedId = repairsLeft-- > 0 ? repairChunkId(slot.id, retrieved.keys()) : undefined;
-      const repairedHit = repairedId === undefined ? undefined : retrieved.get(repairedId);
-      if (repairedId !== undefined && repairedHit) {
-        report.repaired[slot.raw] = repairedId;
-        slot.id = repairedId;
-        slot.content = contentFromSearchResult(repairedHit);
       } else {
         report.unknown.push(slot.raw);
       }
