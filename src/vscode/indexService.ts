@@ -9,6 +9,7 @@ import { compileExcludeGlobs, type ExcludeMatcher } from '../core/excludeGlobs';
 import { vscodeErrorText } from './errorWording';
 import { INDEX_WATCH_DEBOUNCE_MS, REMOTE_REFRESH_INTERVAL_MS, REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
+import { IndexScheduler, type IndexJob, type IndexJobOutcome } from '../core/indexScheduler';
 
 /** `idle`: nothing to index automatically (no folder, no indexable file, or `haiku.index.autoIndex` off); the backend is not loaded. */
 export type IndexState = 'waiting-for-trust' | 'idle' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
@@ -26,43 +27,39 @@ export interface IndexStatus {
 /** A completed indexing job: a full sync of the workspace folders or an update of single files. */
 export type IndexJobReport = IndexRunSummary & { kind: 'full' | 'files'; durationMs: number };
 
-/** Work queued for the indexer: a full sync of every workspace folder, or single files. */
-interface PendingWork {
-  full: boolean;
-  rebuild: boolean;
-  changed: Set<string>;
-  /** Of `changed`, the files a command named: indexed whatever their extension or `.gitignore` (watcher events obey both). */
-  named: Set<string>;
-  deleted: Set<string>;
-}
-
 /**
  * Keeps the index in step with the workspace: waits for trust, opens the store lazily, runs a full sync on start
  * (a cancellable notification on the first build, the status bar afterwards), follows file-system events
- * (debounced), and can pause, resume and rebuild. All indexing runs one job at a time.
+ * (debounced), and can pause, resume and rebuild. The queue is an `IndexScheduler` (one job at a time); this class
+ * runs its jobs against the backend and speaks VS Code.
  */
 export class IndexService implements vscode.Disposable {
   private backend: IndexBackend | undefined;
   private backendPromise: Promise<IndexBackend> | undefined;
   private status: IndexStatus = { state: 'starting', documents: 0, chunks: 0 };
-  private readonly pending: PendingWork = { full: false, rebuild: false, changed: new Set(), named: new Set(), deleted: new Set() };
-  private debounceTimer: NodeJS.Timeout | undefined;
+  /** The work queue: coalesces requests and file events, runs one job at a time (`runJob`). */
+  private readonly scheduler = new IndexScheduler({
+    debounceMs: INDEX_WATCH_DEBOUNCE_MS,
+    runJob: (job, abort) => this.runJob(job, abort),
+    mayRun: () => vscode.workspace.isTrusted,
+    acceptsWork: () => !this.readOnly,
+    // A read-only index is never written: builds, file changes and rebuilds have nothing to do here.
+    onRefused: () => this.output.info('The index is read-only (haiku.index.mode "remote-readonly"): indexing requests are ignored; publish changes with `haiku index` instead.'),
+    idleWithWork: () => this.status.state === 'waiting-for-trust',
+    onJobError: (error) => this.output.error(`Indexing failed: ${errorMessage(error)}`),
+  });
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshFailures = 0;
   /** Counts reopenings, so a store opened for superseded settings is closed instead of used. */
   private generation = 0;
   /** Set once a sync was asked for or the store opened: from then on every reopen syncs, whatever files match. */
   private indexInUse = false;
-  private running: Promise<void> | undefined;
-  private currentAbort: AbortController | undefined;
-  private paused = false;
   private readonly lifetime = new AbortController();
   private readonly disposables: vscode.Disposable[] = [];
   /** The file-system watchers of the current include patterns (re-created when the settings change). */
   private watchers: vscode.Disposable[] = [];
   private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
   private readonly indexEmitter = new vscode.EventEmitter<void>();
-  private idleWaiters: Array<() => void> = [];
   private readonly jobEmitter = new vscode.EventEmitter<IndexJobReport>();
 
   /** Fires on every state or count change. */
@@ -264,8 +261,7 @@ export class IndexService implements vscode.Disposable {
     // At once, before waiting: a store still opening for the old settings sees the new generation and steps aside.
     this.generation++;
     // The running job ends first (it may still be using the store), then the store is closed and forgotten.
-    this.currentAbort?.abort();
-    await this.running?.catch(() => undefined);
+    await this.scheduler.cancelRunning();
     const backend = this.backend;
     this.backend = undefined;
     this.backendPromise = undefined;
@@ -342,9 +338,7 @@ export class IndexService implements vscode.Disposable {
     if (uri.scheme !== 'file' || this.isExcluded(uri)) {
       return;
     }
-    this.pending.deleted.delete(uri.fsPath);
-    this.pending.changed.add(uri.fsPath);
-    this.schedule();
+    this.scheduler.fileChanged(uri.fsPath);
   }
 
   private fileDeleted(uri: vscode.Uri): void {
@@ -352,10 +346,7 @@ export class IndexService implements vscode.Disposable {
     if (uri.scheme !== 'file' || (!this.backend && this.status.state === 'idle')) {
       return;
     }
-    this.pending.changed.delete(uri.fsPath);
-    this.pending.named.delete(uri.fsPath);
-    this.pending.deleted.add(uri.fsPath);
-    this.schedule();
+    this.scheduler.fileDeleted(uri.fsPath);
   }
 
   /** The database folder may sit inside the workspace: never index it (`/x/index2` is not inside `/x/index`). */
@@ -366,137 +357,54 @@ export class IndexService implements vscode.Disposable {
 
   /** Re-indexes these files now (Index Current File, Re-index Document). */
   async indexFiles(uris: readonly vscode.Uri[]): Promise<void> {
-    for (const uri of uris) {
-      this.pending.deleted.delete(uri.fsPath);
-      this.pending.changed.add(uri.fsPath);
-      this.pending.named.add(uri.fsPath);
-    }
-    this.schedule(0);
+    this.scheduler.indexNamedFiles(uris.map((uri) => uri.fsPath));
     await this.whenIdle();
   }
 
   requestFullSync(): void {
     this.indexInUse = true;
-    this.pending.full = true;
-    this.schedule(0);
+    this.scheduler.requestFullSync();
   }
 
   /** Builds (or brings up to date) the index of the workspace folders without dropping anything. */
   async build(): Promise<void> {
-    this.paused = false;
-    this.requestFullSync();
+    this.indexInUse = true;
+    this.scheduler.requestBuild();
     await this.whenIdle();
   }
 
   /** Drops the index and builds it again from the workspace folders. */
   async rebuild(): Promise<void> {
-    this.currentAbort?.abort();
-    this.pending.rebuild = true;
-    this.pending.full = true;
-    this.paused = false;
-    this.schedule(0);
+    this.scheduler.requestRebuild();
     await this.whenIdle();
   }
 
   pause(): void {
-    this.paused = true;
-    this.currentAbort?.abort();
+    this.scheduler.pause();
     this.setStatus({ state: 'paused', progress: undefined });
     this.output.info('Indexing paused; file changes are queued until it resumes.');
   }
 
   resume(): void {
-    if (!this.paused) {
+    // A paused full sync may have been cut short: the scheduler runs it again (unchanged files are skipped quickly).
+    if (!this.scheduler.resume()) {
       return;
     }
-    this.paused = false;
     this.output.info('Indexing resumed.');
-    // A paused full sync may have been cut short: run it again (unchanged files are skipped quickly).
-    this.pending.full = true;
     this.setStatus({ state: 'ready' });
-    this.schedule(0);
   }
 
   get isPaused(): boolean {
-    return this.paused;
+    return this.scheduler.paused;
   }
 
   /** Resolves when no indexing job runs and nothing is queued (tests wait on it). */
   whenIdle(): Promise<void> {
-    if (this.isIdle()) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.scheduler.whenIdle();
   }
 
-  private isIdle(): boolean {
-    const nothingQueued = !this.pending.full && this.pending.changed.size === 0 && this.pending.deleted.size === 0;
-    return this.running === undefined && this.debounceTimer === undefined && (nothingQueued || this.paused || this.status.state === 'waiting-for-trust');
-  }
-
-  private notifyIdle(): void {
-    if (this.isIdle()) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      waiters.forEach((resolve) => resolve());
-    }
-  }
-
-  private schedule(delay = INDEX_WATCH_DEBOUNCE_MS): void {
-    if (this.lifetime.signal.aborted) {
-      return;
-    }
-    if (this.readOnly) {
-      // A read-only index is never written: builds, file changes and rebuilds have nothing to do here.
-      this.output.info('The index is read-only (haiku.index.mode "remote-readonly"): indexing requests are ignored; publish changes with `haiku index` instead.');
-      this.pending.full = false;
-      this.pending.rebuild = false;
-      this.pending.changed.clear();
-      this.pending.named.clear();
-      this.pending.deleted.clear();
-      this.notifyIdle();
-      return;
-    }
-    if (this.debounceTimer) {
-      clearTimeout(this.debounceTimer);
-    }
-    this.debounceTimer = setTimeout(() => {
-      this.debounceTimer = undefined;
-      void this.drain();
-    }, delay);
-  }
-
-  private async drain(): Promise<void> {
-    if (this.running || this.paused || !vscode.workspace.isTrusted) {
-      this.notifyIdle();
-      return;
-    }
-    this.running = (async () => {
-      while (!this.paused && !this.lifetime.signal.aborted && (this.pending.full || this.pending.changed.size > 0 || this.pending.deleted.size > 0)) {
-        await this.runOnce();
-      }
-    })();
-    try {
-      await this.running;
-    } finally {
-      this.running = undefined;
-      this.notifyIdle();
-    }
-  }
-
-  private async runOnce(): Promise<void> {
-    const full = this.pending.full;
-    const rebuild = this.pending.rebuild;
-    const changed = [...this.pending.changed];
-    const named = new Set(this.pending.named);
-    const deleted = [...this.pending.deleted];
-    this.pending.full = false;
-    this.pending.rebuild = false;
-    this.pending.changed.clear();
-    this.pending.named.clear();
-    this.pending.deleted.clear();
-    const abort = new AbortController();
-    this.currentAbort = abort;
+  /** Runs one job of the scheduler against the backend; reports its errors here and says how it ended. */
+  private async runJob({ full, rebuild, changed, named, deleted }: IndexJob, abort: AbortController): Promise<IndexJobOutcome> {
     const started = Date.now();
     try {
       const backend = await this.openBackend();
@@ -538,29 +446,24 @@ export class IndexService implements vscode.Disposable {
         this.output.warn(`${failure.path}: ${failure.message}`);
       }
       await this.refreshCounts();
-      this.setStatus({ state: this.paused ? 'paused' : 'ready', progress: undefined });
+      this.setStatus({ state: this.isPaused ? 'paused' : 'ready', progress: undefined });
       if (summary.indexed > 0 || summary.removed > 0 || rebuild) {
         this.indexEmitter.fire();
       }
+      return 'done';
     } catch (error) {
       if (haikuErrorCode(error) === 'cancelled' || abort.signal.aborted) {
         this.output.info(`Indexing stopped after ${Date.now() - started} ms.`);
-        // What was cut short runs again on resume (or now, when the user cancelled the notification only).
-        if (full && this.paused) {
-          this.pending.full = true;
-        }
+        // The scheduler runs what was cut short again on resume.
         await this.refreshCounts().catch(() => undefined);
-        this.setStatus({ state: this.paused ? 'paused' : 'ready', progress: undefined });
+        this.setStatus({ state: this.isPaused ? 'paused' : 'ready', progress: undefined });
         this.indexEmitter.fire();
-        return;
+        return 'cancelled';
       }
       const message = vscodeErrorText(error, vscode.l10n.t);
       this.output.error(`Indexing failed: ${message}`);
       this.setStatus({ state: 'error', progress: undefined, message });
-    } finally {
-      if (this.currentAbort === abort) {
-        this.currentAbort = undefined;
-      }
+      return 'failed';
     }
   }
 
@@ -626,10 +529,7 @@ export class IndexService implements vscode.Disposable {
 
   dispose(): void {
     this.lifetime.abort();
-    this.currentAbort?.abort();
-    if (this.debounceTimer) {
-      clearTimeout(this.debounceTimer);
-    }
+    this.scheduler.dispose();
     if (this.refreshTimer) {
       clearTimeout(this.refreshTimer);
     }
