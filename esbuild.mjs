@@ -6,13 +6,54 @@ import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { o200kRanksPlugin } from './scripts/o200kRanksPlugin.mjs';
 import { pdfjsFilePlugin } from './scripts/pdfjsFilePlugin.mjs';
+import { hostTarget, LANCEDB_SUFFIX_BY_TARGET } from './scripts/packageTargets.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 // --self-contained: bundle LanceDB's native addon and apache-arrow too, so a VSIX needs no node_modules.
 // The CJS entry of apache-arrow is forced so the bundle holds one arrow instance (shared notes, §5 option B).
 const selfContained = process.argv.includes('--self-contained');
+// --outdir=<folder>: where the bundles go (default dist); the packaging script builds each target in its own folder.
+const outputFolder = argumentValue('--outdir') ?? 'dist';
+// --native-target=<vsce target>: whose LanceDB addon a self-contained build carries (default: this machine's), and
+// --natives=<folder>: that target's unpacked @lancedb/lancedb-<suffix> package (default: the one in node_modules).
+const nativeTarget = argumentValue('--native-target') ?? hostTarget();
+const nativesFolder = argumentValue('--natives');
 const require = createRequire(import.meta.url);
+
+function argumentValue(name) {
+  const given = process.argv.find((argument) => argument.startsWith(`${name}=`));
+  return given === undefined ? undefined : given.slice(name.length + 1);
+}
+
+/**
+ * Resolves LanceDB's per-platform packages: the target's to its unpacked package, every other one to an external
+ * require that fails at run time (LanceDB's loader tries them in a try/catch). Without it esbuild bundles every
+ * platform package that happens to be installed, and a VSIX would carry other platforms' addons.
+ */
+function lancedbNativePlugin(target, folder) {
+  const suffix = LANCEDB_SUFFIX_BY_TARGET[target];
+  if (suffix === undefined) {
+    throw new Error(`esbuild: no LanceDB build for target '${target}'; targets: ${Object.keys(LANCEDB_SUFFIX_BY_TARGET).join(', ')}.`);
+  }
+  const packageFolder = path.resolve(folder ?? path.join('node_modules', '@lancedb', `lancedb-${suffix}`));
+  return {
+    name: 'lancedb-native',
+    setup(build) {
+      build.onResolve({ filter: /^@lancedb\/lancedb-[a-z0-9-]+(\/package\.json)?$/ }, (args) => {
+        const [, packageSuffix, manifest] = /^@lancedb\/lancedb-([a-z0-9-]+)(\/package\.json)?$/.exec(args.path);
+        if (packageSuffix !== suffix) {
+          return { path: args.path, external: true };
+        }
+        const manifestPath = path.join(packageFolder, 'package.json');
+        if (!fs.existsSync(manifestPath)) {
+          throw new Error(`esbuild: ${manifestPath} is missing; install @lancedb/lancedb-${suffix} or pass --natives=<its unpacked folder>.`);
+        }
+        return { path: manifest ? manifestPath : path.join(packageFolder, JSON.parse(fs.readFileSync(manifestPath, 'utf8')).main) };
+      });
+    },
+  };
+}
 
 const nodeCommon = {
   bundle: true,
@@ -29,57 +70,60 @@ const nodeCommon = {
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
   // pdf.js stays in dist/pdfjs.mjs, read on the first PDF (see the plugin).
-  plugins: [pdfjsFilePlugin('dist')],
+  plugins: [pdfjsFilePlugin(outputFolder)],
   logLevel: 'warning',
 };
 
+const out = (file) => path.join(outputFolder, file);
+const nativePlugins = selfContained ? [lancedbNativePlugin(nativeTarget, nativesFolder)] : [];
+
 const builds = [
-  { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js' },
+  { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: out('extension.js') },
   // The extension's heavy half (store, indexer, agent, sandbox host), required on first use so activation stays cheap.
-  { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: 'dist/backend.js' },
+  { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: out('backend.js') },
   // The shebang comes from main.ts itself; esbuild keeps it on the first line.
-  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: 'dist/cli.js' },
-  { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: 'dist/sandbox-worker.js' },
+  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli.js') },
+  { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: out('sandbox-worker.js') },
   // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).
-  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: 'dist/conversion-worker.js', plugins: [pdfjsFilePlugin('dist'), o200kRanksPlugin('dist')] },
+  { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: out('conversion-worker.js'), plugins: [pdfjsFilePlugin(outputFolder), o200kRanksPlugin(outputFolder)] },
   // The converters and chunker of the main process (a few small files), required from beside the CLI or backend on
   // first use so neither bundle carries them (see loadInProcessConverters.ts).
-  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: 'dist/converters.js', plugins: [pdfjsFilePlugin('dist'), o200kRanksPlugin('dist')] },
+  { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: out('converters.js'), plugins: [pdfjsFilePlugin(outputFolder), o200kRanksPlugin(outputFolder)] },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
-    entryPoints: ['src/webview/runs/main.ts'], outfile: 'dist/webview/runs.js', logLevel: 'warning' },
+    entryPoints: ['src/webview/runs/main.ts'], outfile: out('webview/runs.js'), logLevel: 'warning' },
   // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
-    entryPoints: ['src/webview/pdfViewer/main.ts'], outfile: 'dist/webview/pdfViewer.js', logLevel: 'warning' },
+    entryPoints: ['src/webview/pdfViewer/main.ts'], outfile: out('webview/pdfViewer.js'), logLevel: 'warning' },
 ].filter((options) => {
   const present = fs.existsSync(options.entryPoints[0]);
   if (!present) {
     console.warn(`esbuild: skipping ${options.entryPoints[0]} (not written yet)`);
   }
   return present;
-});
+}).map((options) => (options.platform === 'node' ? { ...options, plugins: [...options.plugins, ...nativePlugins] } : options));
 
 function copyAssets() {
-  fs.mkdirSync('dist', { recursive: true });
+  fs.mkdirSync(outputFolder, { recursive: true });
   // The QuickJS variant loads its wasm from the bundle's folder at run time.
-  fs.copyFileSync('node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', 'dist/emscripten-module.wasm');
+  fs.copyFileSync('node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', out('emscripten-module.wasm'));
   // pdf.js standard fonts, so text extraction of PDFs using the 14 base fonts needs no network.
   const fonts = path.join('node_modules', 'pdfjs-dist', 'standard_fonts');
   if (fs.existsSync(fonts)) {
-    fs.cpSync(fonts, 'dist/standard_fonts', { recursive: true });
+    fs.cpSync(fonts, out('standard_fonts'), { recursive: true });
   }
   // The PDF viewer's worker (started from a blob in the webview), the viewer's stylesheet and images, the CMaps
   // for CJK text and the wasm image decoders (JPEG 2000, JBIG2): everything pdf.js would otherwise fetch.
   const pdfjs = path.join('node_modules', 'pdfjs-dist');
   if (fs.existsSync(pdfjs)) {
-    fs.mkdirSync('dist/webview/pdf', { recursive: true });
-    fs.copyFileSync(path.join(pdfjs, 'build', 'pdf.worker.min.mjs'), 'dist/webview/pdf/pdf.worker.mjs');
-    fs.copyFileSync(path.join(pdfjs, 'web', 'pdf_viewer.css'), 'dist/webview/pdf/pdf_viewer.css');
+    fs.mkdirSync(out('webview/pdf'), { recursive: true });
+    fs.copyFileSync(path.join(pdfjs, 'build', 'pdf.worker.min.mjs'), out('webview/pdf/pdf.worker.mjs'));
+    fs.copyFileSync(path.join(pdfjs, 'web', 'pdf_viewer.css'), out('webview/pdf/pdf_viewer.css'));
     for (const folder of [['web', 'images'], ['cmaps'], ['wasm']]) {
-      fs.cpSync(path.join(pdfjs, ...folder), path.join('dist/webview/pdf', folder[folder.length - 1]), { recursive: true });
+      fs.cpSync(path.join(pdfjs, ...folder), path.join(out('webview/pdf'), folder[folder.length - 1]), { recursive: true });
     }
   }
-  if (fs.existsSync('dist/cli.js')) {
-    fs.chmodSync('dist/cli.js', 0o755);
+  if (fs.existsSync(out('cli.js'))) {
+    fs.chmodSync(out('cli.js'), 0o755);
   }
 }
 

@@ -154,6 +154,6 @@ describe('package.json contributions', () => {
   it('has a main, a trust mode and an activation event', () => {
     assert.strictEqual(manifest.main, './dist/extension.js');
     assert.strictEqual(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
-    assert.ok(manifest.activationEvents.includes('onStartupFinished'));
+    assert.ok(manifest.activationEvents.some((event) => event.startsWith('workspaceContains:')));
   });
 });

@@ -1,0 +1,112 @@
+// Builds platform-specific VSIX files: `node scripts/packageVsix.mjs` for this machine's target (what `npm run
+// package` and `npm run test:ui` use), `--all` for every target in packageTargets.mjs, `--target <t>` (repeatable)
+// for chosen ones. Each target is staged in .cache/vsix/<target>/ (the manifest, the marketplace README, media and a
+// self-contained dist/ carrying only that target's LanceDB addon) and packed from there by vsce, so the repository's
+// own dist/ (what the tests and other builds use) is never touched. Other platforms' addons come from
+// `npm pack @lancedb/lancedb-<suffix>@0.31.0`, cached in .cache/natives/.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hostTarget, LANCEDB_SUFFIX_BY_TARGET, LANCEDB_VERSION, PACKAGE_TARGETS } from './packageTargets.mjs';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const nativesCache = path.join(root, '.cache', 'natives');
+const stagingRoot = path.join(root, '.cache', 'vsix');
+/** What the VSIX holds besides dist/ (.vscodeignore filters the staging folder the same way as the repository). */
+const STAGED_FILES = ['package.json', 'package.nls.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore'];
+const STAGED_FOLDERS = ['media', 'schemas'];
+
+function chosenTargets(argv) {
+  if (argv.includes('--all')) {
+    return PACKAGE_TARGETS;
+  }
+  const named = argv.flatMap((argument, index) => (argv[index - 1] === '--target' ? [argument] : []));
+  if (named.length > 0) {
+    for (const target of named) {
+      if (!PACKAGE_TARGETS.includes(target)) {
+        throw new Error(`Unknown target '${target}'; Haiku packages ${PACKAGE_TARGETS.join(', ')}.`);
+      }
+    }
+    return named;
+  }
+  const host = hostTarget();
+  if (host === undefined) {
+    throw new Error(`No VSIX target for ${process.platform}-${process.arch} (LanceDB ${LANCEDB_VERSION} has no build for it); name one with --target.`);
+  }
+  return [host];
+}
+
+/** The unpacked @lancedb/lancedb-<suffix> package for `target`: the installed one when it matches, else from npm. */
+function lancedbNativeFolder(target) {
+  const suffix = LANCEDB_SUFFIX_BY_TARGET[target];
+  const installed = path.join(root, 'node_modules', '@lancedb', `lancedb-${suffix}`);
+  if (packageVersion(installed) === LANCEDB_VERSION) {
+    return installed;
+  }
+  const unpacked = path.join(nativesCache, target, 'lancedb');
+  if (packageVersion(unpacked) === LANCEDB_VERSION) {
+    return unpacked;
+  }
+  fs.mkdirSync(nativesCache, { recursive: true });
+  const tarball = path.join(nativesCache, `lancedb-lancedb-${suffix}-${LANCEDB_VERSION}.tgz`);
+  if (!fs.existsSync(tarball)) {
+    console.log(`package: npm pack @lancedb/lancedb-${suffix}@${LANCEDB_VERSION}`);
+    execFileSync(npmCommand(), ['pack', `@lancedb/lancedb-${suffix}@${LANCEDB_VERSION}`, '--silent'], { cwd: nativesCache, stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' });
+  }
+  fs.rmSync(unpacked, { recursive: true, force: true });
+  fs.mkdirSync(unpacked, { recursive: true });
+  // npm tarballs hold everything under package/.
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1'], { stdio: 'inherit' });
+  return unpacked;
+}
+
+function packageVersion(folder) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+function npmCommand() {
+  return process.platform === 'win32' ? 'npm.cmd' : 'npm';
+}
+
+function stage(target) {
+  const staging = path.join(stagingRoot, target);
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { recursive: true });
+  for (const file of STAGED_FILES) {
+    fs.copyFileSync(path.join(root, file), path.join(staging, file));
+  }
+  for (const folder of STAGED_FOLDERS) {
+    fs.cpSync(path.join(root, folder), path.join(staging, folder), { recursive: true });
+  }
+  // Users read the marketplace README; README.md in the repository is the contributors' guide.
+  fs.copyFileSync(path.join(root, 'README.marketplace.md'), path.join(staging, 'README.md'));
+  return staging;
+}
+
+function packageTarget(target) {
+  const started = Date.now();
+  const natives = lancedbNativeFolder(target);
+  const staging = stage(target);
+  execFileSync(process.execPath, [
+    path.join(root, 'esbuild.mjs'), '--production', '--self-contained',
+    `--native-target=${target}`, `--natives=${natives}`, `--outdir=${path.join(staging, 'dist')}`,
+  ], { cwd: root, stdio: 'inherit' });
+  const vsix = path.join(root, `haiku-${target}.vsix`);
+  execFileSync(process.execPath, [
+    path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--target', target, '--out', vsix,
+  ], { cwd: staging, stdio: 'inherit' });
+  const megabytes = fs.statSync(vsix).size / 1024 / 1024;
+  console.log(`package: ${path.basename(vsix)} ${megabytes.toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const started = Date.now();
+const targets = chosenTargets(process.argv.slice(2));
+for (const target of targets) {
+  packageTarget(target);
+}
+console.log(`package: ${targets.length} VSIX in ${((Date.now() - started) / 1000).toFixed(1)} s`);
