@@ -39,6 +39,8 @@ export interface HaikuConfig {
     baseUrl: string;
     model: string;
     apiKey?: string;
+    /** Why the API key was withheld from `baseUrl` (a project file chose that URL; `src/node/config/endpointTrust.ts`): creators throw it before any request. */
+    apiKeyWithheld?: string;
     dimensions?: number;
     batchSize: number;
   };
@@ -48,12 +50,16 @@ export interface HaikuConfig {
     baseUrl: string;
     model: string;
     apiKey?: string;
+    /** Why the API key was withheld from `baseUrl` (a project file chose that URL; `src/node/config/endpointTrust.ts`): creators throw it before any request. */
+    apiKeyWithheld?: string;
   };
   qa: {
     model: {
       baseUrl: string;
       name: string;
       apiKey?: string;
+      /** Why the API key was withheld from `baseUrl` (a project file chose that URL; `src/node/config/endpointTrust.ts`): creators throw it before any request. */
+      apiKeyWithheld?: string;
       temperature: number;
       vision: boolean;
       thinking: boolean;
@@ -85,6 +91,8 @@ export interface HaikuConfig {
       baseUrl: string;
       model: string;
       apiKey?: string;
+      /** Why the API key was withheld from `baseUrl` (a project file chose that URL; `src/node/config/endpointTrust.ts`): creators throw it before any request. */
+      apiKeyWithheld?: string;
     };
   };
 }
@@ -173,7 +181,7 @@ export function allConfigPaths(): ConfigPath[] {
     }
   };
   visit(defaultConfig(), '');
-  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey', 'analysis.model.name', 'analysis.model.baseUrl', 'index.storage.pathStyle', 'index.storage.allowHttp'];
+  const optional: ConfigPath[] = ['embeddings.apiKey', 'embeddings.dimensions', 'reranker.apiKey', 'qa.model.apiKey', 'analysis.model.name', 'analysis.model.baseUrl', 'analysis.model.apiKey', 'processing.pictureDescription.apiKey', 'index.storage.pathStyle', 'index.storage.allowHttp'];
   return [...(paths as ConfigPath[]), ...optional.filter((path) => !paths.includes(path))];
 }
 
@@ -182,6 +190,8 @@ export interface AnalysisModelConfig {
   baseUrl?: string;
   name?: string;
   apiKey?: string;
+  /** Why the API key was withheld from `baseUrl` (a project file chose that URL; `src/node/config/endpointTrust.ts`): creators throw it before any request. */
+  apiKeyWithheld?: string;
   temperature?: number;
 }
 
@@ -203,6 +213,8 @@ export function analysisModelOf(config: HaikuConfig): HaikuConfig['qa']['model']
     baseUrl: baseUrl || qa.baseUrl,
     name: name || qa.name,
     apiKey: otherServer ? own.apiKey : own.apiKey ?? qa.apiKey,
+    // The refusal follows the key it is about: the analysis model's own, or the QA key it borrows.
+    apiKeyWithheld: otherServer || own.apiKey !== undefined ? own.apiKeyWithheld : own.apiKeyWithheld ?? qa.apiKeyWithheld,
     temperature: own.temperature ?? qa.temperature,
   };
 }

@@ -23,10 +23,12 @@ const flag = (description: string) => z.boolean().check(z.describe(description))
 const globs = (description: string) => z.array(z.string()).check(z.describe(description));
 const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values, description: string) => z.enum(values).check(z.describe(description));
 const baseUrl = text('Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 (Ollama).');
+const apiKey = text("This server's API key, for a private file only: prefer the HAIKU_*_API_KEY variables. Your own keys (variables, flags) never go to a base URL this file sets unless you run `haiku trust <base-url>`.");
 
 /**
  * Every key of the file, one line each (adding a setting is one line here): its dotted name in the file, the
- * configuration path it sets and its type. API keys are not file keys: a project file is shared, keys are not.
+ * configuration path it sets and its type. An API key in the file goes only where the file's author chose
+ * (`api_key` beside a `base_url`); the user's own keys never go to a URL the file sets unless trusted (`endpointTrust.ts`).
  */
 export const CONFIG_FILE_KEYS = {
   'index.database': { path: 'index.databaseUri', schema: z.string().check(z.minLength(1), z.describe('The index: a folder (relative to this file) or a LanceDB URI such as s3://bucket/path.')) },
@@ -50,19 +52,23 @@ export const CONFIG_FILE_KEYS = {
   'search.vector_weight': { path: 'search.vectorWeight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the vector ranking in rank fusion.')) },
   'embeddings.provider': { path: 'embeddings.provider', schema: oneOf(['none', 'openai'], "'none': full-text search only; 'openai': an OpenAI-compatible /embeddings server (hybrid search).") },
   'embeddings.base_url': { path: 'embeddings.baseUrl', schema: baseUrl },
+  'embeddings.api_key': { path: 'embeddings.apiKey', schema: apiKey },
   'embeddings.model': { path: 'embeddings.model', schema: text('Embedding model, e.g. nomic-embed-text. Changing it needs a rebuild.') },
   'embeddings.dimensions': { path: 'embeddings.dimensions', schema: positiveInteger('Vector size to ask for (models that support shortening).') },
   'embeddings.batch_size': { path: 'embeddings.batchSize', schema: positiveInteger('Texts per embeddings request.') },
   'reranker.provider': { path: 'reranker.provider', schema: oneOf(['none', 'http'], "'none', or 'http': a Cohere-compatible {base_url}/rerank endpoint.") },
   'reranker.base_url': { path: 'reranker.baseUrl', schema: text('Base URL of the reranker, e.g. http://127.0.0.1:8000/v1.') },
   'reranker.model': { path: 'reranker.model', schema: text('Model name sent to the reranker.') },
+  'reranker.api_key': { path: 'reranker.apiKey', schema: apiKey },
   'qa.model.base_url': { path: 'qa.model.baseUrl', schema: baseUrl },
+  'qa.model.api_key': { path: 'qa.model.apiKey', schema: apiKey },
   'qa.model.name': { path: 'qa.model.name', schema: text('Chat model for questions, e.g. qwen3:8b.') },
   'qa.model.temperature': { path: 'qa.model.temperature', schema: z.number().check(z.gte(0), z.lte(2), z.describe('Sampling temperature.')) },
   'qa.model.thinking': { path: 'qa.model.thinking', schema: flag('Let a reasoning model think before answering.') },
   'qa.model.vision': { path: 'qa.model.vision', schema: flag('The model can see images (pictures are attached to search results).') },
   'analysis.model.name': { path: 'analysis.model.name', schema: text('Model of the analysis capability (code execution); default: qa.model.name.') },
   'analysis.model.base_url': { path: 'analysis.model.baseUrl', schema: baseUrl },
+  'analysis.model.api_key': { path: 'analysis.model.apiKey', schema: apiKey },
   'qa.max_searches': { path: 'qa.maxSearches', schema: positiveInteger('Search units per question.') },
   'qa.max_executions': { path: 'qa.maxExecutions', schema: positiveInteger('execute_code calls per question.') },
   'qa.request_limit': { path: 'qa.requestLimit', schema: z.nullable(z.int().check(z.positive())).check(z.describe('Model requests per question; null for no limit.')) },
@@ -74,6 +80,7 @@ export const CONFIG_FILE_KEYS = {
     schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."),
   },
   'processing.picture_description.base_url': { path: 'processing.pictureDescription.baseUrl', schema: baseUrl },
+  'processing.picture_description.api_key': { path: 'processing.pictureDescription.apiKey', schema: apiKey },
   'processing.picture_description.model': { path: 'processing.pictureDescription.model', schema: text('Vision model that describes pictures when processing.pictures is "description".') },
   'prompts.domain_preamble': { path: 'qa.domainPreamble', schema: text('Prepended to the agent instructions: describe the corpus and the audience.') },
 } as const satisfies Record<string, FileKey>;

@@ -88,8 +88,11 @@ export function settingKeyOf(path: ConfigPath): SettingKey | undefined {
   return SETTING_KEYS.find((key) => SETTING_PATHS[key] === path);
 }
 
-/** The configuration paths whose value lives in SecretStorage and is set with the Set API Key command. */
-export const SECRET_PATHS: readonly ConfigPath[] = ['qa.model.apiKey', 'embeddings.apiKey', 'reranker.apiKey'];
+/**
+ * The configuration paths whose value lives in SecretStorage and is set with the Set API Key command (the analysis
+ * model and the picture describer use the model's key, on its server only).
+ */
+export const SECRET_PATHS: readonly ConfigPath[] = ['qa.model.apiKey', 'embeddings.apiKey', 'reranker.apiKey', 'analysis.model.apiKey', 'processing.pictureDescription.apiKey'];
 
 /**
  * Settings layered over `haiku.config.json`: a setting the user set explicitly (in any scope) wins; otherwise

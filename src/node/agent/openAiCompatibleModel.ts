@@ -12,6 +12,8 @@ export interface OpenAiCompatibleModelOptions {
   name: string;
   /** Optional for local servers. */
   apiKey?: string;
+  /** Set when the configuration withheld the key from this base URL (`endpointTrust.ts`): creating the model throws it, so nothing is sent. */
+  apiKeyWithheld?: string;
   /** Default 0.3. */
   temperature?: number;
   /**
@@ -47,6 +49,9 @@ const LOCAL_SERVER_API_KEY = 'not-needed';
  * moved to user messages, and a per-request timeout that surfaces as a `model_failed` error.
  */
 export function createOpenAiCompatibleModel(options: OpenAiCompatibleModelOptions): OpenAiCompatibleModel {
+  if (options.apiKeyWithheld !== undefined) {
+    throw new HaikuError('untrusted_endpoint', options.apiKeyWithheld);
+  }
   const baseUrl = (options.baseUrl ?? limits.DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
   if (options.name.trim() === '') {
     throw new HaikuError('invalid_settings', 'No model name is set: name the chat model to ask, e.g. qwen3:8b.', { remedy: { settings: ['qa.model.name'] } });

@@ -19,11 +19,12 @@ import { chatCommand } from './commands/chat';
 import { analyzeCommand } from './commands/analyze';
 import { mcpCommand } from './commands/mcp';
 import { visualizeCommand } from './commands/visualize';
+import { trustCommand } from './commands/trust';
 
 /** Every command, in the order `haiku help` lists them. */
 const commands: readonly CliCommand[] = [
   demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
-  mcpCommand,
+  mcpCommand, trustCommand,
 ];
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */

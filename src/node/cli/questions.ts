@@ -50,14 +50,14 @@ export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', descrip
 
 /** The question model's settings: flags, then `HAIKU_*` variables, then the config file's `qa.model`, then defaults (`ask`, `analyze`, `chat`, `mcp`). */
 export function questionModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
-  const { baseUrl, name, apiKey, temperature, vision, thinking } = commandConfig(context).qa.model;
-  return { baseUrl, name, apiKey, temperature, vision, thinking };
+  const { baseUrl, name, apiKey, apiKeyWithheld, temperature, vision, thinking } = commandConfig(context).qa.model;
+  return { baseUrl, name, apiKey, apiKeyWithheld, temperature, vision, thinking };
 }
 
 /** The analysis model's settings: `analysis.model` (flags, `HAIKU_ANALYSIS_*`, the config file) over the question model's. */
 export function analysisModelOptions(context: CommandContext): OpenAiCompatibleModelOptions {
-  const { baseUrl, name, apiKey, temperature } = analysisModelOf(commandConfig(context));
-  return { ...questionModelOptions(context), baseUrl, name, apiKey, temperature };
+  const { baseUrl, name, apiKey, apiKeyWithheld, temperature } = analysisModelOf(commandConfig(context));
+  return { ...questionModelOptions(context), baseUrl, name, apiKey, apiKeyWithheld, temperature };
 }
 
 /** A question's model, built once per command. */

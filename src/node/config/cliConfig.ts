@@ -10,6 +10,7 @@ import { applyConfigValues, CONFIG_FILE_NAME, parseConfigFile, type ConfigFileVa
 import { HaikuError } from '../../core/errors';
 import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
 import type { CommandContext } from '../cli/command';
+import { withholdUntrustedKeys, type ConfigLayer } from './endpointTrust';
 
 /** Environment variables the CLI reads, each setting one configuration path (an empty value counts as unset). */
 export const ENVIRONMENT_SETTINGS = {
@@ -51,6 +52,12 @@ export const FLAG_SETTINGS = {
   'allow-http': 'index.storage.allowHttp',
 } as const satisfies Record<string, ConfigPath>;
 
+/** The flag and the variable that set a path, for messages that tell the user how to set it themselves. */
+const CLI_SPELLINGS = {
+  flagOf: (configPath: ConfigPath) => (Object.keys(FLAG_SETTINGS) as Array<keyof typeof FLAG_SETTINGS>).find((name) => FLAG_SETTINGS[name] === configPath),
+  environmentOf: (configPath: ConfigPath) => (Object.keys(ENVIRONMENT_SETTINGS) as Array<keyof typeof ENVIRONMENT_SETTINGS>).find((name) => ENVIRONMENT_SETTINGS[name] === configPath),
+};
+
 /** A flag that names an embedding model or a reranker also switches it on (the file may leave the provider `none`). */
 const FLAG_IMPLIES: Partial<Record<keyof typeof FLAG_SETTINGS, { path: ConfigPath; value: unknown }>> = {
   'embeddings-model': { path: 'embeddings.provider', value: 'openai' },
@@ -68,6 +75,8 @@ export interface ResolvedCliConfig {
   config: HaikuConfig;
   /** The config file that was read, if any. */
   file?: string;
+  /** The layer each set path came from (a path not here has its default). */
+  layers: Map<ConfigPath, ConfigLayer>;
 }
 
 /** `haiku.config.json` in `folder` or the nearest folder above it. */
@@ -97,6 +106,7 @@ export function readConfigFile(file: string): ConfigFileValues {
 /** The layered configuration for one invocation. */
 export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
   const config = defaultConfig();
+  const layers = new Map<ConfigPath, ConfigLayer>();
   const given = sources.flags.config;
   const file = typeof given === 'string' ? path.resolve(sources.cwd, given) : findConfigFile(sources.cwd);
   if (file !== undefined) {
@@ -104,11 +114,15 @@ export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
     // A project's file is found from its subfolders too: its index is the project's, not one per working folder.
     values['index.databaseUri'] ??= path.resolve(path.dirname(file), DEFAULT_DATABASE_FOLDER);
     applyConfigValues(config, values);
+    for (const configPath of Object.keys(values) as ConfigPath[]) {
+      layers.set(configPath, 'file');
+    }
   }
   for (const [name, configPath] of Object.entries(ENVIRONMENT_SETTINGS)) {
     const value = sources.env[name];
     if (value !== undefined && value !== '') {
       setConfigValue(config, configPath, value);
+      layers.set(configPath, 'environment');
     }
   }
   for (const [name, configPath] of Object.entries(FLAG_SETTINGS) as Array<[keyof typeof FLAG_SETTINGS, ConfigPath]>) {
@@ -118,13 +132,16 @@ export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
     // Boolean flags are only ever switched on: absent means "not given", never false.
     if (value !== undefined && value !== false) {
       setConfigValue(config, configPath, value);
+      layers.set(configPath, 'flag');
       const implied = FLAG_IMPLIES[name];
       if (implied) {
         setConfigValue(config, implied.path, implied.value);
+        layers.set(implied.path, 'flag');
       }
     }
   }
-  return { config, file };
+  withholdUntrustedKeys(config, layers, { configFile: file, env: sources.env, defaults: defaultConfig(), spellings: CLI_SPELLINGS });
+  return { config, file, layers };
 }
 
 const resolved = new WeakMap<CommandContext['flags'], ResolvedCliConfig>();

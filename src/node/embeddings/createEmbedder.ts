@@ -24,6 +24,9 @@ export function createEmbedder(settings: HaikuConfig['embeddings'], options: { s
     case 'none':
       return undefined;
     case 'openai':
+      if (settings.apiKeyWithheld !== undefined) {
+        throw new HaikuError('untrusted_endpoint', settings.apiKeyWithheld);
+      }
       return new OpenAiCompatibleEmbedder({
         baseUrl: settings.baseUrl,
         model: settings.model,

@@ -13,6 +13,8 @@ export interface PictureDescriptionSettings {
   /** A model that takes images. */
   model: string;
   apiKey?: string;
+  /** Set when the configuration withheld the key from this base URL: creating the describer throws it. */
+  apiKeyWithheld?: string;
   /** Overrides `PICTURE_DESCRIPTION_TIMEOUT_MS` (tests). */
   timeoutMs?: number;
 }
@@ -32,7 +34,8 @@ export class PictureDescriber {
     }
     // No SDK retries: a failed picture keeps its caption, and the 90 s budget is for one attempt.
     const requestTimeoutMs = settings.timeoutMs ?? PICTURE_DESCRIPTION_TIMEOUT_MS;
-    this.model = createOpenAiCompatibleModel({ baseUrl: settings.baseUrl, name: settings.model, apiKey: settings.apiKey, temperature: 0, requestTimeoutMs }).model;
+    const { baseUrl, model: name, apiKey, apiKeyWithheld } = settings;
+    this.model = createOpenAiCompatibleModel({ baseUrl, name, apiKey, apiKeyWithheld, temperature: 0, requestTimeoutMs }).model;
   }
 
   async describe(picture: Required<Pick<PictureData, 'bytes' | 'mimeType'>>, abortSignal?: AbortSignal): Promise<string> {

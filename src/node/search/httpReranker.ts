@@ -136,6 +136,9 @@ export function createReranker(settings: HaikuConfig['reranker'], options: { tim
     case 'none':
       return undefined;
     case 'http':
+      if (settings.apiKeyWithheld !== undefined) {
+        throw new HaikuError('untrusted_endpoint', settings.apiKeyWithheld);
+      }
       return new HttpReranker({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey, timeoutMs: options.timeoutMs });
     default:
       throw new HaikuError('invalid_settings', `Unknown reranker provider "${String((settings as { provider: unknown }).provider)}". Use "none" or "http".`, { remedy: { settings: ['reranker.provider'] } });

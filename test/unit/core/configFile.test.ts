@@ -49,7 +49,8 @@ describe('haiku.config.json', () => {
     const nested = problemOf('{ "qa": { "max_serches": 3 } }');
     assert.match(nested, /^\/project\/haiku\.config\.json: unknown key "qa\.max_serches" \(known under "qa": model, max_searches, max_executions, request_limit\)/);
     assert.match(problemOf('{ "serch": { "limit": 3 } }'), /unknown key "serch" \(known: index, search, embeddings, reranker, qa, analysis, sandbox, processing, prompts\)/);
-    assert.match(problemOf('{ "qa": { "model": { "api_key": "sk-1" } } }'), /unknown key "qa\.model\.api_key"/, 'API keys stay out of a shared project file');
+    // A key of the file's own goes only to the file's own base URL (issue 24; test/unit/config/keyTrust.test.ts).
+    assert.match(problemOf('{ "qa": { "model": { "apikey": "sk-1" } } }'), /unknown key "qa\.model\.apikey"/);
   });
 
   it('rejects wrong types and values naming the key, every problem at once', () => {
