@@ -75,6 +75,10 @@ export const CONFIG_FILE_KEYS = {
   'sandbox.code_timeout': { path: 'sandbox.codeTimeoutSeconds', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
   'sandbox.max_output_chars': { path: 'sandbox.maxOutputChars', schema: positiveInteger('Output of one execute_code call is cut after this many characters.') },
   'sandbox.memory_limit_bytes': { path: 'sandbox.memoryLimitBytes', schema: positiveInteger('Memory of the code sandbox in bytes.') },
+  // The analysis specification's names for the same limits (analysis-skill.md); listed after the keys above, which name them in errors.
+  'analysis.code_timeout': { path: 'sandbox.codeTimeoutSeconds', schema: z.number().check(z.positive(), z.describe('Same as sandbox.code_timeout: seconds one execute_code call may run.')) },
+  'analysis.max_output_chars': { path: 'sandbox.maxOutputChars', schema: positiveInteger('Same as sandbox.max_output_chars: output of one execute_code call is cut after this many characters.') },
+  'analysis.max_executions': { path: 'qa.maxExecutions', schema: positiveInteger('Same as qa.max_executions: execute_code calls per question.') },
   'processing.pictures': {
     path: 'processing.pictures',
     schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."),
@@ -147,11 +151,19 @@ export function parseConfigFile(text: string, source: string, resolveRelative: (
     throw new HaikuError('invalid_settings', `${source}: ${problems.join('; ')}. The keys and their types are in the README's Configuration section and in schemas/haiku.config.schema.json.`);
   }
   const values: ConfigFileValues = {};
+  const setBy: Partial<Record<ConfigPath, string>> = {};
   for (const [key, { path }] of Object.entries(CONFIG_FILE_KEYS)) {
     const value = key.split('.').reduce<unknown>((group, part) => (typeof group === 'object' && group !== null ? (group as Record<string, unknown>)[part] : undefined), parsed.data);
-    if (value !== undefined) {
-      values[path] = value;
+    if (value === undefined) {
+      continue;
     }
+    const earlier = setBy[path];
+    if (earlier !== undefined && values[path] !== value) {
+      // Two names of one setting (sandbox.code_timeout, analysis.code_timeout) that disagree: neither silently wins.
+      throw new HaikuError('invalid_settings', `${source}: "${earlier}" and "${key}" set the same limit to ${JSON.stringify(values[path])} and ${JSON.stringify(value)}. Keep one of them.`);
+    }
+    values[path] = value;
+    setBy[path] = key;
   }
   const database = values['index.databaseUri'];
   if (typeof database === 'string' && !/^[a-z][a-z0-9+.-]+:\/\//i.test(database)) {

@@ -62,6 +62,17 @@ describe('haiku.config.json', () => {
     assert.match(problemOf('{ "search": { "limit": 3, }'), /^\/project\/haiku\.config\.json is not valid JSON/);
   });
 
+  it("accepts the analysis specification's analysis.code_timeout, max_output_chars and max_executions as the sandbox and budget limits", () => {
+    const config = applyConfigValues(defaultConfig(), parseConfigFile('{ "analysis": { "code_timeout": 7.5, "max_output_chars": 900, "max_executions": 4 } }', 'f'));
+    assert.equal(config.sandbox.codeTimeoutSeconds, 7.5);
+    assert.equal(config.sandbox.maxOutputChars, 900);
+    assert.equal(config.qa.maxExecutions, 4);
+    // Both names of one limit: the same value is fine, two values are a mistake to point at.
+    assert.equal(parseConfigFile('{ "analysis": { "max_executions": 4 }, "qa": { "max_executions": 4 } }', 'f')['qa.maxExecutions'], 4);
+    assert.match(problemOf('{ "sandbox": { "code_timeout": 5 }, "analysis": { "code_timeout": 9 } }'), /"sandbox\.code_timeout" and "analysis\.code_timeout" set the same limit to 5 and 9/);
+    assert.match(problemOf('{ "analysis": { "max_executions": 0 } }'), /"analysis\.max_executions": must be more than 0/);
+  });
+
   it('resolves a relative index.database against the file and leaves URIs alone', () => {
     const resolve = (relativePath: string) => `/project/${relativePath}`;
     assert.equal(parseConfigFile('{ "index": { "database": "indexes/main" } }', 'f', resolve)['index.databaseUri'], '/project/indexes/main');
