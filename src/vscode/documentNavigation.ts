@@ -5,7 +5,8 @@ import { HaikuError } from '../core/errors';
 import { contextAround, editorRange } from './citationFormat';
 import { DOCUMENT_SCHEME } from './contributionIds';
 import type { ExtensionKnowledgeBase } from './indexBackend';
-import { findChunkInRendering, findHeadingLine, opensAsRendering } from './sectionLocate';
+import { findChunkInRendering, findHeadingLine, type ChunkPlacement } from '../core/renderingLocate';
+import { opensAsRendering } from './sectionLocate';
 
 /** `haiku-doc:/<relative path>.md?<document id>`: the Markdown rendering of a PDF or DOCX document. */
 export function renderingUri(document: Pick<DocumentSummary, 'id' | 'relativePath'>): vscode.Uri {
@@ -125,7 +126,9 @@ export class DocumentNavigator implements vscode.Disposable {
     }
     if (document && opensAsRendering(document.format)) {
       const textDocument = await vscode.workspace.openTextDocument(renderingUri(document));
-      const range = renderingRange(textDocument, chunk) ?? new vscode.Range(0, 0, 0, 0);
+      // The items place the chunk among repeated sentences (its own occurrence, not the first).
+      const items = await (await this.knowledgeBase()).getDocumentItems(document.id);
+      const range = renderingRange(textDocument, chunk, items) ?? new vscode.Range(0, 0, 0, 0);
       return this.showRange(textDocument, range, []);
     }
     const textDocument = await vscode.workspace.openTextDocument(vscode.Uri.parse(chunk.uri));
@@ -225,8 +228,8 @@ function jumpKey(uri: vscode.Uri, range: vscode.Range): string {
 }
 
 /** The lines of a rendering that hold the chunk (its own content, not the expanded context). */
-function renderingRange(textDocument: vscode.TextDocument, chunk: Pick<ChunkRecord, 'content' | 'headings'>): vscode.Range | undefined {
-  const span = findChunkInRendering(textDocument.getText(), chunk.content, chunk.headings);
+function renderingRange(textDocument: vscode.TextDocument, chunk: Pick<ChunkRecord, 'content' | 'headings' | 'docItemRefs'>, items: ChunkPlacement['items']): vscode.Range | undefined {
+  const span = findChunkInRendering(textDocument.getText(), chunk.content, chunk.headings, { docItemRefs: chunk.docItemRefs, items });
   return span ? new vscode.Range(span.startLine, 0, span.endLine, textDocument.lineAt(Math.min(span.endLine, textDocument.lineCount - 1)).text.length) : undefined;
 }
 

@@ -1,10 +1,14 @@
 import type { SectionNode } from '../core/model/document';
 import type { StoredItem } from '../core/model/search';
+import { normalizeRenderedText } from '../core/renderingLocate';
 import { lastLine } from './citationFormat';
+
+// Locating a chunk or heading in a rendering is pure text work, kept in core; named here for the VS Code callers.
+export { findChunkInRendering, findHeadingLine } from '../core/renderingLocate';
 
 /**
  * Pure lookups between sections, stored items and editor lines (no `vscode` import, unit-tested): which section
- * holds a line, where a section starts, and where a chunk sits in the Markdown rendering of a PDF or DOCX.
+ * holds a line and where a section starts (where a chunk sits in a rendering: `src/core/renderingLocate.ts`).
  */
 
 export interface LineSpan {
@@ -43,59 +47,6 @@ export function headerItem(section: SectionNode, items: readonly StoredItem[]): 
   return items.find((item) => item.selfRef === section.selfRef);
 }
 
-/** 0-based line of the Markdown heading with this title (first match), or undefined. */
-export function findHeadingLine(markdown: string, title: string): number | undefined {
-  const wanted = normalize(title);
-  const lines = markdown.split('\n');
-  const index = lines.findIndex((line) => /^#{1,6}\s/.test(line) && normalize(line.replace(/^#{1,6}\s+/, '')) === wanted);
-  if (index >= 0) {
-    return index;
-  }
-  const loose = lines.findIndex((line) => /^#{1,6}\s/.test(line) && normalize(line).includes(wanted));
-  return loose >= 0 ? loose : undefined;
-}
-
-function normalize(text: string): string {
-  return text.replace(/[*_`#]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
-}
-
-/**
- * Where a chunk's content sits in a document's Markdown rendering: the line holding the start of its first
- * non-empty line, through the line holding its last; falls back to the innermost heading.
- */
-export function findChunkInRendering(markdown: string, chunkContent: string, headings: readonly string[]): LineSpan | undefined {
-  const lines = markdown.split('\n');
-  const normalizedLines = lines.map(normalize);
-  const contentLines = chunkContent.split('\n').map(normalize).filter((line) => line.length > 0);
-  const probe = (text: string | undefined): number => {
-    if (!text) {
-      return -1;
-    }
-    const needle = text.slice(0, 60);
-    return normalizedLines.findIndex((line) => line.includes(needle));
-  };
-  const start = probe(contentLines[0]);
-  if (start >= 0) {
-    const lastText = contentLines[contentLines.length - 1];
-    const lastNeedle = lastText.slice(0, 60);
-    let end = start;
-    for (let index = start; index < normalizedLines.length && index < start + 400; index++) {
-      if (normalizedLines[index].includes(lastNeedle)) {
-        end = index;
-        break;
-      }
-    }
-    return { startLine: start, endLine: end };
-  }
-  for (const heading of [...headings].reverse()) {
-    const line = findHeadingLine(markdown, heading);
-    if (line !== undefined) {
-      return { startLine: line, endLine: line };
-    }
-  }
-  return undefined;
-}
-
 /** The folder part of a relative path ('' for top-level files). */
 export function folderOf(relativePath: string): string {
   const slash = relativePath.lastIndexOf('/');
@@ -116,7 +67,7 @@ export function sectionPathAtRenderingLine(sections: readonly SectionNode[], mar
   const headingTitles: string[] = [];
   for (let index = 0; index <= Math.min(line, lines.length - 1); index++) {
     if (/^#{1,6}\s/.test(lines[index])) {
-      headingTitles.push(normalize(lines[index].replace(/^#{1,6}\s+/, '')));
+      headingTitles.push(normalizeRenderedText(lines[index].replace(/^#{1,6}\s+/, '')));
     }
   }
   if (headingTitles.length === 0) {
@@ -134,7 +85,7 @@ export function sectionPathAtRenderingLine(sections: readonly SectionNode[], mar
   let cursor = 0;
   let found: SectionNode[] = [];
   for (const title of headingTitles) {
-    const index = flat.findIndex((entry, position) => position >= cursor && normalize(entry.node.title) === title);
+    const index = flat.findIndex((entry, position) => position >= cursor && normalizeRenderedText(entry.node.title) === title);
     if (index >= 0) {
       found = flat[index].trail;
       cursor = index + 1;
