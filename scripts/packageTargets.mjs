@@ -40,3 +40,6 @@ function isMusl() {
     return String(error?.stderr ?? '').includes('musl');
   }
 }
+
+/** The CLI's npm package (`haiku` is taken on npm); src/node/cli/program.ts knows it too, for `haiku --version`. */
+export const NPM_PACKAGE_NAME = 'haiku-rag-cli';

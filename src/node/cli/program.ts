@@ -22,14 +22,21 @@ export const CONFIG_OPTION: CliOption = {
 /** Exit code of a usage error: a missing argument, a bad number, an unknown flag or command. */
 export const USAGE_EXIT_CODE = 2;
 
+/** What prints the version besides `--version`: `-v`, `-V` (commander's own short flag) and `haiku version`. */
+const VERSION_SPELLINGS = new Set(['-v', '-V', 'version']);
+
 /** Parses `argv` (without `node` and the script); help, version and parse errors come back as an exit code. */
-export function parseInvocation(commands: readonly CliCommand[], argv: readonly string[], io: CommandIo): Invocation {
+export function parseInvocation(commands: readonly CliCommand[], givenArgv: readonly string[], io: CommandIo): Invocation {
+  // Commander takes one short flag per option and has no `version` command; `haiku help --help` is help about help.
+  const argv = givenArgv.length === 1 && VERSION_SPELLINGS.has(givenArgv[0])
+    ? ['--version']
+    : givenArgv[0] === 'help' && (givenArgv[1] === '--help' || givenArgv[1] === '-h') ? ['--help'] : givenArgv;
   let chosen: { command: CliCommand; positionals: string[]; flags: CommandContext['flags'] } | undefined;
   const program = new Command('haiku');
   const width = io.stderrColumns ?? HELP_WIDTH_WHEN_PIPED;
   program
     .description('Index documents (Markdown, HTML, PDF, DOCX, text) into a local LanceDB and search them or ask questions with citations.')
-    .version(haikuVersion(), '-V, --version', 'Print the version and exit.')
+    .version(haikuVersion(), '-v, --version', 'Print the version and exit (also -V, haiku version).')
     .helpOption('-h, --help', 'Show help for the command.')
     .helpCommand('help [command]', 'Show help for a command.')
     .exitOverride()
@@ -78,6 +85,12 @@ export function parseInvocation(commands: readonly CliCommand[], argv: readonly 
 }
 
 /**
+ * Names of Haiku's own package.json: the repository's (also the VS Code extension's manifest) and the npm package's
+ * (scripts/packageNpm.mjs writes it; `haiku` is taken on npm).
+ */
+const HAIKU_PACKAGE_NAMES = new Set(['haiku', 'haiku-rag-cli']);
+
+/**
  * The version in Haiku's package.json, found above this file: beside `dist/` when bundled (an npm install or a
  * clone), three folders up under tsx. Read at run time because only `src/` may be imported.
  */
@@ -85,7 +98,7 @@ export function haikuVersion(start: string = __dirname): string {
   for (let folder = start; ; folder = path.dirname(folder)) {
     try {
       const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === 'haiku' && typeof manifest.version === 'string') {
+      if (manifest.name !== undefined && HAIKU_PACKAGE_NAMES.has(manifest.name) && typeof manifest.version === 'string') {
         return manifest.version;
       }
     } catch {

@@ -1,8 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { runInProcess } from './cliHarness';
 import { repositoryRoot } from '../../support/paths';
+import { haikuVersion } from '../../../src/node/cli/program';
 
 const COMMANDS = ['demo', 'index', 'search', 'ask', 'chat', 'analyze', 'docs', 'toc', 'rebuild', 'remove', 'convert'];
 
@@ -68,12 +70,32 @@ describe('haiku help and --version', function () {
     }
   });
 
-  it('--version prints the version of package.json', async () => {
+  it('--version, -v, -V and `haiku version` print the version of package.json', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-v', '-V', 'version']) {
       const run = await runInProcess([flag], { cwd });
       assert.equal(run.code, 0);
       assert.equal(run.stdout, `${version}\n`);
+    }
+  });
+
+  it('`haiku help --help` (and -h) prints the general help with exit code 0', async () => {
+    const general = await runInProcess(['help'], { cwd });
+    for (const flag of ['--help', '-h']) {
+      const run = await runInProcess(['help', flag], { cwd });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, general.stdout);
+    }
+  });
+
+  it('finds the version in the npm package manifest too (haiku-rag-cli)', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-version-'));
+    try {
+      fs.mkdirSync(path.join(folder, 'dist'));
+      fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'haiku-rag-cli', version: '9.8.7' }));
+      assert.equal(haikuVersion(path.join(folder, 'dist')), '9.8.7');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
     }
   });
 });
