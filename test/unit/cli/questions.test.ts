@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { runInProcess, startIndexedWorkspace, type IndexedWorkspace } from './cliHarness';
-import { offeredToolNames, type ScriptedChatServer } from '../../support/scriptedChatServer';
+import { offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 
 describe('haiku ask, analyze and chat', function () {
   this.timeout(120_000);
@@ -33,6 +33,51 @@ describe('haiku ask, analyze and chat', function () {
       assert.equal(run.stdout, `Answer from ${command}.\n`);
       assert.deepEqual(offeredToolNames(server.requests[0]), tools, command);
     }
+  });
+
+  it('chat --capability limits the chat to one tool set; analysis runs on --analysis-model at --analysis-base-url', async () => {
+    server.push({ text: 'Rag only.' });
+    const rag = await runInProcess(['chat', 'How long do ferrets sleep?', '--capability', 'rag', ...model()], { cwd: workspace.path });
+    assert.equal(rag.code, 0, rag.stderr);
+    assert.deepEqual(offeredToolNames(server.requests[0]), ['rag_cite', 'rag_search']);
+    assert.equal(server.requests[0].body.model, 'scripted');
+
+    server.requests.length = 0;
+    server.push({ text: 'Analysis on the coder.' });
+    const analysis = await runInProcess(['chat', 'How many notes?', '--capability', 'analysis', '--analysis-model', 'coder', ...model()], { cwd: workspace.path });
+    assert.equal(analysis.code, 0, analysis.stderr);
+    assert.equal(analysis.stdout, 'Analysis on the coder.\n');
+    assert.deepEqual(offeredToolNames(server.requests[0]), ['cite', 'execute_code', 'search']);
+    assert.equal(server.requests[0].body.model, 'coder');
+
+    // Its own server: the question model's server is not asked at all.
+    const analysisServer = await startScriptedChatServer([{ text: 'From the analysis server.' }]);
+    try {
+      server.requests.length = 0;
+      const elsewhere = await runInProcess(
+        ['chat', 'How many notes?', '--capability', 'analysis', '--analysis-base-url', analysisServer.baseUrl, '--analysis-model', 'coder', ...model()],
+        { cwd: workspace.path },
+      );
+      assert.equal(elsewhere.code, 0, elsewhere.stderr);
+      assert.equal(elsewhere.stdout, 'From the analysis server.\n');
+      assert.equal(analysisServer.requests[0].body.model, 'coder');
+      assert.equal(server.requests.length, 0);
+    } finally {
+      await analysisServer.close();
+    }
+  });
+
+  it('chat refuses an unknown --capability, and analysis-model flags without --capability analysis, before asking the model', async () => {
+    server.requests.length = 0;
+    const unknown = await runInProcess(['chat', 'How long do ferrets sleep?', '--capability', 'code', ...model()], { cwd: workspace.path });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--capability is "code"; use rag .* or analysis/);
+    for (const flags of [['--analysis-model', 'coder'], ['--analysis-model', 'coder', '--capability', 'rag'], ['--analysis-base-url', 'http://127.0.0.1:9/v1']]) {
+      const run = await runInProcess(['chat', 'How long do ferrets sleep?', ...flags, ...model()], { cwd: workspace.path });
+      assert.equal(run.code, 2, flags.join(' '));
+      assert.match(run.stderr, /applies to the analysis capability alone: add --capability analysis/);
+    }
+    assert.equal(server.requests.length, 0);
   });
 
   it('chat without a question holds a conversation on a terminal: follow-ups carry the earlier turns', async () => {
