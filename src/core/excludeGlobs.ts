@@ -14,3 +14,13 @@ export function compileExcludeGlobs(globs: readonly string[]): ExcludeMatcher {
     folder: (relativePath) => matches(`${relativePath}/_`),
   };
 }
+
+/** Why `glob` is not a valid pattern (an unclosed bracket, brace or parenthesis), or undefined when it is. */
+export function globProblem(glob: string): string | undefined {
+  try {
+    picomatch(glob, { strictBrackets: true });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

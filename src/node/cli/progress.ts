@@ -37,24 +37,19 @@ export function createProgressReporter(context: CommandContext, now: () => numbe
 }
 
 /**
- * One line per file, when it starts converting (the reports that move the count for files still in flight at the
- * end name files already listed), and one per phase change.
+ * One line per file as its conversion ends (when it starts, the count would still be that of the files before
+ * it: with many files in flight every line read [0/n]), and one per phase change.
  */
 function lineReporter(context: CommandContext): ProgressReporter {
   let last = '';
-  const listed = new Set<string>();
   return {
     onProgress(progress) {
-      const file = progress.phase === 'converting' ? progress.currentFile : undefined;
-      if (file !== undefined && listed.has(file)) {
+      if (progress.phase === 'done' || (progress.phase === 'converting' && progress.finishedFile === undefined)) {
         return;
       }
-      const line = file !== undefined ? `[${progress.filesDone}/${progress.filesTotal}] ${file}` : `${PHASE_LABELS[progress.phase]}…`;
-      if (line !== last && progress.phase !== 'done') {
+      const line = progress.finishedFile !== undefined ? `[${progress.filesDone}/${progress.filesTotal}] ${progress.finishedFile}` : `${PHASE_LABELS[progress.phase]}…`;
+      if (line !== last) {
         last = line;
-        if (file !== undefined) {
-          listed.add(file);
-        }
         context.io.stderr(line + '\n');
       }
     },

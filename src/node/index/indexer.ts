@@ -1,15 +1,18 @@
 import * as crypto from 'node:crypto';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
+import { globProblem } from '../../core/excludeGlobs';
 import { documentIdForPath } from '../../core/hash';
-import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS } from '../../core/limits';
+import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS, MAX_DOCUMENT_CHUNKS } from '../../core/limits';
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import type { PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
-import { documentsGoneAfterScan } from './removedDocuments';
+import { STALE_DOCUMENT_SIZE } from '../store/storeTables';
+import { documentsGoneAfterScan, rootsMatchingNothing } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { convertsInProcess, EarlyWorkers } from './earlyWorkers';
 import { scanRoots, type LinkOutside, type ScanResult, type ScannedFile } from './scanner';
@@ -21,6 +24,8 @@ export interface IndexProgress {
   filesDone: number;
   filesTotal: number;
   currentFile?: string;
+  /** Set on the report made as a file's conversion ends (converted or failed): `filesDone` counts it. */
+  finishedFile?: string;
   phase: IndexPhase;
 }
 
@@ -31,6 +36,11 @@ export interface IndexFailure {
   reason: string;
 }
 
+export interface IndexWarning {
+  path: string;
+  message: string;
+}
+
 export interface IndexSummary {
   added: string[];
   updated: string[];
@@ -39,6 +49,8 @@ export interface IndexSummary {
   touched: number;
   removed: string[];
   failed: IndexFailure[];
+  /** Files indexed only in part (a document cut at \`MAX_DOCUMENT_CHUNKS\` chunks): not failures, but said. */
+  warnings: IndexWarning[];
   /** Linked files not indexed because their target lies outside the indexed folders (`followLinksOutside` is off). */
   linksOutside: LinkOutside[];
   /** Chunks written in this run. */
@@ -75,6 +87,11 @@ export interface IndexPathsOptions {
   conversionPool?: ConversionPool;
   /** Remove stored documents under the roots whose files are gone (default true). */
   removeMissing?: boolean;
+  /**
+   * When a root that holds documents matched no file (patterns that match nothing), remove its documents anyway
+   * (default true). False (the CLI without `--prune`): the run stops before writing with `no_matching_files`.
+   */
+  pruneWhenNothingMatches?: boolean;
   /** Run `optimize()` at the end (default true); a burst of incremental runs may leave it to the debounce. */
   optimize?: boolean;
 }
@@ -132,6 +149,7 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   try {
     scan = await scanStep(run);
     plan = await planStep(run, scan, await stored);
+    refuseToEmptyRoots(run, scan, await stored);
     // The phase's first draw already names a file: a fast run may not redraw before it ends.
     run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
     await convertAndWriteStep(run, plan);
@@ -147,7 +165,14 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   return run.summary;
 }
 
-function checkStoreAccepts({ store, embedder }: IndexPathsOptions): void {
+function checkStoreAccepts({ store, embedder, include, exclude }: IndexPathsOptions): void {
+  // An invalid pattern matches nothing: checked first, so it can never empty the index.
+  for (const glob of [...(include ?? []), ...(exclude ?? [])]) {
+    const problem = globProblem(glob);
+    if (problem) {
+      throw new HaikuError('invalid_settings', `The pattern '${glob}' is not a valid glob: ${problem}`);
+    }
+  }
   store.assertWritable();
   if (embedder && !store.hasVectors) {
     throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to re-index with it.`);
@@ -200,6 +225,19 @@ async function scanStep(run: IndexRun): Promise<ScanResult> {
   summary.linksOutside.push(...scan.linksOutside);
   run.filesTotal = scan.files.length;
   return scan;
+}
+
+/** Stops the run before it writes when include/exclude patterns would remove every document of a root. */
+function refuseToEmptyRoots(run: IndexRun, scan: ScanResult, stored: ReadonlyMap<string, DocumentState>): void {
+  const { options } = run;
+  if ((options.pruneWhenNothingMatches ?? true) || !(options.removeMissing ?? true)) {
+    return;
+  }
+  const empty = rootsMatchingNothing(documentsGoneAfterScan(stored.values(), scan), scan);
+  if (empty.length > 0) {
+    const listed = empty.map(({ root, documents }) => `${root} (${documents} document${documents === 1 ? '' : 's'})`).join(', ');
+    throw new HaikuError('not_found', `No file under ${listed} matches the include/exclude patterns, so nothing was changed: its indexed documents are kept. Check the patterns, or pass --prune to remove those documents.`);
+  }
 }
 
 /** Compares each scanned file with its stored state: unchanged, touched (metadata only) or to convert. */
@@ -283,17 +321,18 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
     // it once at their end.
     await store.writeDocuments(batch, { abortSignal, scheduleOptimize: !(options.optimize ?? true), copyToRecent: !run.startedEmpty });
     summary.durations.writeMs += performance.now() - writeStarted;
-    for (const entry of batch) {
-      (plan.previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
-      summary.chunksWritten += entry.chunks.length;
-    }
+    unwritten.delete(batch);
+    countWritten(run, plan, batch);
   };
+  // Converted batches not yet written: kept by a cancelled run (see `keepConverted`).
+  const unwritten = new Set<DocumentWrite[]>();
   // Batches handed to the write chain and not yet written (the one writing first).
   const queuedWrites: Array<Promise<void>> = [];
   const flush = (): Promise<void> => {
     const batch = pending;
     pending = [];
     pendingChunks = 0;
+    unwritten.add(batch);
     const written = flushing.then(() => writeBatch(batch));
     flushing = written;
     queuedWrites.push(written);
@@ -329,10 +368,8 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
         pendingChunks += prepared.chunks.length;
       }
       run.filesDone++;
-      if (queue.done) {
-        // No further file starts (whose report would carry the count): the last files in flight still move the progress.
-        run.report({ currentFile: file.relativePath, phase: 'converting' });
-      }
+      // Each finished file moves the count (piped progress prints one line per file here, counting up).
+      run.report({ currentFile: file.relativePath, finishedFile: file.relativePath, phase: 'converting' });
       if (pending.length >= INDEX_WRITE_BATCH_DOCUMENTS || pendingChunks >= INDEX_WRITE_BATCH_CHUNKS) {
         // Waiting for the batch before bounds memory.
         const previous = flushing;
@@ -360,9 +397,37 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
   if (failure) {
     // A batch already being written finishes (atomically) before the run reports its failure.
     await flushing.catch(() => undefined);
+    if (isHaikuError(failure.reason, 'cancelled') || abortSignal?.aborted) {
+      await keepConverted(run, plan, [...[...unwritten].flat(), ...pending]);
+    }
     throw failure.reason;
   }
   await flush();
+}
+
+function countWritten(run: IndexRun, plan: IndexPlan, batch: readonly DocumentWrite[]): void {
+  for (const entry of batch) {
+    (plan.previouslyStored.has(entry.document.id) ? run.summary.updated : run.summary.added).push(entry.document.relativePath);
+    run.summary.chunksWritten += entry.chunks.length;
+  }
+}
+
+/**
+ * A cancelled run (Ctrl-C) still writes the documents it had converted, so the work done is kept and the next run
+ * starts from there (a first index of 34 files kept none: they waited for a batch of 2,048). Only documents that
+ * need no further request are written: with an embedder, those already embedded.
+ */
+async function keepConverted(run: IndexRun, plan: IndexPlan, converted: readonly DocumentWrite[]): Promise<void> {
+  const ready = converted.filter((entry) => !run.options.embedder || entry.vectors !== undefined);
+  if (ready.length === 0) {
+    return;
+  }
+  try {
+    await run.options.store.writeDocuments(ready, { scheduleOptimize: false, copyToRecent: !run.startedEmpty });
+    countWritten(run, plan, ready);
+  } catch {
+    // The run reports its cancellation; what could not be written is converted again next time.
+  }
 }
 
 /**
@@ -450,6 +515,10 @@ async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: S
     const { pictureRoots } = run;
     const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, sizeBytes: file.size });
     const { document, chunks } = run.describer ? await describePictures(prepared, run.describer, abortSignal) : prepared;
+    if (chunks.length >= MAX_DOCUMENT_CHUNKS) {
+      const cut = document.warnings.find((warning) => warning.includes(MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')));
+      run.summary.warnings.push({ path: file.relativePath, message: `${file.relativePath}: ${cut ?? `only the first ${MAX_DOCUMENT_CHUNKS} chunks are indexed.`}` });
+    }
     return { document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } };
   } catch (error) {
     if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
@@ -518,20 +587,27 @@ function emptySummary(): IndexSummary {
     touched: 0,
     removed: [],
     failed: [],
+    warnings: [],
     linksOutside: [],
     chunksWritten: 0,
     durations: { scanMs: 0, convertMs: 0, embedMs: 0, writeMs: 0, optimizeMs: 0, totalMs: 0 },
   };
 }
 
-/** Drops everything and re-indexes every recorded root (after a layout, chunker or embedder change). */
+/**
+ * Re-indexes every recorded root with the current settings (after a layout, chunker or embedder change). Each
+ * document is converted again and swapped atomically, so the previous index stays complete and searchable until
+ * its replacement is written (see `LanceStore.reset`); documents outside every root go at the end, and those an
+ * unreadable folder or a failed conversion could not refresh stay, as `index` keeps them.
+ */
 export function rebuildIndex(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
   return options.store.withWriterLease(() => rebuildHoldingLease(options), { abortSignal: options.abortSignal });
 }
 
 async function rebuildHoldingLease(options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<IndexSummary & { roots: IndexedRoot[] }> {
-  const roots = options.store.roots;
-  await options.store.reset();
+  const { store } = options;
+  const roots = store.roots;
+  await store.reset();
   const combined: IndexSummary & { roots: IndexedRoot[] } = { ...emptySummary(), roots };
   // Roots sharing a base folder are indexed together, so each keeps the relative paths (ids) it had.
   const byBase = new Map<string, string[]>();
@@ -539,14 +615,25 @@ async function rebuildHoldingLease(options: Omit<IndexPathsOptions, 'roots' | 'b
     byBase.set(root.baseFolder, [...(byBase.get(root.baseFolder) ?? []), root.path]);
   }
   for (const [baseFolder, paths] of byBase) {
-    const summary = await indexPaths({ ...options, roots: paths, baseFolder, removeMissing: false });
-    combined.added.push(...summary.added);
+    const summary = await indexPaths({ ...options, roots: paths, baseFolder });
+    // Every document written is reported as added: the rebuild indexed it afresh.
+    combined.added.push(...summary.added, ...summary.updated);
+    combined.removed.push(...summary.removed);
     combined.failed.push(...summary.failed);
+    combined.warnings.push(...summary.warnings);
     combined.linksOutside.push(...summary.linksOutside);
     combined.chunksWritten += summary.chunksWritten;
     for (const key of Object.keys(combined.durations) as Array<keyof IndexSummary['durations']>) {
       combined.durations[key] += summary.durations[key];
     }
+  }
+  // Documents no root holds any more (their root was forgotten) were dropped by the old drop-everything rebuild.
+  const scopes = roots.map((root) => pathToFileURL(root.path).href);
+  const outside = [...(await store.documentStates()).values()].filter((state) => state.size === STALE_DOCUMENT_SIZE && !scopes.some((scope) => state.uri === scope || state.uri.startsWith(`${scope}/`)));
+  if (outside.length > 0) {
+    throwIfAborted(options.abortSignal, 'Rebuilding');
+    await store.removeDocuments(outside.map((state) => state.id));
+    combined.removed.push(...outside.map((state) => state.relative_path));
   }
   return combined;
 }

@@ -38,3 +38,26 @@ function uriScope(absolutePath: string): UriScope {
 function inScope(uri: string, scopes: readonly UriScope[]): boolean {
   return scopes.some((scope) => uri === scope.uri || uri.startsWith(scope.folderPrefix));
 }
+
+/**
+ * Roots (found on disk) under which the scan matched no file while documents are stored there: include/exclude
+ * patterns that match nothing (a typo, `--exclude '**'`) would otherwise remove every document of the root.
+ */
+export function rootsMatchingNothing(gone: readonly DocumentState[], scan: ScanResult): Array<{ root: string; documents: number }> {
+  const scanned = scan.files.map((file) => uriScope(file.absolutePath));
+  const result: Array<{ root: string; documents: number }> = [];
+  for (const root of scan.roots) {
+    if (scan.missingRoots.includes(root.path)) {
+      continue;
+    }
+    const scope = uriScope(root.path);
+    if (scanned.some((file) => inScope(file.uri, [scope]))) {
+      continue;
+    }
+    const documents = gone.filter((state) => inScope(state.uri, [scope])).length;
+    if (documents > 0) {
+      result.push({ root: root.path, documents });
+    }
+  }
+  return result;
+}

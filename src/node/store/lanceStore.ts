@@ -212,8 +212,10 @@ export class LanceStore implements KnowledgeBase {
     if (this.tables.closed) {
       return;
     }
+    // Tables another process was still creating when this store opened are opened now.
+    const tablesOpened = await this.tables.reopenMissingTables();
     // Both move: a short-circuit left the recent table on its old version whenever the main tables had changed.
-    const tablesChanged = await this.tables.checkoutLatest();
+    const tablesChanged = (await this.tables.checkoutLatest()) || tablesOpened;
     const recentChanged = await this.recent.checkoutLatest();
     if (tablesChanged || recentChanged || force) {
       this.invalidateCaches();
@@ -335,19 +337,27 @@ export class LanceStore implements KnowledgeBase {
   }
 
   /**
-   * Empties the index and recreates it with the current settings (the first half of `rebuild`). The
-   * settings row, with the roots, is replaced in place and never dropped, so a kill at any moment leaves
-   * the roots for the next `rebuild`.
+   * The first half of `rebuild`. When the tables fit this version (layout, vector width) nothing is dropped:
+   * every document is marked stale and the settings take the current chunker and embedder, so the next index
+   * run converts each document again and swaps it atomically, and a kill at any moment leaves the previous
+   * index complete and searchable. Otherwise the index is emptied and recreated; the settings row, with the
+   * roots, is replaced in place and never dropped, so a kill leaves the roots for the next `rebuild`.
    */
   reset(): Promise<void> {
     return this.queue.run(async () => {
       const rootsJson = JSON.stringify(this.roots);
+      const dimensions = await this.probeDimensions();
+      if (this.tables.canRebuildInPlace(dimensions)) {
+        await this.tables.markForRebuild(rootsJson, dimensions);
+        this.invalidateCaches();
+        return;
+      }
       this.maintenance.forgetPending();
       await this.tables.dropDataTables();
       await this.recent.drop();
       this.invalidateCaches();
       await this.testHooks.afterTablesDropped?.();
-      await this.tables.createTables(rootsJson, await this.probeDimensions());
+      await this.tables.createTables(rootsJson, dimensions);
     });
   }
 

@@ -21,6 +21,9 @@ export function isTableMissing(error: unknown): boolean {
   return /was not found|does not exist/i.test(message) && !/NoSuchBucket|InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|SlowDown|error sending request|\b(401|403|429|5\d\d) /i.test(message);
 }
 
+/** The size (and modification time) a rebuild records for every document: no file compares equal, so each is converted again. */
+export const STALE_DOCUMENT_SIZE = -1;
+
 /** The four tables' names, in the order they are opened and dropped. */
 export const STORE_TABLES = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTINGS_TABLE];
 
@@ -95,10 +98,25 @@ export class StoreTables {
     }
     // The settings row is read even from an incomplete index: its roots are what `rebuild` re-indexes.
     await this.reloadSettings();
-    if (opened.size < STORE_TABLES.length) {
-      // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
-      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${STORE_TABLES.filter((name) => !opened.has(name)).join(', ')}).`;
+  }
+
+  /** The store's tables this process has no handle on (opened while another process was creating them, or damaged). */
+  private missingTables(): string[] {
+    const handles: Record<string, lancedb.Table | undefined> = { [DOCUMENTS_TABLE]: this.documents, [CHUNKS_TABLE]: this.chunks, [ITEMS_TABLE]: this.items, [SETTINGS_TABLE]: this.settingsTable };
+    return STORE_TABLES.filter((name) => !handles[name]);
+  }
+
+  /**
+   * Opens the tables that were missing when this store opened: a second process opening a new index while the
+   * first created it saw only some, and once the first had finished, used an undefined table. True when it opened any.
+   */
+  async reopenMissingTables(): Promise<boolean> {
+    const missing = this.missingTables().length;
+    if (missing === 0) {
+      return false;
     }
+    await this.openByName();
+    return this.missingTables().length < missing;
   }
 
   /**
@@ -129,18 +147,22 @@ export class StoreTables {
 
   /** Re-reads the settings row (another writer may have changed the roots) and checks it. */
   async reloadSettings(): Promise<void> {
-    if (!this.settingsTable) {
-      return;
+    const missing = this.missingTables();
+    if (this.settingsTable) {
+      const rows = await plainRows<SettingsRow>(this.settingsTable.query());
+      if (rows.length === 0) {
+        this.rebuildReason = `The index at ${this.uri} has no settings row.`;
+        return;
+      }
+      this.settings = plainSettings(rows[0]);
+      this.rebuildReason = undefined;
+      this.writeBlockedReason = undefined;
+      this.checkSettings(this.settings);
     }
-    const rows = await plainRows<SettingsRow>(this.settingsTable.query());
-    if (rows.length === 0) {
-      this.rebuildReason = `The index at ${this.uri} has no settings row.`;
-      return;
+    if (missing.length > 0) {
+      // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
+      this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${missing.join(', ')}).`;
     }
-    this.settings = plainSettings(rows[0]);
-    this.rebuildReason = undefined;
-    this.writeBlockedReason = undefined;
-    this.checkSettings(this.settings);
   }
 
   private checkSettings(settings: SettingsRow): void {
@@ -181,18 +203,7 @@ export class StoreTables {
    */
   async createTables(rootsJson: string, dimensions: number | undefined): Promise<void> {
     const overwrite = { mode: 'overwrite' as const };
-    const now = new Date().toISOString();
-    const settings: SettingsRow = {
-      id: 'settings',
-      schema_version: SCHEMA_VERSION,
-      chunker_version: CHUNKER_VERSION,
-      embedder_id: this.embedder?.id ?? null,
-      embedder_dimensions: dimensions ?? null,
-      roots: rootsJson,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.writeSettingsRow(settings);
+    await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
     this.documents = await this.connection.createEmptyTable(DOCUMENTS_TABLE, documentsSchema(), overwrite);
     this.chunks = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), overwrite);
     this.items = await this.connection.createEmptyTable(ITEMS_TABLE, itemsSchema(), overwrite);
@@ -202,6 +213,43 @@ export class StoreTables {
     for (const table of [this.chunks, this.items, this.documents]) {
       await this.buildScalarIndexes(table, { replace: false });
     }
+    this.rebuildReason = undefined;
+    this.writeBlockedReason = undefined;
+  }
+
+  /** The settings row this version of Haiku writes, with `rootsJson` and the embedder's `dimensions`. */
+  private currentSettings(rootsJson: string, dimensions: number | undefined): SettingsRow {
+    const now = new Date().toISOString();
+    return {
+      id: 'settings',
+      schema_version: SCHEMA_VERSION,
+      chunker_version: CHUNKER_VERSION,
+      embedder_id: this.embedder?.id ?? null,
+      embedder_dimensions: dimensions ?? null,
+      roots: rootsJson,
+      created_at: this.settings?.created_at ?? now,
+      updated_at: now,
+    };
+  }
+
+  /**
+   * True when the existing tables can take this version's rows as they are: all four exist, the layout is this
+   * version's and the vector column has the configured embedder's width. A rebuild then re-indexes in place.
+   */
+  canRebuildInPlace(dimensions: number | undefined): boolean {
+    const settings = this.settings;
+    const tablesFit = this.missingTables().length === 0 && settings?.schema_version === SCHEMA_VERSION;
+    return tablesFit && (settings.embedder_dimensions ?? null) === (dimensions ?? null);
+  }
+
+  /**
+   * The first half of an in-place rebuild, each step one commit: every document is marked stale (the next run
+   * converts it again, its current rows stay searchable meanwhile), then the settings row takes this version's
+   * chunker and embedder. A kill between them leaves stale documents under the old settings: still complete.
+   */
+  async markForRebuild(rootsJson: string, dimensions: number | undefined): Promise<void> {
+    await this.documents.update({ valuesSql: { mtime_ms: String(STALE_DOCUMENT_SIZE), size: String(STALE_DOCUMENT_SIZE) } });
+    await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
     this.rebuildReason = undefined;
     this.writeBlockedReason = undefined;
   }

@@ -60,7 +60,11 @@ describe('haiku index progress', function () {
     const piped = await runProcess(['index', 'docs', '--db', 'index'], { cwd: workspace.path });
     assert.equal(piped.code, 0, piped.stderr);
     const lines = piped.stderr.trim().split('\n');
-    assert.equal(lines.filter((line) => /^\[\d+\/30\] docs\/note-\d\d\.md$/.test(line)).length, FILE_COUNT, piped.stderr);
+    const fileLines = lines.filter((line) => /^\[\d+\/30\] docs\/note-\d\d\.md$/.test(line));
+    assert.equal(fileLines.length, FILE_COUNT, piped.stderr);
+    // The count goes up by one per line (each line is written as its file is done), not [0/30] on every line.
+    assert.deepEqual(fileLines.map((line) => Number(/^\[(\d+)\//.exec(line)![1])), Array.from({ length: FILE_COUNT }, (_, index) => index + 1), piped.stderr);
+    assert.equal(new Set(fileLines.map((line) => line.split(' ')[1])).size, FILE_COUNT, 'each file listed once');
     assert.equal(lines[0], 'Scanning…');
     assert.doesNotMatch(piped.stderr, /[\r\x1b]/, 'no terminal control characters in piped progress');
     assert.match(piped.stdout, /^Added 30, updated 0/);

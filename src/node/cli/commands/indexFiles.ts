@@ -1,7 +1,8 @@
 import * as path from 'node:path';
-import { listFlag, type CliCommand } from '../command';
+import { booleanFlag, listFlag, UsageError, type CliCommand } from '../command';
+import { globProblem } from '../../../core/excludeGlobs';
 import { commandConfig } from '../../config/cliConfig';
-import { indexPaths } from '../../index/indexer';
+import { indexPaths, type IndexWarning } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, pictureDescriptionFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
@@ -15,6 +16,7 @@ export const indexCommand: CliCommand = {
     ...EMBEDDING_OPTIONS,
     { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
     { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
+    { flags: '--prune', description: 'Remove the documents of a folder even when no file in it matches the patterns (without it, such a run changes nothing and fails).' },
     { flags: '--follow-links-outside', description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).' },
     { flags: '--source-root <folder>', description: 'Store paths relative to this folder (default: the current folder), so a published index resolves on every machine that has the same tree.' },
     ...PICTURES_OPTIONS,
@@ -23,6 +25,14 @@ export const indexCommand: CliCommand = {
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
     const config = commandConfig(context);
+    for (const flag of ['include', 'exclude']) {
+      for (const glob of listFlag(context, flag) ?? []) {
+        const problem = globProblem(glob);
+        if (problem) {
+          throw new UsageError(`--${flag} '${glob}' is not a valid glob: ${problem}`);
+        }
+      }
+    }
     const embedder = embedderFromFlags(context);
     const progress = createProgressReporter(context);
     const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
@@ -37,6 +47,7 @@ export const indexCommand: CliCommand = {
         maxFileBytes: config.index.maxFileBytes,
         respectGitignore: config.index.respectGitignore,
         followLinksOutside: config.index.followLinksOutside,
+        pruneWhenNothingMatches: booleanFlag(context, 'prune'),
         pictures: picturesFromFlags(context),
         pictureDescription: pictureDescriptionFromFlags(context),
         abortSignal: context.abortSignal,
@@ -46,10 +57,15 @@ export const indexCommand: CliCommand = {
     if (wantsJson(context)) {
       printJson(context, summary);
     } else {
-      context.io.stdout(summaryText(summary));
+      context.io.stdout(summaryText(summary) + warningsText(summary.warnings));
     }
     // A path that could not be read is an error even when the rest indexed: its documents were kept, not refreshed.
     const unreadable = summary.failed.some((failure) => failure.code === 'unreadable_file');
     return unreadable || (summary.failed.length > 0 && summary.added.length + summary.updated.length + summary.unchanged === 0) ? 1 : 0;
   },
 };
+
+/** The run's warnings (files indexed only in part), one line each under the summary. */
+export function warningsText(warnings: readonly IndexWarning[]): string {
+  return warnings.map((warning) => `  warning: ${warning.message}\n`).join('');
+}

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
 import { rebuildIndex } from '../../index/indexer';
 import { createProgressReporter } from '../progress';
+import { warningsText } from './indexFiles';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, pictureDescriptionFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
 
 export const rebuildCommand: CliCommand = {
@@ -29,8 +30,9 @@ export const rebuildCommand: CliCommand = {
     if (wantsJson(context)) {
       printJson(context, summary);
     } else {
-      context.io.stdout(`Rebuilt from ${summary.roots.map((root) => root.path).join(', ') || '(no roots)'}.\n` + summaryText(summary));
+      context.io.stdout(`Rebuilt from ${summary.roots.map((root) => root.path).join(', ') || '(no roots)'}.\n` + summaryText(summary) + warningsText(summary.warnings));
     }
-    return 0;
+    // As \`index\`: a folder that could not be read kept its documents, not refreshed.
+    return summary.failed.some((failure) => failure.code === 'unreadable_file') ? 1 : 0;
   },
 };
