@@ -20,11 +20,12 @@ import { analyzeCommand } from './commands/analyze';
 import { mcpCommand } from './commands/mcp';
 import { visualizeCommand } from './commands/visualize';
 import { trustCommand } from './commands/trust';
+import { completionCommand } from './commands/completion';
 
 /** Every command, in the order `haiku help` lists them. */
 const commands: readonly CliCommand[] = [
   demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
-  mcpCommand, trustCommand,
+  mcpCommand, trustCommand, completionCommand(() => commands),
 ];
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { numberFlag, type CliCommand } from '../command';
 import { CONVERSION_TIMEOUT_MS } from '../../../core/limits';
 import { JSON_OPTION, printJson } from '../indexAccess';
-import type { DocumentItem, SectionNode, SourceRange } from '../../../core/model/document';
+import type { DocumentItem, PictureData, SectionNode, SourceRange } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { createConversionPool } from '../../convert/conversionPool';
 
@@ -11,7 +11,7 @@ export const convertCommand: CliCommand = {
   name: 'convert',
   arguments: [{ syntax: '<file>', description: 'A Markdown, HTML, PDF, DOCX or text file.' }],
   summary: 'Convert a file and print its items and section tree',
-  description: 'Convert one file without indexing it and print its section tree and every item (label, source line or page, text).',
+  description: "Convert one file without indexing it and print its section tree and every item (label, source line or page, text). With --json, a picture's bytes are base64.",
   options: [
     JSON_OPTION,
     { flags: '--timeout <seconds>', description: `Time limit for the conversion (default: ${CONVERSION_TIMEOUT_MS / 1000}, as when indexing).`, value: 'positive number' },
@@ -31,13 +31,22 @@ export const convertCommand: CliCommand = {
     }
     const toc = buildSectionTree(document.items);
     if (context.flags.json === true) {
-      printJson(context, { title: document.title, format: document.format, items: document.items, toc });
+      printJson(context, { title: document.title, format: document.format, items: document.items.map(itemForJson), toc });
       return 0;
     }
     context.io.stdout(renderReadable(document.title, document.format, document.items, toc, document.warnings, document.pageCount));
     return 0;
   },
 };
+
+/** An item with its picture's bytes as base64: JSON.stringify would write a Uint8Array as one `"0": 137` entry per byte. */
+function itemForJson(item: DocumentItem): DocumentItem | (Omit<DocumentItem, 'picture'> & { picture: Omit<PictureData, 'bytes'> & { bytes: string } }) {
+  const bytes = item.picture?.bytes;
+  if (item.picture === undefined || bytes === undefined) {
+    return item;
+  }
+  return { ...item, picture: { ...item.picture, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') } };
+}
 
 function renderReadable(title: string, format: string, items: readonly DocumentItem[], toc: readonly SectionNode[], warnings: readonly string[], pageCount?: number): string {
   const lines: string[] = [`${title}  (${format}, ${items.length} items${pageCount !== undefined ? `, ${pageCount} pages` : ''})`, '', 'Sections:'];
