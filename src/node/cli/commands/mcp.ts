@@ -6,7 +6,7 @@ import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
 import { openExistingIndex } from '../../mcp/openIndex';
 import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
-import { booleanFlag, numberFlag, type CliCommand, type CommandContext } from '../command';
+import { booleanFlag, numberFlag, UsageError, type CliCommand, type CommandContext } from '../command';
 import { haikuVersion } from '../program';
 import { commandConfig } from '../../config/cliConfig';
 import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
@@ -31,10 +31,11 @@ function portFlag(context: CommandContext): number {
     return MCP_HTTP_DEFAULT_PORT;
   }
   if (!booleanFlag(context, 'http')) {
-    throw new HaikuError('invalid_settings', '--port applies to --http only; stdio has no port.');
+    // A flag that does not fit the command line is a usage error (exit code 2), not a settings problem.
+    throw new UsageError('--port applies to --http only; stdio has no port. Add --http, or leave --port out.');
   }
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new HaikuError('invalid_settings', `--port takes a port number from 0 to 65535 (0 picks a free one), got ${port}.`);
+    throw new UsageError(`--port takes a port number from 0 to 65535 (0 picks a free one), got ${port}.`);
   }
   return port;
 }
