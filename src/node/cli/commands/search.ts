@@ -1,21 +1,28 @@
-import { listFlag, type CliCommand } from '../command';
+import { listFlag, stringFlag, UsageError, type CliCommand, type CommandContext } from '../command';
 import { commandConfig } from '../../config/cliConfig';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { DocumentSummary, SearchResult } from '../../../core/model/search';
 import { chunkMetaOf } from '../../../core/agent/citations';
+import type { Embedder } from '../../../core/embeddings/embedder';
+import type { EngineSearchOptions, SearchMode } from '../../search/searchEngine';
 import { textArgument } from '../textInput';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
   arguments: [{ syntax: '<query...>', description: 'What to search for (several words are one query; - reads it from standard input).' }],
-  summary: 'Search the index (hybrid with an embedder, else full text)',
-  description: 'Search the index and print ranked chunks with their section trail and line or page. Full-text (BM25) search always; hybrid (reciprocal rank fusion with vector search) when --embeddings-model is given.',
+  summary: 'Search the index (hybrid with an embedder, else full text; --search-type picks one)',
+  description:
+    'Search the index and print ranked chunks with their section trail and line or page. Full-text (BM25) search always; hybrid (reciprocal rank fusion with vector search) when --embeddings-model is given. --search-type fts, vector or hybrid picks the search; vector and hybrid need the embedder the index was built with.',
   options: [
     ...DATABASE_OPTIONS,
     ...EMBEDDING_OPTIONS,
     { flags: '--limit <count>', description: `How many results to print (default: search.limit in haiku.config.json, else ${SEARCH_DEFAULT_LIMIT}).`, value: 'positive integer' },
     FILTER_OPTION,
+    {
+      flags: '--search-type <type>',
+      description: 'fts (full text, BM25), vector (nearest embeddings) or hybrid (both, fused). Default: hybrid with an embedder, else fts. vector and hybrid need --embeddings-model.',
+    },
     { flags: '--expand', description: "Grow each hit to its surrounding section's text (context expansion)." },
     ...RERANKER_OPTIONS,
   ],
@@ -23,8 +30,11 @@ export const searchCommand: CliCommand = {
   async run(context) {
     const query = await textArgument(context, 'query', 'haiku search "dependency pre-bundling"');
     const limit = commandConfig(context).search.limit;
-    const searchOptions = { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal };
-    const storeOptions = { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context) };
+    const embedder = embedderFromFlags(context);
+    const mode = searchModeFromFlags(context, embedder);
+    // The engine reads `mode`; a database set hands these options to each index's engine as they are.
+    const searchOptions: EngineSearchOptions = { limit, filter: filterFlag(context), expand: context.flags.expand === true, abortSignal: context.abortSignal, mode };
+    const storeOptions = { embedder, reranker: rerankerFromFlags(context) };
     const withMetadata = (result: SearchResult, document: DocumentSummary | undefined) => ({
       ...result,
       relativePath: document?.relativePath ?? result.uri,
@@ -36,6 +46,7 @@ export const searchCommand: CliCommand = {
       ? await withDatabaseSet(context, storeOptions, async (set) => {
         const documents = new Map<string, DocumentSummary>();
         for (const database of set.databases) {
+          requireVectors(mode, database.store.hasVectors, database.name);
           for (const document of await database.store.listDocuments()) {
             documents.set(`${database.name}\u0000${document.id}`, document);
           }
@@ -43,7 +54,8 @@ export const searchCommand: CliCommand = {
         return (await set.search(query, searchOptions)).map((result) => ({ ...withMetadata(result, documents.get(`${result.database}\u0000${result.documentId}`)), database: result.database }));
       })
       : await withStore(context, storeOptions, async (store) => {
-        const found = await store.search(query, searchOptions);
+        requireVectors(mode, store.hasVectors);
+        const found = await store.searchWith(query, searchOptions);
         const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
         return found.map((result) => withMetadata(result, documents.get(result.documentId)));
       });
@@ -55,6 +67,36 @@ export const searchCommand: CliCommand = {
     return 0;
   },
 };
+
+/** `--search-type` as the spec spells it (haiku-rag's `search --search-type`) → the engine's modes. */
+const SEARCH_TYPES: Readonly<Record<string, SearchMode>> = { fts: 'fullText', vector: 'vector', hybrid: 'hybrid' };
+
+/** The requested search, checked: undefined lets the engine choose (hybrid with vectors, else full text). */
+function searchModeFromFlags(context: CommandContext, embedder: Embedder | undefined): SearchMode | undefined {
+  const given = stringFlag(context, 'search-type');
+  if (given === undefined) {
+    return undefined;
+  }
+  const type = given.trim().toLowerCase();
+  const mode = Object.hasOwn(SEARCH_TYPES, type) ? SEARCH_TYPES[type] : undefined;
+  if (mode === undefined) {
+    throw new UsageError(`--search-type is "${given}"; use fts (full text), vector or hybrid.`);
+  }
+  if (mode !== 'fullText' && !embedder) {
+    throw new UsageError(`--search-type ${type} needs an embedder: give --embeddings-model (the model the index was built with), or use --search-type fts.`);
+  }
+  return mode;
+}
+
+/** Vector and hybrid search need an index built with vectors; without them the engine would fall back to full text silently. */
+function requireVectors(mode: SearchMode | undefined, hasVectors: boolean, databaseName?: string): void {
+  if ((mode === 'vector' || mode === 'hybrid') && !hasVectors) {
+    const which = databaseName === undefined ? 'The index' : `The index ${databaseName}`;
+    throw new UsageError(
+      `${which} has no vectors (it was built without an embedder), so --search-type ${mode} cannot run. Use --search-type fts, or rebuild the index with --embeddings-model.`,
+    );
+  }
+}
 
 function resultText(result: SearchResult & { relativePath: string; database?: string }): string {
   const trail = [result.title, ...result.headings.filter((heading) => heading !== result.title)].filter(Boolean).join(' > ');
