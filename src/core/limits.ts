@@ -45,6 +45,10 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
  * and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine).
  */
 export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
+/** What all parts of a DOCX may inflate to (bytes): checked before inflating, since mammoth inflates whole parts in memory. */
+export const DOCX_MAX_INFLATED_BYTES = 256 * 1024 * 1024;
+/** What a DOCX's XML parts may inflate to together (bytes): each becomes a DOM tree, about ten times its size. */
+export const DOCX_MAX_INFLATED_XML_BYTES = 64 * 1024 * 1024;
 /** A file whose first bytes hold a NUL within this window is treated as binary. */
 export const BINARY_SNIFF_BYTES = 8192;
 /** A PDF page whose conversion takes longer than this is abandoned (ms). */
@@ -271,6 +275,8 @@ export const SANDBOX_STARTUP_TIMEOUT_MS = 30_000;
 export const SANDBOX_STACK_TRACE_LINES = 10;
 /** Host calls (searches, reads) of one sandbox served at once; `Promise.all` over many searches queues the rest. */
 export const SANDBOX_HOST_CALL_CONCURRENCY = 4;
+/** Host calls one `execute_code` may have started and not yet settled; past it a call fails at once (20,000 parallel reads took the host to 3 GB). */
+export const SANDBOX_HOST_CALLS_IN_FLIGHT_MAX = 256;
 /** CPU time the guest's own error formatting may take (hostile getters on an error object) (ms). */
 export const SANDBOX_ERROR_DESCRIPTION_BUDGET_MS = 1_000;
 
@@ -324,9 +330,13 @@ export const MCP_HTTP_MAX_SESSIONS = 16;
 export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** How often idle HTTP sessions are looked for, at most (ms). */
 export const MCP_HTTP_SESSION_SWEEP_MS = 60 * 1000;
+/** Random bytes of the bearer token `haiku mcp --http` generates when HAIKU_MCP_TOKEN is unset (256 bits). */
+export const MCP_HTTP_TOKEN_BYTES = 32;
 /** Largest `limit` of `search_documents` (larger requests are clamped). */
 export const MCP_SEARCH_MAX_LIMIT = 50;
 /** Characters of a document's text `get_document` returns; the rest is cut with a pointer to `read_section`. */
 export const MCP_DOCUMENT_MAX_CHARS = 20_000;
 /** Characters of a section (or item range) `read_section` returns; the rest is cut with a marker. */
 export const MCP_SECTION_MAX_CHARS = 40_000;
+/** Longest silence between two progress notifications of a long MCP call (ms): clients that reset their request timeout on progress (the TypeScript SDK's `resetTimeoutOnProgress`, 60 s by default) keep waiting. */
+export const MCP_PROGRESS_HEARTBEAT_MS = 10_000;

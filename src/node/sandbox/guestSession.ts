@@ -7,7 +7,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
+import { SANDBOX_ERROR_DESCRIPTION_BUDGET_MS, SANDBOX_HOST_CALLS_IN_FLIGHT_MAX, SANDBOX_IN_FLIGHT_CALL_GRACE_SECONDS, SANDBOX_STACK_TRACE_LINES, SANDBOX_WASM_OVERHEAD_BYTES } from '../../core/limits';
 import { rewriteTopLevelDeclarations } from '../../core/analysis/topLevelDeclarations';
 import { SANDBOX_GLOBAL_NAMES } from '../../core/analysis/sandboxApi';
 import { BINARY_JSON_PROBE, encodeBinaryJson, encodeBinaryJsonLines, encodeBinaryJsonText, lineRanges } from './binaryJson';
@@ -148,7 +148,10 @@ function loadModule(compiledWasm: WebAssembly.Module | undefined, memoryLimitByt
   let module = wasmModulesByLimit.get(memoryLimitBytes);
   if (!module) {
     const maximumBytes = Math.min(WASM_MAXIMUM_BYTES, Math.max(WASM_INITIAL_BYTES, wasmMemoryMaximumBytes(memoryLimitBytes)));
-    const wasmMemory = new WebAssembly.Memory({ initial: WASM_INITIAL_BYTES / WASM_PAGE_BYTES, maximum: maximumBytes / WASM_PAGE_BYTES });
+    // Reserved at its maximum from the start (untouched pages cost no memory): a memory that grows detaches the
+    // views quickjs-emscripten holds across a call (`newPromise` failed with "detached ArrayBuffer" once a guest
+    // had made thousands of promises).
+    const wasmMemory = new WebAssembly.Memory({ initial: maximumBytes / WASM_PAGE_BYTES, maximum: maximumBytes / WASM_PAGE_BYTES });
     module = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, compiledWasm ? { wasmModule: compiledWasm, wasmMemory } : { wasmMemory }));
     wasmModulesByLimit.set(memoryLimitBytes, module);
   }
@@ -475,6 +478,10 @@ export class GuestSession {
     }
     if (this.now() >= execution.deadline) {
       return rejectNow('TimeoutError', `${method}() was not started: the time limit of ${execution.codeTimeoutSeconds} s for this execute_code call has passed. No further searches or reads start in this call; print what you have.`);
+    }
+    if (execution.inFlight >= SANDBOX_HOST_CALLS_IN_FLIGHT_MAX) {
+      // Each call in flight holds its result's bytes on the host side until the guest takes them: bound them.
+      return rejectNow('RangeError', `${method}(): too many host calls in flight (limit ${SANDBOX_HOST_CALLS_IN_FLIGHT_MAX}): await them in smaller batches (at most ${SANDBOX_HOST_CALLS_IN_FLIGHT_MAX} at a time).`);
     }
     execution.inFlight++;
     const shape = Object.hasOwn(FILE_SHAPES, method) ? FILE_SHAPES[method] : undefined;
