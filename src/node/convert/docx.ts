@@ -1,10 +1,12 @@
 import * as mammoth from 'mammoth';
 import type { ConvertedDocument, PictureData } from '../../core/model/document';
 import { ConversionError, throwIfAborted } from '../../core/errors';
+import { DOCX_MAX_INFLATED_BYTES, DOCX_MAX_INFLATED_XML_BYTES } from '../../core/limits';
 import { DocumentBuilder } from './documentBuilder';
 import { firstHeadingText, parseHtml, walkHtml, type ConvertOptions } from './html';
 import { PictureCollector } from './pictures/pictureCollector';
 import type { PictureProcessing } from './convertFile';
+import { zipInflationProblem, type ZipInflationProblem } from './zipInflationBudget';
 
 /** The paragraph style our document transform gives code paragraphs; mapped to `<pre>` below. */
 const CODE_STYLE_NAME = 'Haiku Code';
@@ -54,6 +56,10 @@ export async function convertDocx(bytes: Uint8Array, options: ConvertOptions & {
       throw new ConversionError('encrypted_file', filePath, 'is password-protected. Remove the password in Word (File > Info > Protect Document) or exclude the file.');
     }
     throw new ConversionError('corrupt_file', filePath, 'is a legacy binary Word file (.doc), not DOCX. Save it as .docx in Word or LibreOffice.');
+  }
+  const inflation = await zipInflationProblem(bytes, { maxTotalBytes: DOCX_MAX_INFLATED_BYTES, maxMarkupBytes: DOCX_MAX_INFLATED_XML_BYTES, isMarkup: isXmlPart }, options.abortSignal);
+  if (inflation) {
+    throw new ConversionError('file_too_large', filePath, inflationProblemText(inflation));
   }
   const pictures: DocxPictures = { collector: new PictureCollector(), bySource: new Map(), enabled: options.pictures !== 'none' };
   let result: { value: string; messages: Array<{ type: string; message: string }> };
@@ -111,6 +117,25 @@ async function capturePicture(image: MammothImage, pictures: DocxPictures): Prom
 }
 
 const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+function isXmlPart(name: string): boolean {
+  return /\.(?:xml|rels)$/i.test(name);
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.ceil(bytes / 1024 / 1024)} MiB`;
+}
+
+function inflationProblemText(problem: ZipInflationProblem): string {
+  switch (problem.kind) {
+    case 'declared_total':
+      return `would inflate to ${mebibytes(problem.declaredBytes)}, more than the ${mebibytes(problem.limitBytes)} a DOCX may (a zip bomb, or a document too large to convert). Split it or exclude it from indexing.`;
+    case 'declared_markup':
+      return `holds ${mebibytes(problem.declaredBytes)} of XML, more than the ${mebibytes(problem.limitBytes)} a DOCX may (a zip bomb, or a document too large to convert). Split it or exclude it from indexing.`;
+    case 'inflates_past_declared':
+      return `is damaged or a zip bomb: its part ${problem.entry} inflates past the ${problem.declaredBytes} bytes its header declares. Re-save it from Word or exclude it from indexing.`;
+  }
+}
 
 function isOleCompoundFile(bytes: Uint8Array): boolean {
   return bytes.byteLength >= OLE_SIGNATURE.length && OLE_SIGNATURE.every((value, index) => bytes[index] === value);
