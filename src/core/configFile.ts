@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { HaikuError } from './errors';
 import { setConfigValue, type ConfigPath, type HaikuConfig } from './config';
+import { SETTINGS_TABLE } from './settingsTable';
 
 /** The file's name, looked for at the project root (VS Code: the workspace folders; CLI: the current folder upwards). */
 export const CONFIG_FILE_NAME = 'haiku.config.json';
@@ -17,79 +18,17 @@ interface FileKey {
   schema: z.ZodMiniType;
 }
 
-const positiveInteger = (description: string) => z.int().check(z.positive(), z.describe(description));
-const text = (description: string) => z.string().check(z.describe(description));
-const flag = (description: string) => z.boolean().check(z.describe(description));
-const globs = (description: string) => z.array(z.string()).check(z.describe(description));
-const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values, description: string) => z.enum(values).check(z.describe(description));
-const baseUrl = text('Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 (Ollama).');
-const apiKey = text("This server's API key, for a private file only: prefer the HAIKU_*_API_KEY variables. Your own keys (variables, flags) never go to a base URL this file sets unless you run `haiku trust <base-url>`.");
-
 /**
- * Every key of the file, one line each (adding a setting is one line here): its dotted name in the file, the
+ * Every key of the file, from `SETTINGS_TABLE` (adding a setting is a row there): its dotted name in the file, the
  * configuration path it sets and its type. An API key in the file goes only where the file's author chose
  * (`api_key` beside a `base_url`); the user's own keys never go to a URL the file sets unless trusted (`endpointTrust.ts`).
  */
-export const CONFIG_FILE_KEYS = {
-  'index.database': { path: 'index.databaseUri', schema: z.string().check(z.minLength(1), z.describe('The index: a folder (relative to this file) or a LanceDB URI such as s3://bucket/path.')) },
-  'index.include': { path: 'index.include', schema: globs('Globs of the files to index.') },
-  'index.exclude': { path: 'index.exclude', schema: globs('Globs of files never indexed (replaces the default list).') },
-  'index.mode': { path: 'index.mode', schema: oneOf(['local', 'remote-readonly'], "'remote-readonly': a team index others publish, never written here.") },
-  'index.source_root': { path: 'index.sourceRoot', schema: text('Folder the stored document paths are relative to (publishing a team index).') },
-  'index.storage.endpoint': { path: 'index.storage.endpoint', schema: text('S3-compatible endpoint of an s3:// database, e.g. http://127.0.0.1:9000.') },
-  'index.storage.region': { path: 'index.storage.region', schema: text('Region of an s3:// database.') },
-  'index.storage.path_style': { path: 'index.storage.pathStyle', schema: flag('Path-style requests (most self-hosted S3 servers).') },
-  'index.storage.allow_http': { path: 'index.storage.allowHttp', schema: flag('Allow plain HTTP to the endpoint (local servers).') },
-  'index.max_file_bytes': { path: 'index.maxFileBytes', schema: positiveInteger('Files larger than this many bytes are skipped.') },
-  'index.respect_gitignore': { path: 'index.respectGitignore', schema: flag('Skip files that .gitignore files exclude.') },
-  'index.follow_links_outside': { path: 'index.followLinksOutside', schema: flag('Index linked files whose target lies outside the indexed folders.') },
-  'index.auto_index': { path: 'index.autoIndex', schema: flag('VS Code: index on start and follow file changes.') },
-  'index.use_exclude_settings': { path: 'index.useExcludeSettings', schema: flag("VS Code: also skip what files.exclude and search.exclude hide.") },
-  'search.limit': { path: 'search.limit', schema: positiveInteger('Results a search returns when no limit is given.') },
-  'search.max_context_chars': { path: 'search.maxContextChars', schema: positiveInteger('Characters of an expanded search result at most.') },
-  'search.rerank_pool_factor': { path: 'search.rerankPoolFactor', schema: positiveInteger('With a reranker, limit × this many candidates are reranked.') },
-  'search.full_text_weight': { path: 'search.fullTextWeight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the full-text ranking in rank fusion.')) },
-  'search.vector_weight': { path: 'search.vectorWeight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the vector ranking in rank fusion.')) },
-  'embeddings.provider': { path: 'embeddings.provider', schema: oneOf(['none', 'openai'], "'none': full-text search only; 'openai': an OpenAI-compatible /embeddings server (hybrid search).") },
-  'embeddings.base_url': { path: 'embeddings.baseUrl', schema: baseUrl },
-  'embeddings.api_key': { path: 'embeddings.apiKey', schema: apiKey },
-  'embeddings.model': { path: 'embeddings.model', schema: text('Embedding model, e.g. nomic-embed-text. Changing it needs a rebuild.') },
-  'embeddings.dimensions': { path: 'embeddings.dimensions', schema: positiveInteger('Vector size to ask for (models that support shortening).') },
-  'embeddings.batch_size': { path: 'embeddings.batchSize', schema: positiveInteger('Texts per embeddings request.') },
-  'reranker.provider': { path: 'reranker.provider', schema: oneOf(['none', 'http'], "'none', or 'http': a Cohere-compatible {base_url}/rerank endpoint.") },
-  'reranker.base_url': { path: 'reranker.baseUrl', schema: text('Base URL of the reranker, e.g. http://127.0.0.1:8000/v1.') },
-  'reranker.model': { path: 'reranker.model', schema: text('Model name sent to the reranker.') },
-  'reranker.api_key': { path: 'reranker.apiKey', schema: apiKey },
-  'qa.model.base_url': { path: 'qa.model.baseUrl', schema: baseUrl },
-  'qa.model.api_key': { path: 'qa.model.apiKey', schema: apiKey },
-  'qa.model.name': { path: 'qa.model.name', schema: text('Chat model for questions, e.g. qwen3:8b.') },
-  'qa.model.temperature': { path: 'qa.model.temperature', schema: z.number().check(z.gte(0), z.lte(2), z.describe('Sampling temperature.')) },
-  'qa.model.thinking': { path: 'qa.model.thinking', schema: flag('Let a reasoning model think before answering.') },
-  'qa.model.vision': { path: 'qa.model.vision', schema: flag('The model can see images (pictures are attached to search results).') },
-  'analysis.model.name': { path: 'analysis.model.name', schema: text('Model of the analysis capability (code execution); default: qa.model.name.') },
-  'analysis.model.base_url': { path: 'analysis.model.baseUrl', schema: baseUrl },
-  'analysis.model.api_key': { path: 'analysis.model.apiKey', schema: apiKey },
-  'qa.max_searches': { path: 'qa.maxSearches', schema: positiveInteger('Search units per question.') },
-  'qa.max_executions': { path: 'qa.maxExecutions', schema: positiveInteger('execute_code calls per question.') },
-  'qa.request_limit': { path: 'qa.requestLimit', schema: z.nullable(z.int().check(z.positive())).check(z.describe('Model requests per question; null for no limit.')) },
-  'sandbox.code_timeout': { path: 'sandbox.codeTimeoutSeconds', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
-  'sandbox.max_output_chars': { path: 'sandbox.maxOutputChars', schema: positiveInteger('Output of one execute_code call is cut after this many characters.') },
-  'sandbox.memory_limit_bytes': { path: 'sandbox.memoryLimitBytes', schema: positiveInteger('Memory of the code sandbox in bytes.') },
-  // The analysis specification's names for the same limits (analysis-skill.md); listed after the keys above, which name them in errors.
-  'analysis.code_timeout': { path: 'sandbox.codeTimeoutSeconds', schema: z.number().check(z.positive(), z.describe('Same as sandbox.code_timeout: seconds one execute_code call may run.')) },
-  'analysis.max_output_chars': { path: 'sandbox.maxOutputChars', schema: positiveInteger('Same as sandbox.max_output_chars: output of one execute_code call is cut after this many characters.') },
-  'analysis.max_executions': { path: 'qa.maxExecutions', schema: positiveInteger('Same as qa.max_executions: execute_code calls per question.') },
-  'processing.pictures': {
-    path: 'processing.pictures',
-    schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."),
-  },
-  'processing.picture_description.base_url': { path: 'processing.pictureDescription.baseUrl', schema: baseUrl },
-  'processing.picture_description.api_key': { path: 'processing.pictureDescription.apiKey', schema: apiKey },
-  'processing.picture_description.model': { path: 'processing.pictureDescription.model', schema: text('Vision model that describes pictures when processing.pictures is "description".') },
-  'prompts.domain_preamble': { path: 'qa.domainPreamble', schema: text('Prepended to the agent instructions: describe the corpus and the audience.') },
-} as const satisfies Record<string, FileKey>;
+export const CONFIG_FILE_KEYS: Readonly<Record<string, FileKey>> = Object.fromEntries(
+  SETTINGS_TABLE.flatMap((row) => (row.file ? [[row.file.key, { path: row.path, schema: row.file.schema }] as const] : [])),
+);
 
-export type ConfigFileKey = keyof typeof CONFIG_FILE_KEYS;
+/** A key of the file, e.g. `qa.max_searches`. */
+export type ConfigFileKey = string;
 
 /** The file key that sets a configuration path, if any (API keys and VS Code-only settings have none). */
 export function configFileKeyOf(path: ConfigPath): ConfigFileKey | undefined {
@@ -120,7 +59,7 @@ export function configFileSchema(): z.ZodMiniObject {
       }
       group[parts[parts.length - 1]] = entry.schema;
     }
-    schema = strictGroups({ ...tree, $schema: text('Where editors find this schema.') });
+    schema = strictGroups({ ...tree, $schema: z.string().check(z.describe('Where editors find this schema.')) });
   }
   return schema;
 }

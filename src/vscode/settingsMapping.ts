@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { defaultConfig, type ConfigPath, type HaikuConfig } from '../core/config';
 import { CONFIG_FILE_NAME, parseConfigFile, type ConfigFileValues } from '../core/configFile';
 import { errorMessage } from '../core/errors';
+import { SETTINGS_TABLE } from '../core/settingsTable';
 
 /** Reads one `haiku.*` setting by its key without the `haiku.` prefix; undefined when unset. */
 export type SettingReader = (key: string) => unknown;
@@ -27,58 +28,16 @@ export const SECRET_KEYS = {
 } as const;
 
 /**
- * Every `haiku.*` setting (without the prefix) and the configuration path it sets: the one mapping between VS Code
- * settings and `HaikuConfig`, used to read settings, to layer `haiku.config.json` under them, and to name the
- * setting an error asks for. (The contributions test checks package.json declares exactly these.)
+ * Every `haiku.*` setting (without the prefix) and the configuration path it sets, from `SETTINGS_TABLE`: the one
+ * mapping between VS Code settings and `HaikuConfig`, used to read settings, to layer `haiku.config.json` under
+ * them, and to name the setting an error asks for. (package.json is generated from the same table.)
  */
-export const SETTING_PATHS = {
-  'index.autoIndex': 'index.autoIndex',
-  'index.databaseUri': 'index.databaseUri',
-  'index.include': 'index.include',
-  'index.exclude': 'index.exclude',
-  'index.useExcludeSettings': 'index.useExcludeSettings',
-  'index.maxFileSizeMB': 'index.maxFileBytes',
-  'index.respectGitignore': 'index.respectGitignore',
-  'index.followLinksOutside': 'index.followLinksOutside',
-  'index.mode': 'index.mode',
-  'index.sourceRoot': 'index.sourceRoot',
-  'index.storage.endpoint': 'index.storage.endpoint',
-  'index.storage.region': 'index.storage.region',
-  'index.storage.pathStyle': 'index.storage.pathStyle',
-  'index.storage.allowHttp': 'index.storage.allowHttp',
-  'search.limit': 'search.limit',
-  'search.maxContextChars': 'search.maxContextChars',
-  'search.rerankPoolFactor': 'search.rerankPoolFactor',
-  'search.fullTextWeight': 'search.fullTextWeight',
-  'search.vectorWeight': 'search.vectorWeight',
-  'embeddings.provider': 'embeddings.provider',
-  'embeddings.baseUrl': 'embeddings.baseUrl',
-  'embeddings.model': 'embeddings.model',
-  'embeddings.dimensions': 'embeddings.dimensions',
-  'embeddings.batchSize': 'embeddings.batchSize',
-  'reranker.provider': 'reranker.provider',
-  'reranker.baseUrl': 'reranker.baseUrl',
-  'reranker.model': 'reranker.model',
-  'model.baseUrl': 'qa.model.baseUrl',
-  'model.name': 'qa.model.name',
-  'model.temperature': 'qa.model.temperature',
-  'model.vision': 'qa.model.vision',
-  'model.thinking': 'qa.model.thinking',
-  'qa.maxSearches': 'qa.maxSearches',
-  'qa.maxExecutions': 'qa.maxExecutions',
-  'qa.requestLimit': 'qa.requestLimit',
-  'qa.domainPreamble': 'qa.domainPreamble',
-  'analysis.model.baseUrl': 'analysis.model.baseUrl',
-  'analysis.model.name': 'analysis.model.name',
-  'sandbox.codeTimeoutSeconds': 'sandbox.codeTimeoutSeconds',
-  'sandbox.maxOutputChars': 'sandbox.maxOutputChars',
-  'sandbox.memoryLimitBytes': 'sandbox.memoryLimitBytes',
-  'processing.pictures': 'processing.pictures',
-  'processing.pictureDescription.baseUrl': 'processing.pictureDescription.baseUrl',
-  'processing.pictureDescription.model': 'processing.pictureDescription.model',
-} as const satisfies Record<string, ConfigPath>;
+export const SETTING_PATHS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(
+  SETTINGS_TABLE.flatMap((row) => (row.vscode ? [[row.vscode.key, row.path] as const] : [])),
+);
 
-export type SettingKey = keyof typeof SETTING_PATHS;
+/** A `haiku.*` setting without its prefix, e.g. `model.baseUrl`. */
+export type SettingKey = string;
 
 /** Every `haiku.*` setting the mapping reads. */
 export const SETTING_KEYS = Object.keys(SETTING_PATHS) as SettingKey[];

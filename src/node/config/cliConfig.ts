@@ -9,57 +9,24 @@ import { defaultConfig, setConfigValue, type ConfigPath, type HaikuConfig } from
 import { applyConfigValues, CONFIG_FILE_NAME, parseConfigFile, type ConfigFileValues } from '../../core/configFile';
 import { HaikuError } from '../../core/errors';
 import { DEFAULT_DATABASE_FOLDER } from '../../core/limits';
+import { SETTINGS_TABLE } from '../../core/settingsTable';
 import type { CommandContext } from '../cli/command';
 import { withholdUntrustedKeys, type ConfigLayer } from './endpointTrust';
 
-/** Environment variables the CLI reads, each setting one configuration path (an empty value counts as unset). */
-export const ENVIRONMENT_SETTINGS = {
-  HAIKU_DB: 'index.databaseUri',
-  HAIKU_BASE_URL: 'qa.model.baseUrl',
-  HAIKU_MODEL: 'qa.model.name',
-  HAIKU_API_KEY: 'qa.model.apiKey',
-  HAIKU_EMBEDDINGS_API_KEY: 'embeddings.apiKey',
-  HAIKU_RERANKER_API_KEY: 'reranker.apiKey',
-  HAIKU_ANALYSIS_MODEL: 'analysis.model.name',
-  HAIKU_ANALYSIS_BASE_URL: 'analysis.model.baseUrl',
-  HAIKU_ANALYSIS_API_KEY: 'analysis.model.apiKey',
-  HAIKU_PICTURE_API_KEY: 'processing.pictureDescription.apiKey',
-} as const satisfies Record<string, ConfigPath>;
+/** Environment variables the CLI reads, each setting one configuration path (from `SETTINGS_TABLE`; an empty value counts as unset). */
+export const ENVIRONMENT_SETTINGS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(SETTINGS_TABLE.flatMap((row) => (row.env ? [[row.env, row.path] as const] : [])));
 
-/** Flags (long name without dashes) that set a configuration path; only the flags a command declares apply to it. */
-export const FLAG_SETTINGS = {
-  db: 'index.databaseUri',
-  'embeddings-url': 'embeddings.baseUrl',
-  'embeddings-model': 'embeddings.model',
-  'reranker-url': 'reranker.baseUrl',
-  'reranker-model': 'reranker.model',
-  'base-url': 'qa.model.baseUrl',
-  model: 'qa.model.name',
-  'api-key': 'qa.model.apiKey',
-  'analysis-model': 'analysis.model.name',
-  'analysis-base-url': 'analysis.model.baseUrl',
-  thinking: 'qa.model.thinking',
-  vision: 'qa.model.vision',
-  pictures: 'processing.pictures',
-  'picture-base-url': 'processing.pictureDescription.baseUrl',
-  'picture-model': 'processing.pictureDescription.model',
-  limit: 'search.limit',
-  'follow-links-outside': 'index.followLinksOutside',
-  'source-root': 'index.sourceRoot',
-  endpoint: 'index.storage.endpoint',
-  region: 'index.storage.region',
-  'path-style': 'index.storage.pathStyle',
-  'allow-http': 'index.storage.allowHttp',
-} as const satisfies Record<string, ConfigPath>;
+/** Flags (long name without dashes) that set a configuration path, from `SETTINGS_TABLE`; only the flags a command declares apply to it. */
+export const FLAG_SETTINGS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(SETTINGS_TABLE.flatMap((row) => (row.flag ? [[row.flag, row.path] as const] : [])));
 
 /** The flag and the variable that set a path, for messages that tell the user how to set it themselves. */
 const CLI_SPELLINGS = {
-  flagOf: (configPath: ConfigPath) => (Object.keys(FLAG_SETTINGS) as Array<keyof typeof FLAG_SETTINGS>).find((name) => FLAG_SETTINGS[name] === configPath),
-  environmentOf: (configPath: ConfigPath) => (Object.keys(ENVIRONMENT_SETTINGS) as Array<keyof typeof ENVIRONMENT_SETTINGS>).find((name) => ENVIRONMENT_SETTINGS[name] === configPath),
+  flagOf: (configPath: ConfigPath) => Object.keys(FLAG_SETTINGS).find((name) => FLAG_SETTINGS[name] === configPath),
+  environmentOf: (configPath: ConfigPath) => Object.keys(ENVIRONMENT_SETTINGS).find((name) => ENVIRONMENT_SETTINGS[name] === configPath),
 };
 
 /** A flag that names an embedding model or a reranker also switches it on (the file may leave the provider `none`). */
-const FLAG_IMPLIES: Partial<Record<keyof typeof FLAG_SETTINGS, { path: ConfigPath; value: unknown }>> = {
+const FLAG_IMPLIES: Readonly<Record<string, { path: ConfigPath; value: unknown } | undefined>> = {
   'embeddings-model': { path: 'embeddings.provider', value: 'openai' },
   'reranker-url': { path: 'reranker.provider', value: 'http' },
 };
@@ -125,7 +92,7 @@ export function resolveCliConfig(sources: CliConfigSources): ResolvedCliConfig {
       layers.set(configPath, 'environment');
     }
   }
-  for (const [name, configPath] of Object.entries(FLAG_SETTINGS) as Array<[keyof typeof FLAG_SETTINGS, ConfigPath]>) {
+  for (const [name, configPath] of Object.entries(FLAG_SETTINGS)) {
     const given = sources.flags[name];
     // A repeatable flag (`--db`) sets the path from its first value; commands that take several read the list.
     const value = Array.isArray(given) ? given[0] : given;

@@ -174,8 +174,9 @@ describe('API keys go only to base URLs the user named or trusted', function () 
       const stored = parseStoredApiKey(serializeApiKey(SECRET, 'https://api.openai.com/v1'));
       const baseUrl = configFromSettings(read, { defaultDatabaseUri: '/index' }).qa.model.baseUrl;
       const decision = apiKeyFor(stored, baseUrl);
+      const sendable = decision !== undefined && 'key' in decision ? decision.key : undefined;
       assert.deepEqual(decision, { mismatch: { storedFor: 'https://api.openai.com/v1' } }, 'the user is asked instead');
-      const config = configFromSettings(read, { defaultDatabaseUri: '/index', apiKeys: decision && 'key' in decision ? { model: decision.key } : {} });
+      const config = configFromSettings(read, { defaultDatabaseUri: '/index', apiKeys: { model: sendable } });
       assert.equal(config.qa.model.apiKey, undefined);
       assert.equal(config.processing.pictureDescription.apiKey, undefined);
     } finally {

@@ -1,0 +1,483 @@
+/**
+ * Every setting of Haiku, one row each: the one table the front ends' names come from. A row gives the
+ * configuration path it sets and, for each front end that can set it, its name there: the `haiku.config.json`
+ * key (with its `zod/mini` type and the description editors show), the VS Code setting (as package.json declares
+ * it, with its English description), the CLI's environment variable and flag.
+ *
+ * Adding a setting: its field and default in `config.ts`, one row here, then `npm run generate:settings` (writes
+ * package.json's `contributes.configuration`, package.nls.json's `config.*` texts and
+ * schemas/haiku.config.schema.json; `test/unit/core/settingsTable.test.ts` fails while they are stale). The maps
+ * the code reads (`CONFIG_FILE_KEYS`, `SETTING_PATHS`, `ENVIRONMENT_SETTINGS`, `FLAG_SETTINGS`) are built from the
+ * table at run time. Pure data: the VS Code extension bundle reads it at activation.
+ */
+import * as z from 'zod/mini';
+import type { ConfigPath } from './config';
+
+/** The Settings UI sections of the VS Code settings, in order, with their titles. */
+export const VSCODE_SETTING_CATEGORIES = [
+  { id: 'index', title: 'Indexing' },
+  { id: 'model', title: 'Chat model' },
+  { id: 'search', title: 'Search' },
+  { id: 'embeddings', title: 'Embeddings' },
+  { id: 'reranker', title: 'Reranker' },
+  { id: 'qa', title: 'Question answering' },
+  { id: 'sandbox', title: 'Analysis sandbox' },
+] as const;
+
+export type VscodeSettingCategory = (typeof VSCODE_SETTING_CATEGORIES)[number]['id'];
+
+/** A `haiku.*` VS Code setting as package.json declares it (the generator writes the fields in this order). */
+export interface VscodeSetting {
+  /** The setting without its `haiku.` prefix. */
+  key: string;
+  category: VscodeSettingCategory;
+  /** Its place in its category in the Settings UI. */
+  order: number;
+  type: 'string' | 'boolean' | 'integer' | 'number' | 'array' | readonly ['integer' | 'boolean', 'null'];
+  enum?: readonly string[];
+  default: unknown;
+  items?: { type: 'string' };
+  minimum?: number;
+  maximum?: number;
+  editPresentation?: 'multilineText';
+  /** Omitted: VS Code's default (`window`). */
+  scope?: 'machine-overridable' | 'resource' | 'machine' | 'application';
+  /** English Markdown (package.nls.json); `#haiku.x.y#` links another setting. */
+  description: string;
+  /** One per `enum` value, in its order. */
+  enumDescriptions?: readonly string[];
+}
+
+/** One setting: the configuration path and its name in each front end that can set it. */
+export interface SettingRow {
+  path: ConfigPath;
+  /** Its `haiku.config.json` key (the specification's dotted name) and type; the description is the schema's. */
+  file?: { key: string; schema: z.ZodMiniType };
+  vscode?: VscodeSetting;
+  /** The CLI's environment variable (an empty value counts as unset). */
+  env?: string;
+  /** The CLI flag, long name without dashes; only the commands that declare it take it. */
+  flag?: string;
+}
+
+const positiveInteger = (description: string) => z.int().check(z.positive(), z.describe(description));
+const text = (description: string) => z.string().check(z.describe(description));
+const flag = (description: string) => z.boolean().check(z.describe(description));
+const globs = (description: string) => z.array(z.string()).check(z.describe(description));
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values, description: string) => z.enum(values).check(z.describe(description));
+const baseUrl = text('Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 (Ollama).');
+const apiKey = text("This server's API key, for a private file only: prefer the HAIKU_*_API_KEY variables. Your own keys (variables, flags) never go to a base URL this file sets unless you run `haiku trust <base-url>`.");
+
+/**
+ * Every setting. The order is the file's (its JSON schema and error hints list keys in it); VS Code orders by
+ * `vscode.order` within a category. A path may have a second row for another file name (the analysis
+ * specification's names of the sandbox limits); only the first row of a path names its other front ends.
+ */
+export const SETTINGS_TABLE: readonly SettingRow[] = [
+  {
+    path: 'index.databaseUri',
+    file: { key: 'index.database', schema: z.string().check(z.minLength(1), z.describe('The index: a folder (relative to this file) or a LanceDB URI such as s3://bucket/path.')) },
+    vscode: {
+      key: 'index.databaseUri', category: 'index', order: 8, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'Folder or LanceDB URI of the index. Empty: the workspace storage folder VS Code gives the extension.',
+    },
+    env: 'HAIKU_DB', flag: 'db',
+  },
+  {
+    path: 'index.include',
+    file: { key: 'index.include', schema: globs('Globs of the files to index.') },
+    vscode: {
+      key: 'index.include', category: 'index', order: 2, type: 'array', default: ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst}'], items: { type: 'string' },
+      description: 'Glob patterns of the files to index, relative to each workspace folder.',
+    },
+  },
+  {
+    path: 'index.exclude',
+    file: { key: 'index.exclude', schema: globs('Globs of files never indexed (replaces the default list).') },
+    vscode: {
+      key: 'index.exclude', category: 'index', order: 3, type: 'array', default: ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'], items: { type: 'string' },
+      description: 'Glob patterns never indexed (in addition to `.gitignore` when `#haiku.index.respectGitignore#` is on).',
+    },
+  },
+  {
+    path: 'index.mode',
+    file: { key: 'index.mode', schema: oneOf(['local', 'remote-readonly'], "'remote-readonly': a team index others publish, never written here.") },
+    vscode: {
+      key: 'index.mode', category: 'index', order: 9, type: 'string', enum: ['local', 'remote-readonly'], default: 'local', scope: 'machine-overridable',
+      description: '`local`: Haiku indexes the workspace into `#haiku.index.databaseUri#`. `remote-readonly`: a team index someone else publishes (e.g. `s3://bucket/prefix`, see README "Team index"); never written here, refreshed every few minutes and by **Haiku: Refresh Index**.',
+      enumDescriptions: ['Index this workspace locally.', 'Search a published team index without ever writing it.'],
+    },
+  },
+  {
+    path: 'index.sourceRoot',
+    file: { key: 'index.source_root', schema: text('Folder the stored document paths are relative to (publishing a team index).') },
+    vscode: {
+      key: 'index.sourceRoot', category: 'index', order: 10, type: 'string', default: '', scope: 'resource',
+      description: 'For a read-only team index: the folder (relative to the workspace folder) that holds the same files as the publisher\'s source root. Citations open those files; files missing here open as a read-only rendering.',
+    },
+    flag: 'source-root',
+  },
+  {
+    path: 'index.storage.endpoint',
+    file: { key: 'index.storage.endpoint', schema: text('S3-compatible endpoint of an s3:// database, e.g. http://127.0.0.1:9000.') },
+    vscode: {
+      key: 'index.storage.endpoint', category: 'index', order: 11, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'S3-compatible server of an `s3://` index (MinIO, a local server: `http://127.0.0.1:9000`). Empty: AWS S3, or `AWS_ENDPOINT`. Keys: **Haiku: Set API Key** (object storage), or the AWS environment variables.',
+    },
+    flag: 'endpoint',
+  },
+  {
+    path: 'index.storage.region',
+    file: { key: 'index.storage.region', schema: text('Region of an s3:// database.') },
+    vscode: {
+      key: 'index.storage.region', category: 'index', order: 12, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'Region of the `s3://` bucket. Empty: `AWS_REGION`, else `us-east-1` with a custom endpoint.',
+    },
+    flag: 'region',
+  },
+  {
+    path: 'index.storage.pathStyle',
+    file: { key: 'index.storage.path_style', schema: flag('Path-style requests (most self-hosted S3 servers).') },
+    vscode: {
+      key: 'index.storage.pathStyle', category: 'index', order: 13, type: ['boolean', 'null'], default: null, scope: 'machine-overridable',
+      description: 'Address the bucket as `endpoint/bucket` (most S3-compatible servers). Unset: on with a custom endpoint.',
+    },
+    flag: 'path-style',
+  },
+  {
+    path: 'index.storage.allowHttp',
+    file: { key: 'index.storage.allow_http', schema: flag('Allow plain HTTP to the endpoint (local servers).') },
+    vscode: {
+      key: 'index.storage.allowHttp', category: 'index', order: 14, type: ['boolean', 'null'], default: null, scope: 'machine-overridable',
+      description: 'Allow a plain `http://` endpoint (local servers). Unset: on for `http://` endpoints.',
+    },
+    flag: 'allow-http',
+  },
+  {
+    path: 'index.maxFileBytes',
+    file: { key: 'index.max_file_bytes', schema: positiveInteger('Files larger than this many bytes are skipped.') },
+    vscode: {
+      key: 'index.maxFileSizeMB', category: 'index', order: 6, type: 'integer', default: 50, minimum: 1,
+      description: 'Files larger than this many megabytes are skipped.',
+    },
+  },
+  {
+    path: 'index.respectGitignore',
+    file: { key: 'index.respect_gitignore', schema: flag('Skip files that .gitignore files exclude.') },
+    vscode: {
+      key: 'index.respectGitignore', category: 'index', order: 5, type: 'boolean', default: true,
+      description: 'Skip files that `.gitignore` ignores.',
+    },
+  },
+  {
+    path: 'index.followLinksOutside',
+    file: { key: 'index.follow_links_outside', schema: flag('Index linked files whose target lies outside the indexed folders.') },
+    vscode: {
+      key: 'index.followLinksOutside', category: 'index', order: 7, type: 'boolean', default: false,
+      description: 'Index files whose symbolic links point outside the indexed folders. Off: such links are skipped and reported in the Haiku log.',
+    },
+    flag: 'follow-links-outside',
+  },
+  {
+    path: 'index.autoIndex',
+    file: { key: 'index.auto_index', schema: flag('VS Code: index on start and follow file changes.') },
+    vscode: {
+      key: 'index.autoIndex', category: 'index', order: 1, type: 'boolean', default: true,
+      description: 'Index the workspace on start and follow file changes. Off: the index is built only by **Haiku: Build Index** or **Index Current File**, and the index files are not created before that.',
+    },
+  },
+  {
+    path: 'index.useExcludeSettings',
+    file: { key: 'index.use_exclude_settings', schema: flag("VS Code: also skip what files.exclude and search.exclude hide.") },
+    vscode: {
+      key: 'index.useExcludeSettings', category: 'index', order: 4, type: 'boolean', default: true,
+      description: 'Also skip the files that `#files.exclude#` and `#search.exclude#` hide.',
+    },
+  },
+  {
+    path: 'search.limit',
+    file: { key: 'search.limit', schema: positiveInteger('Results a search returns when no limit is given.') },
+    vscode: {
+      key: 'search.limit', category: 'search', order: 1, type: 'integer', default: 5, minimum: 1, maximum: 100,
+      description: 'Results a search returns when no limit is given.',
+    },
+    flag: 'limit',
+  },
+  {
+    path: 'search.maxContextChars',
+    file: { key: 'search.max_context_chars', schema: positiveInteger('Characters of an expanded search result at most.') },
+    vscode: {
+      key: 'search.maxContextChars', category: 'search', order: 2, type: 'integer', default: 5000, minimum: 100,
+      description: 'Budget of one expanded search result (characters).',
+    },
+  },
+  {
+    path: 'search.rerankPoolFactor',
+    file: { key: 'search.rerank_pool_factor', schema: positiveInteger('With a reranker, limit × this many candidates are reranked.') },
+    vscode: {
+      key: 'search.rerankPoolFactor', category: 'search', order: 5, type: 'integer', default: 10, minimum: 1,
+      description: 'With a reranker, candidates fetched per requested result.',
+    },
+  },
+  {
+    path: 'search.fullTextWeight',
+    file: { key: 'search.full_text_weight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the full-text ranking in rank fusion.')) },
+    vscode: {
+      key: 'search.fullTextWeight', category: 'search', order: 3, type: 'number', default: 1, minimum: 0,
+      description: 'Weight of the full-text ranking in hybrid search.',
+    },
+  },
+  {
+    path: 'search.vectorWeight',
+    file: { key: 'search.vector_weight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the vector ranking in rank fusion.')) },
+    vscode: {
+      key: 'search.vectorWeight', category: 'search', order: 4, type: 'number', default: 1, minimum: 0,
+      description: 'Weight of the vector ranking in hybrid search.',
+    },
+  },
+  {
+    path: 'embeddings.provider',
+    file: { key: 'embeddings.provider', schema: oneOf(['none', 'openai'], "'none': full-text search only; 'openai': an OpenAI-compatible /embeddings server (hybrid search).") },
+    vscode: {
+      key: 'embeddings.provider', category: 'embeddings', order: 1, type: 'string', enum: ['none', 'openai'], default: 'none',
+      description: 'How chunks are embedded for vector search.',
+      enumDescriptions: ['Full-text search only: no embeddings are computed.', 'An OpenAI-compatible `/embeddings` endpoint at `#haiku.embeddings.baseUrl#`.'],
+    },
+  },
+  {
+    path: 'embeddings.baseUrl',
+    file: { key: 'embeddings.base_url', schema: baseUrl },
+    vscode: {
+      key: 'embeddings.baseUrl', category: 'embeddings', order: 2, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
+      description: 'Base URL of the OpenAI-compatible embeddings endpoint. The API key is set with **Haiku: Set API Key**. An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
+    },
+    flag: 'embeddings-url',
+  },
+  {
+    path: 'embeddings.apiKey',
+    file: { key: 'embeddings.api_key', schema: apiKey },
+    env: 'HAIKU_EMBEDDINGS_API_KEY',
+  },
+  {
+    path: 'embeddings.model',
+    file: { key: 'embeddings.model', schema: text('Embedding model, e.g. nomic-embed-text. Changing it needs a rebuild.') },
+    vscode: {
+      key: 'embeddings.model', category: 'embeddings', order: 3, type: 'string', default: '',
+      description: 'Embedding model name, e.g. `nomic-embed-text`.',
+    },
+    flag: 'embeddings-model',
+  },
+  {
+    path: 'embeddings.dimensions',
+    file: { key: 'embeddings.dimensions', schema: positiveInteger('Vector size to ask for (models that support shortening).') },
+    vscode: {
+      key: 'embeddings.dimensions', category: 'embeddings', order: 4, type: ['integer', 'null'], default: null,
+      description: 'Vector dimensions, when the model supports choosing them.',
+    },
+  },
+  {
+    path: 'embeddings.batchSize',
+    file: { key: 'embeddings.batch_size', schema: positiveInteger('Texts per embeddings request.') },
+    vscode: {
+      key: 'embeddings.batchSize', category: 'embeddings', order: 5, type: 'integer', default: 64, minimum: 1,
+      description: 'Texts sent per embeddings request.',
+    },
+  },
+  {
+    path: 'reranker.provider',
+    file: { key: 'reranker.provider', schema: oneOf(['none', 'http'], "'none', or 'http': a Cohere-compatible {base_url}/rerank endpoint.") },
+    vscode: {
+      key: 'reranker.provider', category: 'reranker', order: 1, type: 'string', enum: ['none', 'http'], default: 'none',
+      description: 'How search hits are reranked.',
+      enumDescriptions: ['No reranking: hybrid search order.', 'A Cohere-compatible `/rerank` endpoint at `#haiku.reranker.baseUrl#`.'],
+    },
+  },
+  {
+    path: 'reranker.baseUrl',
+    file: { key: 'reranker.base_url', schema: text('Base URL of the reranker, e.g. http://127.0.0.1:8000/v1.') },
+    vscode: {
+      key: 'reranker.baseUrl', category: 'reranker', order: 2, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'Base URL of the reranker (posts to `{baseUrl}/rerank`). An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
+    },
+    flag: 'reranker-url',
+  },
+  {
+    path: 'reranker.model',
+    file: { key: 'reranker.model', schema: text('Model name sent to the reranker.') },
+    vscode: {
+      key: 'reranker.model', category: 'reranker', order: 3, type: 'string', default: '',
+      description: 'Reranker model name.',
+    },
+    flag: 'reranker-model',
+  },
+  {
+    path: 'reranker.apiKey',
+    file: { key: 'reranker.api_key', schema: apiKey },
+    env: 'HAIKU_RERANKER_API_KEY',
+  },
+  {
+    path: 'qa.model.baseUrl',
+    file: { key: 'qa.model.base_url', schema: baseUrl },
+    vscode: {
+      key: 'model.baseUrl', category: 'model', order: 1, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'Base URL of an OpenAI-compatible chat endpoint (e.g. Ollama: `http://127.0.0.1:11434/v1`). With `#haiku.model.name#` set, `@haiku` answers with this model instead of the one picked in the chat, and its models appear in the chat\'s model picker. An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
+    },
+    env: 'HAIKU_BASE_URL', flag: 'base-url',
+  },
+  {
+    path: 'qa.model.apiKey',
+    file: { key: 'qa.model.api_key', schema: apiKey },
+    env: 'HAIKU_API_KEY', flag: 'api-key',
+  },
+  {
+    path: 'qa.model.name',
+    file: { key: 'qa.model.name', schema: text('Chat model for questions, e.g. qwen3:8b.') },
+    vscode: {
+      key: 'model.name', category: 'model', order: 2, type: 'array', default: [], items: { type: 'string' },
+      description: 'Model names at `#haiku.model.baseUrl#`, e.g. `qwen3:8b`. All are offered in the chat\'s model picker; the first answers `@haiku`.',
+    },
+    env: 'HAIKU_MODEL', flag: 'model',
+  },
+  {
+    path: 'qa.model.temperature',
+    file: { key: 'qa.model.temperature', schema: z.number().check(z.gte(0), z.lte(2), z.describe('Sampling temperature.')) },
+    vscode: {
+      key: 'model.temperature', category: 'model', order: 3, type: 'number', default: 0.3, minimum: 0, maximum: 2,
+      description: 'Sampling temperature of the answering model.',
+    },
+  },
+  {
+    path: 'qa.model.thinking',
+    file: { key: 'qa.model.thinking', schema: flag('Let a reasoning model think before answering.') },
+    vscode: {
+      key: 'model.thinking', category: 'model', order: 5, type: 'boolean', default: false,
+      description: 'The configured model thinks before answering.',
+    },
+    flag: 'thinking',
+  },
+  {
+    path: 'qa.model.vision',
+    file: { key: 'qa.model.vision', schema: flag('The model can see images (pictures are attached to search results).') },
+    vscode: {
+      key: 'model.vision', category: 'model', order: 4, type: 'boolean', default: false,
+      description: 'The model accepts images: search returns then show it the pictures of their results, each once per response (off: no picture bytes leave the index). When not set, @haiku on a chat model follows the model\'s image capability where VS Code reports it.',
+    },
+    flag: 'vision',
+  },
+  {
+    path: 'analysis.model.name',
+    file: { key: 'analysis.model.name', schema: text('Model of the analysis capability (code execution); default: qa.model.name.') },
+    vscode: {
+      key: 'analysis.model.name', category: 'model', order: 6, type: 'string', default: '',
+      description: 'The model `/analyze` and the `haiku_analyze` tool run on (the analysis capability). Empty: the question-answering model. With `#haiku.analysis.model.baseUrl#` or `#haiku.model.baseUrl#` set, a model name at that endpoint; otherwise a model of the chat\'s model picker, by id or `vendor/id` (e.g. `copilot/gpt-4.1`).',
+    },
+    env: 'HAIKU_ANALYSIS_MODEL', flag: 'analysis-model',
+  },
+  {
+    path: 'analysis.model.baseUrl',
+    file: { key: 'analysis.model.base_url', schema: baseUrl },
+    vscode: {
+      key: 'analysis.model.baseUrl', category: 'model', order: 7, type: 'string', default: '', scope: 'machine-overridable',
+      description: 'Base URL of an OpenAI-compatible endpoint for the analysis model. Empty: `#haiku.model.baseUrl#` (with its API key); another URL gets no API key.',
+    },
+    env: 'HAIKU_ANALYSIS_BASE_URL', flag: 'analysis-base-url',
+  },
+  {
+    path: 'analysis.model.apiKey',
+    file: { key: 'analysis.model.api_key', schema: apiKey },
+    env: 'HAIKU_ANALYSIS_API_KEY',
+  },
+  {
+    path: 'qa.maxSearches',
+    file: { key: 'qa.max_searches', schema: positiveInteger('Search units per question.') },
+    vscode: {
+      key: 'qa.maxSearches', category: 'qa', order: 1, type: 'integer', default: 5, minimum: 1,
+      description: 'Search units per question.',
+    },
+  },
+  {
+    path: 'qa.maxExecutions',
+    file: { key: 'qa.max_executions', schema: positiveInteger('execute_code calls per question.') },
+    vscode: {
+      key: 'qa.maxExecutions', category: 'qa', order: 2, type: 'integer', default: 15, minimum: 0,
+      description: '`execute_code` calls per question.',
+    },
+  },
+  {
+    path: 'qa.requestLimit',
+    file: { key: 'qa.request_limit', schema: z.nullable(z.int().check(z.positive())).check(z.describe('Model requests per question; null for no limit.')) },
+    vscode: {
+      key: 'qa.requestLimit', category: 'qa', order: 3, type: ['integer', 'null'], default: 20,
+      description: 'Model requests per question; `null` disables the limit.',
+    },
+  },
+  {
+    path: 'sandbox.codeTimeoutSeconds',
+    file: { key: 'sandbox.code_timeout', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
+    vscode: {
+      key: 'sandbox.codeTimeoutSeconds', category: 'sandbox', order: 1, type: 'integer', default: 60, minimum: 1,
+      description: 'Seconds one `execute_code` call may run.',
+    },
+  },
+  {
+    path: 'sandbox.maxOutputChars',
+    file: { key: 'sandbox.max_output_chars', schema: positiveInteger('Output of one execute_code call is cut after this many characters.') },
+    vscode: {
+      key: 'sandbox.maxOutputChars', category: 'sandbox', order: 2, type: 'integer', default: 50000, minimum: 100,
+      description: 'Characters of output kept per `execute_code` call.',
+    },
+  },
+  {
+    path: 'sandbox.memoryLimitBytes',
+    file: { key: 'sandbox.memory_limit_bytes', schema: positiveInteger('Memory of the code sandbox in bytes.') },
+    vscode: {
+      key: 'sandbox.memoryLimitBytes', category: 'sandbox', order: 3, type: 'integer', default: 67108864, minimum: 1048576,
+      description: 'Memory one sandbox runtime may allocate (bytes).',
+    },
+  },
+  // The analysis specification's names for the same limits (analysis-skill.md); listed after the keys above, which name them in errors.
+  { path: 'sandbox.codeTimeoutSeconds', file: { key: 'analysis.code_timeout', schema: z.number().check(z.positive(), z.describe('Same as sandbox.code_timeout: seconds one execute_code call may run.')) } },
+  { path: 'sandbox.maxOutputChars', file: { key: 'analysis.max_output_chars', schema: positiveInteger('Same as sandbox.max_output_chars: output of one execute_code call is cut after this many characters.') } },
+  { path: 'qa.maxExecutions', file: { key: 'analysis.max_executions', schema: positiveInteger('Same as qa.max_executions: execute_code calls per question.') } },
+  {
+    path: 'processing.pictures',
+    file: { key: 'processing.pictures', schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."), },
+    vscode: {
+      key: 'processing.pictures', category: 'index', order: 15, type: 'string', enum: ['image', 'none', 'description'], default: 'image',
+      description: 'Pictures in PDF, DOCX, Markdown and HTML files (local images inside the indexed folders): `image` keeps each picture (at least 64 px, up to 2048 px, identical images once per document) with its caption for vision models and the sections view; `none` keeps only their alt text and captions. Changing it takes effect when files are re-indexed (**Haiku: Rebuild Index**).',
+      enumDescriptions: ['Keep picture images (PNG) in the index.', 'Keep only alt text and captions.', 'Keep picture images, and have a vision model describe each one at indexing time (`#haiku.processing.pictureDescription.model#`); the description is searchable.'],
+    },
+    flag: 'pictures',
+  },
+  {
+    path: 'processing.pictureDescription.baseUrl',
+    file: { key: 'processing.picture_description.base_url', schema: baseUrl },
+    vscode: {
+      key: 'processing.pictureDescription.baseUrl', category: 'index', order: 16, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
+      description: 'OpenAI-compatible server of the vision model that describes pictures when `#haiku.processing.pictures#` is `description` (Ollama\'s default shown). When it is the same server as `#haiku.model.baseUrl#`, the model\'s API key is sent with the requests; otherwise none.',
+    },
+    flag: 'picture-base-url',
+  },
+  {
+    path: 'processing.pictureDescription.apiKey',
+    file: { key: 'processing.picture_description.api_key', schema: apiKey },
+    env: 'HAIKU_PICTURE_API_KEY',
+  },
+  {
+    path: 'processing.pictureDescription.model',
+    file: { key: 'processing.picture_description.model', schema: text('Vision model that describes pictures when processing.pictures is "description".') },
+    vscode: {
+      key: 'processing.pictureDescription.model', category: 'index', order: 17, type: 'string', default: '',
+      description: 'Vision model that describes each picture in at most 200 tokens when `#haiku.processing.pictures#` is `description`, e.g. `qwen2.5vl:7b`. A picture whose description fails or takes over 90 s keeps its caption (a warning on the document).',
+    },
+    flag: 'picture-model',
+  },
+  {
+    path: 'qa.domainPreamble',
+    file: { key: 'prompts.domain_preamble', schema: text('Prepended to the agent instructions: describe the corpus and the audience.') },
+    vscode: {
+      key: 'qa.domainPreamble', category: 'qa', order: 4, type: 'string', default: '', editPresentation: 'multilineText',
+      description: 'Prepended to the agent\'s instructions: describe the documents and the audience.',
+    },
+  },
+];
