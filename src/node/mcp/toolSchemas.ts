@@ -22,8 +22,8 @@ export const locationOutputSchema = z.object({
   pages: z.array(z.number().int()),
 });
 
-/** A stored `SourceRange` (0-based lines, exclusive end) as it is in the index. */
-const sourceRangeOutputSchema = z.object({
+/** A stored `SourceRange` (0-based lines, exclusive end) as it is in the index; loose, as stored JSON may carry more. */
+const sourceRangeOutputSchema = z.looseObject({
   startLine: z.number().int().optional(),
   startColumn: z.number().int().optional(),
   endLine: z.number().int().optional(),
