@@ -4,11 +4,52 @@ import * as fs from 'node:fs';
 /** The repository root. */
 export const repositoryRoot = path.resolve(__dirname, '../..');
 
-/** `shared/` beside the checkout (as CI lays it out); `HAIKU_SHARED_DIR` overrides. */
+/** `shared/` beside the checkout (as CI lays it out); `HAIKU_SHARED_DIR` overrides. It may be absent (a clone alone). */
 export const sharedRoot = process.env.HAIKU_SHARED_DIR ?? path.resolve(repositoryRoot, '..', 'shared');
 
-export const corpusRoot = path.join(sharedRoot, 'corpus');
+/** The copies of part of the shared corpus carried in the repository (`test/fixtures/corpus/LICENCES.md`). */
+export const carriedCorpusRoot = path.join(repositoryRoot, 'test', 'fixtures', 'corpus');
+
+const sharedCorpusRoot = path.join(sharedRoot, 'corpus');
+
+/**
+ * The test documents: the whole shared corpus when it is there, else the carried copies. Both keep the same
+ * relative paths; a test of a document that is not carried skips itself (`skipUnlessCorpusHas`).
+ */
+export const corpusRoot = fs.existsSync(sharedCorpusRoot) ? sharedCorpusRoot : carriedCorpusRoot;
+
+/** The SciFact dataset; optional (`scifactAvailable`): tests of it skip without it. */
 export const scifactRoot = path.join(sharedRoot, 'eval', 'scifact');
+export const scifactAvailable = fs.existsSync(path.join(scifactRoot, 'qrels'));
+
+/** Which of these corpus files (relative to `corpusRoot`) are not there. */
+export function missingCorpusFiles(relativePaths: readonly string[]): string[] {
+  return relativePaths.filter((relativePath) => !fs.existsSync(path.join(corpusRoot, relativePath)));
+}
+
+/**
+ * Skips the running test or hook, saying why, when one of these corpus files is not carried in the repository
+ * and no `shared/` folder with them was found.
+ */
+export function skipUnlessCorpusHas(context: Mocha.Context, ...relativePaths: string[]): void {
+  const missing = missingCorpusFiles(relativePaths);
+  if (missing.length > 0) {
+    skipWithReason(context, `needs ${missing.join(', ')} from shared/corpus (not carried in test/fixtures/corpus; set HAIKU_SHARED_DIR)`);
+  }
+}
+
+/** Skips the running test or hook when the SciFact dataset is not there. */
+export function skipUnlessScifact(context: Mocha.Context): void {
+  if (!scifactAvailable) {
+    skipWithReason(context, `needs the SciFact dataset at ${scifactRoot} (optional; set HAIKU_SHARED_DIR)`);
+  }
+}
+
+function skipWithReason(context: Mocha.Context, reason: string): never {
+  const title = context.currentTest?.fullTitle() ?? context.test?.fullTitle() ?? 'a test';
+  process.stdout.write(`      skipped "${title}": ${reason}\n`);
+  context.skip();
+}
 
 /** Every file below a folder, recursively, with forward-slash paths relative to it. */
 export function filesBelow(folder: string): string[] {

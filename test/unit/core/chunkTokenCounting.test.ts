@@ -7,7 +7,7 @@ import { asciiPieceTokenCount, longPieceTokenCount, longPieceTokens, PairRankCac
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
-import { corpusRoot, filesBelow, scifactRoot } from '../../support/paths';
+import { corpusRoot, filesBelow, scifactRoot, skipUnlessScifact } from '../../support/paths';
 import { seededRandom } from '../../support/seededRandom';
 
 /**
@@ -45,7 +45,8 @@ function* textsOf(document: { id: string; items: readonly DocumentItem[] }): Gen
 describe('chunk token counting equals the tokenizer on the corpora', function () {
   this.timeout(600_000);
 
-  it('on every SciFact abstract and its chunks', () => {
+  it('on every SciFact abstract and its chunks', function () {
+    skipUnlessScifact(this);
     const lines = fs.readFileSync(path.join(scifactRoot, 'corpus.jsonl'), 'utf8').split('\n').filter((line) => line.trim());
     assert.ok(lines.length > 5000, 'the SciFact corpus is there');
     const found: string[] = [];
@@ -88,7 +89,8 @@ describe('chunk token counting equals the tokenizer on the corpora', function ()
     assert.strictEqual(chunks.map((chunk) => chunk.content).join(''), text);
   });
 
-  it('counts ASCII pieces with its own byte-pair merge exactly as the library, and leaves other pieces to it', () => {
+  it('counts ASCII pieces with its own byte-pair merge exactly as the library, and leaves other pieces to it', function () {
+    skipUnlessScifact(this);
     assert.strictEqual(asciiPieceTokenCount('internationalization'), libraryCountTokens('internationalization'), 'the fast path is active');
     assert.strictEqual(asciiPieceTokenCount(' café'), undefined);
     assert.strictEqual(asciiPieceTokenCount(''), undefined);

@@ -5,7 +5,7 @@ import type { Chunk } from '../../../src/core/model/chunk';
 import { NOISE_LABELS, type ConvertedDocument, type DocumentItem } from '../../../src/core/model/document';
 import type { SearchResult, StoredItem } from '../../../src/core/model/search';
 import { expandSearchResults } from '../../../src/core/search/contextExpansion';
-import { corpusRoot, filesBelow } from '../../support/paths';
+import { corpusRoot, filesBelow, skipUnlessCorpusHas } from '../../support/paths';
 
 /** Context expansion on real documents: converted, chunked, stored as items, then expanded. */
 const BUDGET = 5000;
@@ -145,7 +145,8 @@ describe('context expansion on corpus documents', function () {
     assert.ok(checked >= 3, `${checked} small table sections`);
   });
 
-  it('leaves noise out of every expansion of a structured PDF and keeps pages consistent', async () => {
+  it('leaves noise out of every expansion of a structured PDF and keeps pages consistent', async function () {
+    skipUnlessCorpusHas(this, 'pdf-docx/docling/redp5110_sampled.pdf');
     const prepared = await prepare('pdf-docx/docling/redp5110_sampled.pdf');
     const byRef = new Map(prepared.items.map((item) => [item.selfRef, item]));
     assert.ok(prepared.items.some((item) => NOISE_LABELS.has(item.label)), 'the PDF has page footers or an index');

@@ -6,7 +6,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
 import { countChunkTokens } from '../../../src/core/chunker';
 import { PieceCountTable } from '../../../src/core/pieceCountTable';
 import { asciiPieceEnd } from '../../../src/core/preTokenizer';
-import { scifactRoot } from '../../support/paths';
+import { scifactRoot, skipUnlessScifact } from '../../support/paths';
 
 /**
  * The chunker finds o200k's pre-tokenizer pieces with a hand-written ASCII scanner, the regex taking over where a
@@ -95,7 +95,8 @@ describe('the ASCII pre-tokenizer scanner', function () {
     assert.ok(byScanner > total / 3 && byScanner < total, `${byScanner} of ${total} pieces by the scanner`);
   });
 
-  it('finds exactly the regex pieces on SciFact, most of them without the regex', () => {
+  it('finds exactly the regex pieces on SciFact, most of them without the regex', function () {
+    skipUnlessScifact(this);
     const lines = fs.readFileSync(path.join(scifactRoot, 'corpus.jsonl'), 'utf8').split('\n').filter((line) => line.trim());
     let byScanner = 0;
     let total = 0;

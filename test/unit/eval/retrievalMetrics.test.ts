@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { evaluateRuns, ndcgAtK, parseQrels, recallAtK } from '../../../scripts/retrievalMetrics';
-import { scifactRoot } from '../../support/paths';
+import { scifactRoot, skipUnlessScifact } from '../../support/paths';
 
 const close = (actual: number, expected: number): void => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
@@ -39,7 +39,8 @@ describe('retrieval metrics (trec_eval definitions)', () => {
     assert.strictEqual(result.emptyRuns, 1);
   });
 
-  it('reads the SciFact train qrels (CRLF) with the documented counts', () => {
+  it('reads the SciFact train qrels (CRLF) with the documented counts', function () {
+    skipUnlessScifact(this);
     const qrels = parseQrels(fs.readFileSync(path.join(scifactRoot, 'qrels', 'train.tsv'), 'utf8'));
     assert.strictEqual(qrels.size, 809);
     assert.strictEqual([...qrels.values()].reduce((sum, judged) => sum + judged.size, 0), 919);
