@@ -70,6 +70,8 @@ export interface HaikuConfig {
     requestLimit: number | null;
     /** Prepended to the agent's instructions (describe the corpus, the audience). */
     domainPreamble: string;
+    /** An answer that used evidence but cited nothing gets one more request asking for its citations (reference §5.8). */
+    citationPolicy: boolean;
   };
   analysis: {
     /** The analysis capability's own model (`analysis.model`); unset fields, or null, fall back to `qa.model`. */
@@ -127,6 +129,7 @@ export function defaultConfig(): HaikuConfig {
       maxExecutions: limits.QA_MAX_EXECUTIONS,
       requestLimit: limits.QA_REQUEST_LIMIT,
       domainPreamble: '',
+      citationPolicy: false,
     },
     analysis: { model: {} },
     sandbox: {

@@ -412,6 +412,15 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
     },
   },
   {
+    path: 'qa.citationPolicy',
+    file: { key: 'qa.citation_policy', schema: flag('When an answer used evidence but cited nothing, ask the model once more to register its citations.') },
+    vscode: {
+      key: 'qa.citationPolicy', category: 'qa', order: 5, type: 'boolean', default: false,
+      description: 'When an answer used evidence but cited nothing, ask the model once more to register its citations (one more request in that case).',
+    },
+    flag: 'citation-policy',
+  },
+  {
     path: 'sandbox.codeTimeoutSeconds',
     file: { key: 'sandbox.code_timeout', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
     vscode: {

@@ -237,6 +237,7 @@ export function configFromSettings(read: SettingReader, options: { defaultDataba
       maxExecutions: numberOr(read('qa.maxExecutions'), defaults.qa.maxExecutions),
       requestLimit: requestLimit === null ? null : numberOr(requestLimit, defaults.qa.requestLimit ?? 0),
       domainPreamble: stringOr(read('qa.domainPreamble'), defaults.qa.domainPreamble),
+      citationPolicy: booleanOr(read('qa.citationPolicy'), defaults.qa.citationPolicy),
     },
     analysis: { model: analysisModelFromSettings(read) },
     sandbox: {

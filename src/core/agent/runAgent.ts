@@ -66,7 +66,7 @@ export function agentSettingsFromConfig(config: HaikuConfig): AgentSettings {
     temperature: config.qa.model.temperature,
     codeTimeoutSeconds: config.sandbox.codeTimeoutSeconds,
     maxOutputChars: config.sandbox.maxOutputChars,
-    citationPolicy: false,
+    citationPolicy: config.qa.citationPolicy,
   };
 }
 

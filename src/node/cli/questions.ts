@@ -34,6 +34,10 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
     description: 'The model can see images: search returns show it the pictures of their results (each once per response). Off, no picture bytes leave the index.',
   },
   { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
+  {
+    flags: '--citation-policy',
+    description: 'When an answer used evidence but cited nothing, ask the model once more to register its citations (one more request then; or qa.citation_policy in haiku.config.json).',
+  },
 ];
 
 /** Flags of the analysis model (`analyze`, `mcp`); unset, the analysis capability runs on the question model. */

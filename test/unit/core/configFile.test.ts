@@ -47,7 +47,7 @@ describe('haiku.config.json', () => {
 
   it('rejects an unknown key naming it with its path and the keys known there', () => {
     const nested = problemOf('{ "qa": { "max_serches": 3 } }');
-    assert.match(nested, /^\/project\/haiku\.config\.json: unknown key "qa\.max_serches" \(known under "qa": model, max_searches, max_executions, request_limit\)/);
+    assert.match(nested, /^\/project\/haiku\.config\.json: unknown key "qa\.max_serches" \(known under "qa": model, max_searches, max_executions, request_limit, citation_policy\)/);
     assert.match(problemOf('{ "serch": { "limit": 3 } }'), /unknown key "serch" \(known: index, search, embeddings, reranker, qa, analysis, sandbox, processing, prompts\)/);
     // A key of the file's own goes only to the file's own base URL (issue 24; test/unit/config/keyTrust.test.ts).
     assert.match(problemOf('{ "qa": { "model": { "apikey": "sk-1" } } }'), /unknown key "qa\.model\.apikey"/);
