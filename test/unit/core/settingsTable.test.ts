@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { allConfigPaths } from '../../../src/core/config';
+import { allConfigPaths, configValue } from '../../../src/core/config';
 import { CONFIG_FILE_KEYS } from '../../../src/core/configFile';
 import { SETTINGS_TABLE, VSCODE_SETTING_CATEGORIES } from '../../../src/core/settingsTable';
 import { ENVIRONMENT_SETTINGS, FLAG_SETTINGS } from '../../../src/node/config/cliConfig';
-import { SETTING_PATHS } from '../../../src/vscode/settingsMapping';
+import { configFromSettings, SETTING_PATHS } from '../../../src/vscode/settingsMapping';
 import { generatedFiles, manifestConfiguration, packageJsonText, packageNlsText } from '../../../scripts/generateSettings';
 
 /** Issue 25: one table (src/core/settingsTable.ts) gives every front end's names; the hand-written copies are generated from it. */
@@ -49,6 +49,22 @@ describe('the settings table', () => {
         assert.ok(VSCODE_SETTING_CATEGORIES.some((category) => category.id === setting.category));
         assert.equal(setting.enumDescriptions?.length, setting.enum?.length, `haiku.${setting.key}: one description per enum value`);
       }
+    }
+  });
+
+  it('VS Code reads every setting of the table: its default gives the configuration default, another value changes its path', () => {
+    const defaults = configFromSettings(() => undefined, { defaultDatabaseUri: '/index' });
+    const atDeclaredDefaults = configFromSettings((key) => SETTINGS_TABLE.find((row) => row.vscode?.key === key)?.vscode?.default, { defaultDatabaseUri: '/index' });
+    assert.deepEqual(atDeclaredDefaults, defaults, "package.json's defaults mean the configuration's defaults");
+    for (const row of SETTINGS_TABLE) {
+      const setting = row.vscode;
+      if (!setting) {
+        continue;
+      }
+      const other = setting.enum?.find((value) => value !== setting.default)
+        ?? (setting.default === null ? (setting.type.includes('integer') ? 7 : true) : typeof setting.default === 'boolean' ? !setting.default : typeof setting.default === 'number' ? setting.default + 1 : Array.isArray(setting.default) ? ['sample'] : 'sample');
+      const changed = configFromSettings((key) => (key === setting.key ? other : undefined), { defaultDatabaseUri: '/index' });
+      assert.notDeepEqual(configValue(changed, row.path), configValue(defaults, row.path), `configFromSettings reads haiku.${setting.key} into ${row.path}`);
     }
   });
 
