@@ -1,6 +1,7 @@
 /**
- * Writes schemas/haiku.config.schema.json from the zod schema of haiku.config.json (`npx tsx scripts/writeConfigSchema.ts`).
- * A unit test fails when the checked-in file and the schema differ.
+ * Writes schemas/haiku.config.schema.json from the zod schema of haiku.config.json (built from
+ * `src/core/settingsTable.ts`). `npm run generate:settings` writes it with the other generated files; a unit test
+ * fails when the checked-in file and the schema differ.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
