@@ -29,34 +29,16 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
   // LanceDB reads these when its native module loads (see shared notes §1): set them before the import.
   process.env.LANCE_CPU_THREADS ??= '4';
   process.env.LANCEDB_LOG ??= 'error';
-  const [{ openStore }, { indexPaths }, { createConversionPool }, { createEmbedder }, { createReranker }, { mapToSourceRoot }] = await Promise.all([
-    import('../node/store/lanceStore.js'),
-    import('../node/index/indexer.js'),
+  const [{ openIndex }, { indexWithRules }, { createConversionPool }, { mapToSourceRoot }] = await Promise.all([
+    import('../node/backend/openIndex.js'),
+    import('../node/backend/indexWithRules.js'),
     import('../node/convert/conversionPool.js'),
-    import('../node/embeddings/createEmbedder.js'),
-    import('../node/search/httpReranker.js'),
     import('../node/store/sourceRoot.js'),
   ]);
-  const embedder = createEmbedder(config.embeddings);
-  const reranker = createReranker(config.reranker);
-  const readOnly = config.index.mode === 'remote-readonly';
-  const { storage } = config.index;
-  const store = await openStore({
-    uri: config.index.databaseUri,
-    embedder,
-    reranker,
-    search: config.search,
-    abortSignal: options.abortSignal,
-    readOnly,
-    storage: {
-      endpoint: storage.endpoint,
-      region: storage.region,
-      pathStyle: storage.pathStyle,
-      allowHttp: storage.allowHttp,
-      accessKeyId: storage.accessKeyId,
-      secretAccessKey: storage.secretAccessKey,
-    },
-  });
+  // The same opening as the CLI and the MCP server: models, search options, rules and write policy from the settings.
+  // The index service creates the index on first sync; `remote-readonly` opens a published one without writing.
+  const index = await openIndex({ config, cwd: process.cwd(), mustExist: false, abortSignal: options.abortSignal });
+  const { store, embedder, reranker, readOnly } = index;
   // One long-lived pool: a file conversion can neither block nor crash the extension host, and watcher re-indexes
   // skip the workers' start-up.
   const conversionPool = createConversionPool();
@@ -76,21 +58,11 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
       return JSON.stringify(await store.tableVersions()) !== before;
     },
     async indexPaths(paths, indexOptions): Promise<IndexRunSummary> {
-      const summary = await indexPaths({
-        roots: paths,
-        store,
-        embedder,
+      const summary = await indexWithRules(index, paths, {
         conversionPool,
         abortSignal: indexOptions.abortSignal,
         baseFolder: indexOptions.baseFolder,
-        include: config.index.include,
-        exclude: config.index.exclude,
-        maxFileBytes: config.index.maxFileBytes,
-        respectGitignore: config.index.respectGitignore,
-        followLinksOutside: config.index.followLinksOutside,
         fileRootsFollowRules: indexOptions.fileRootsFollowRules,
-        pictures: config.processing.pictures,
-        pictureDescription: config.processing.pictureDescription,
         removeMissing: indexOptions.prune,
         // Incremental runs leave optimizing to the store's debounce.
         optimize: indexOptions.prune,
@@ -121,7 +93,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
     reset: () => store.reset(),
     close: async () => {
       await conversionPool.dispose();
-      await store.close();
+      await index.close();
     },
   };
   options.log(`Index at ${store.uri} (${embedder ? `embeddings ${embedder.id}` : 'full-text search only'}${reranker ? `, reranker ${reranker.id}` : ''}).`);

@@ -1,16 +1,14 @@
-import * as fs from 'node:fs';
 import { HaikuError } from '../../core/errors';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import type { Embedder } from '../../core/embeddings/embedder';
-import type { SourceRange } from '../../core/model/document';
 import type { Reranker } from '../../core/search/reranker';
 import { createEmbedder } from '../embeddings/createEmbedder';
 import type { IndexSummary } from '../index/indexer';
 import { createReranker } from '../search/httpReranker';
-import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { openIndex, type OpenedIndex } from '../backend/openIndex';
 import { DatabaseSet, namedDatabases, type NamedDatabase } from '../store/databaseSet';
 import { storageSettingsFromEnvironment, type ObjectStorageSettings } from '../store/objectStorage';
-import { hasUriScheme } from '../store/storeTables';
 import { listFlag, stringFlag, UsageError, type CliOption, type CommandContext } from './command';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
@@ -138,45 +136,14 @@ export function databaseLocations(context: CommandContext): NamedDatabase[] {
 
 /** Opens each database (all must exist) as a `DatabaseSet`, runs `work`, and closes them all. */
 export async function withDatabaseSet<T>(context: CommandContext, options: CommandStoreOptions, work: (set: DatabaseSet) => Promise<T>): Promise<T> {
-  const opened: Array<{ name: string; store: LanceStore }> = [];
+  const opened: Array<{ name: string; index: OpenedIndex }> = [];
   try {
     for (const database of databaseLocations(context)) {
-      requireExistingIndex(database.uri);
-      const store = await openStore({
-        uri: database.uri,
-        embedder: options.embedder,
-        reranker: options.reranker,
-        abortSignal: context.abortSignal,
-        storage: storageSettingsFromFlags(context),
-        readOnly: readOnlyFlag(context),
-        search: commandConfig(context).search,
-        mustExist: true,
-      });
-      opened.push({ name: database.name, store });
+      opened.push({ name: database.name, index: await openCommandIndex(context, { ...options, databaseUri: database.uri }) });
     }
-    return await work(new DatabaseSet(opened));
+    return await work(new DatabaseSet(opened.map(({ name, index }) => ({ name, store: index.store }))));
   } finally {
-    await Promise.all(opened.map((database) => database.store.close()));
-  }
-}
-
-/**
- * Commands that only use an index fail when there is none, instead of opening (and so creating) an empty one
- * where a mistyped `--db` points. A folder counts as an index when it holds LanceDB tables (`*.lance`);
- * URIs (`s3://…`) are left to LanceDB.
- */
-export function requireExistingIndex(location: string): void {
-  if (hasUriScheme(location)) {
-    return;
-  }
-  let entries: string[] = [];
-  try {
-    entries = fs.readdirSync(location);
-  } catch {
-    // Missing, not a folder, or unreadable: no index here either way.
-  }
-  if (!entries.some((name) => name.endsWith('.lance'))) {
-    throw new HaikuError('not_found', `No Haiku index at ${location}; run \`haiku index <folder> --db ${location}\` first.`);
+    await Promise.all(opened.map((database) => database.index.close()));
   }
 }
 
@@ -208,31 +175,35 @@ export function readOnlyFlag(context: CommandContext): boolean {
   return context.flags['read-only'] === true || commandConfig(context).index.mode === 'remote-readonly';
 }
 
-export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
-  const location = databaseLocation(context);
-  if (!options.createIfMissing) {
-    requireExistingIndex(location);
-  }
-  return openStore({
-    uri: location,
-    embedder: options.embedder,
-    reranker: options.reranker,
-    search: commandConfig(context).search,
-    abortSignal: context.abortSignal,
-    storage: storageSettingsFromFlags(context),
-    readOnly: readOnlyFlag(context),
-    // Only `index` creates; on object storage (not checked on disk above) a missing index is then an error.
+/**
+ * The command's index, opened by the backend from the layered configuration (file < environment < flags) with the
+ * storage flags and `--read-only`; `databaseUri` picks one of several `--db`.
+ */
+export function openCommandIndex(context: CommandContext, options: CommandStoreOptions & { databaseUri?: string; followOtherWriters?: boolean } = {}): Promise<OpenedIndex> {
+  return openIndex({
+    config: commandConfig(context),
+    cwd: context.io.cwd,
+    databaseUri: options.databaseUri ?? databaseLocation(context),
     mustExist: !options.createIfMissing,
+    readOnly: readOnlyFlag(context),
+    storage: storageSettingsFromFlags(context),
+    models: { embedder: options.embedder, reranker: options.reranker },
+    followOtherWriters: options.followOtherWriters,
+    abortSignal: context.abortSignal,
   });
+}
+
+export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
+  return (await openCommandIndex(context, options)).store;
 }
 
 /** Runs `work` with an open store and always closes it. */
 export async function withStore<T>(context: CommandContext, options: CommandStoreOptions, work: (store: LanceStore) => Promise<T>): Promise<T> {
-  const store = await openCommandStore(context, options);
+  const index = await openCommandIndex(context, options);
   try {
-    return await work(store);
+    return await work(index.store);
   } finally {
-    await store.close();
+    await index.close();
   }
 }
 
@@ -264,14 +235,8 @@ export function summaryText(summary: IndexSummary): string {
   return lines.join('\n') + '\n';
 }
 
-/** `path:line` for text formats (1-based line), `path (page n)` for PDFs, else the path. */
-export function locationText(relativePath: string, sourceRange: SourceRange | undefined, pageNumbers: readonly number[]): string {
-  if (sourceRange?.startLine !== undefined) {
-    return `${relativePath}:${sourceRange.startLine + 1}`;
-  }
-  const page = sourceRange?.page ?? pageNumbers[0];
-  return page !== undefined ? `${relativePath} (page ${page})` : relativePath;
-}
+/** `path:line`, `path (page n)` or the path: the documents module's location text, as the CLI commands print it. */
+export { locationText } from '../documents/documentAccess';
 
 /** One line of whitespace-collapsed text, cut at `width` characters. */
 export function snippet(text: string, width = 200): string {

@@ -1,6 +1,5 @@
 import type { SectionNode, SourceRange } from '../../core/model/document';
 import type { StoredItem } from '../../core/model/search';
-import { walkSections } from '../../core/toc';
 
 /** The 1-based, inclusive lines the ranges cover (first range's start to last range's end), or undefined without lines. */
 function lineSpan(ranges: ReadonlyArray<SourceRange | undefined>): { first: number; last: number } | undefined {
@@ -38,38 +37,6 @@ export function whereText(ranges: ReadonlyArray<SourceRange | undefined>, pageNu
 export function locationJson(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: readonly number[]): { start_line: number | null; end_line: number | null; pages: number[] } {
   const lines = lineSpan(ranges);
   return { start_line: lines?.first ?? null, end_line: lines?.last ?? null, pages: pagesOf(ranges, pageNumbers) };
-}
-
-function comparable(title: string): string {
-  return title.replace(/\s+/g, ' ').trim().toLowerCase();
-}
-
-/**
- * A section by title or by heading trail (`Guide > Install`). An exact trail or title wins; else a title that
- * contains the text, when only one does. Returns the candidates' titles when the reference is ambiguous.
- */
-export function lookUpSection(tree: readonly SectionNode[], reference: string): { section?: SectionNode; ambiguous: string[] } {
-  const wanted = reference.split('>').map(comparable).filter((part) => part !== '');
-  if (wanted.length === 0) {
-    return { ambiguous: [] };
-  }
-  const trails: Array<{ node: SectionNode; trail: string[] }> = [];
-  const collect = (nodes: readonly SectionNode[], parents: string[]) => {
-    for (const node of nodes) {
-      const trail = [...parents, comparable(node.title)];
-      trails.push({ node, trail });
-      collect(node.children, trail);
-    }
-  };
-  collect(tree, []);
-  const endsWithWanted = (trail: string[]) => trail.length >= wanted.length && wanted.every((part, index) => trail[trail.length - wanted.length + index] === part);
-  const exact = trails.filter((entry) => endsWithWanted(entry.trail));
-  if (exact.length > 0) {
-    return { section: exact[0].node, ambiguous: [] };
-  }
-  const last = wanted[wanted.length - 1];
-  const partial = [...walkSections(tree)].filter((node) => comparable(node.title).includes(last));
-  return partial.length === 1 ? { section: partial[0], ambiguous: [] } : { ambiguous: partial.map((node) => node.title) };
 }
 
 /** Items as Markdown, headings with their level and code fenced, each block once. */

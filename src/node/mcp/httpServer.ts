@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, HaikuError } from '../../core/errors';
-import { MCP_HTTP_MAX_BODY_BYTES, MCP_HTTP_MAX_SESSIONS, MCP_HTTP_PATH, MCP_HTTP_SESSION_IDLE_MS, MCP_HTTP_SESSION_SWEEP_MS } from '../../core/limits';
+import { MCP_HTTP_MAX_BODY_BYTES, MCP_HTTP_MAX_SESSIONS, MCP_HTTP_PATH, MCP_HTTP_TOKEN_BYTES, MCP_HTTP_SESSION_IDLE_MS, MCP_HTTP_SESSION_SWEEP_MS } from '../../core/limits';
 import { createSessionServer, type HaikuMcpServerOptions, type McpSessionServer } from './mcpServer';
 
 /** The loopback address the server binds: it is for clients on this machine only. */
@@ -25,6 +25,21 @@ export interface ServeHttpOptions {
   onListening: (url: string) => void;
   /** Closes sessions idle this long (default `MCP_HTTP_SESSION_IDLE_MS`). */
   sessionIdleMs?: number;
+  /** Every request must carry `Authorization: Bearer <token>`; undefined only with `--no-auth`. */
+  token: string | undefined;
+}
+
+/** A fresh bearer token: 32 random bytes, URL-safe. */
+export function generateBearerToken(): string {
+  return randomBytes(MCP_HTTP_TOKEN_BYTES).toString('base64url');
+}
+
+/** Whether the request's `Authorization` header carries `token`, compared in constant time (digests of equal length). */
+function hasBearerToken(request: http.IncomingMessage, token: string): boolean {
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(match?.[1] ?? ''), digest(token)) && match !== null;
 }
 
 class HttpRequestError extends Error {
@@ -38,7 +53,7 @@ function sendError(response: http.ServerResponse, status: number, message: strin
     response.end();
     return;
   }
-  response.writeHead(status, { 'content-type': 'application/json' });
+  response.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -62,7 +77,8 @@ async function readJsonBody(request: http.IncomingMessage): Promise<unknown> {
 /**
  * Serves MCP over Streamable HTTP on 127.0.0.1 until the abort signal fires: one MCP server and one sandbox per
  * session (`Mcp-Session-Id`), at most `MCP_HTTP_MAX_SESSIONS` at once. Requests whose Host or Origin is not this
- * loopback address are refused (DNS rebinding: a web page must not reach the index through the user's browser).
+ * loopback address are refused (DNS rebinding: a web page must not reach the index through the user's browser),
+ * and so are requests without the bearer token (any local user can reach a loopback port).
  */
 export async function serveHttp(options: HaikuMcpServerOptions, httpOptions: ServeHttpOptions): Promise<void> {
   const { port, onListening } = httpOptions;
@@ -115,6 +131,9 @@ export async function serveHttp(options: HaikuMcpServerOptions, httpOptions: Ser
     const origin = request.headers.origin;
     if (!allowedHosts.has(request.headers.host ?? '') || (origin !== undefined && !allowedHosts.has(origin.replace(/^https?:\/\//, '')))) {
       throw new HttpRequestError(403, 'Forbidden: this server only answers requests addressed to its loopback address.');
+    }
+    if (httpOptions.token !== undefined && !hasBearerToken(request, httpOptions.token)) {
+      throw new HttpRequestError(401, 'Unauthorized: send the token the server printed at start (or HAIKU_MCP_TOKEN) as "Authorization: Bearer <token>".');
     }
     const body = request.method === 'POST' ? await readJsonBody(request) : undefined;
     const sessionId = request.headers['mcp-session-id'];

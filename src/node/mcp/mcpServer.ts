@@ -3,7 +3,7 @@ import type { Embedder } from '../../core/embeddings/embedder';
 import type { OpenAiCompatibleModel } from '../agent/openAiCompatibleModel';
 import type { CodeSandboxLimits } from '../sandbox/codeSandbox';
 import { CodeSession } from './codeSession';
-import type { ExistingIndex } from './openIndex';
+import type { OpenedIndex } from '../backend/openIndex';
 import type { McpToolContext } from './toolContext';
 import { registerAddDocumentFromFileTool } from './tools/addDocumentFromFileTool';
 import { registerAnalyzeTool } from './tools/analyzeTool';
@@ -24,8 +24,11 @@ const SERVER_INSTRUCTIONS =
   'list_documents, get_document and read_section, compute over the whole corpus with execute_code, or let Haiku answer ' +
   'with ask_question (search and cite) or analyze (code over the documents).';
 
-/** One MCP server (one client session) over the shared index: the read tools always, the write tools unless read-only. */
-export function createHaikuMcpServer(context: McpToolContext, options: { readOnly: boolean; version: string }): McpServer {
+/**
+ * One MCP server (one client session) over the shared index: the read tools always, the write tools only when
+ * `writable` (not read-only, and over HTTP only with `--allow-writes`).
+ */
+export function createHaikuMcpServer(context: McpToolContext, options: { writable: boolean; version: string }): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: options.version }, { instructions: SERVER_INSTRUCTIONS });
   registerSearchDocumentsTool(server, context);
   registerListDocumentsTool(server, context);
@@ -34,7 +37,7 @@ export function createHaikuMcpServer(context: McpToolContext, options: { readOnl
   registerAskQuestionTool(server, context);
   registerAnalyzeTool(server, context);
   registerExecuteCodeTool(server, context);
-  if (!options.readOnly) {
+  if (options.writable) {
     registerAddDocumentFromFileTool(server, context);
     registerDeleteDocumentTool(server, context);
   }
@@ -43,8 +46,10 @@ export function createHaikuMcpServer(context: McpToolContext, options: { readOnl
 
 /** What every session of one running server shares. */
 export interface HaikuMcpServerOptions {
-  index: ExistingIndex;
-  readOnly: boolean;
+  /** Opened by `openIndex` with `followOtherWriters`; a read-only index (`--read-only`, `remote-readonly`) gets no write tools. */
+  index: OpenedIndex;
+  /** Offer add_document_from_file and delete_document (never on a read-only index; over HTTP only with `--allow-writes`). */
+  allowWrites: boolean;
   /** Resolves the model of ask_question/analyze on first use (a server without a model still serves the rest). */
   model: () => OpenAiCompatibleModel;
   /** The model of `analyze` (`--analysis-model`); absent, `model`. */
@@ -53,7 +58,7 @@ export interface HaikuMcpServerOptions {
   sandboxLimits: CodeSandboxLimits;
   /** Budgets, prompts and sampling of ask_question/analyze (the configuration's `qa.*`); absent, the defaults. */
   agentSettings?: AgentSettings;
-  /** Base folder of `add_document_from_file`. */
+  /** Relative paths of `add_document_from_file` resolve against this folder. */
   cwd: string;
   version: string;
   /** Fires when the server shuts down. */
@@ -70,6 +75,7 @@ export function createSessionServer(options: HaikuMcpServerOptions): McpSessionS
   const codeSession = new CodeSession(options.index.store, options.sandboxLimits, options.abortSignal);
   const context: McpToolContext = {
     store: options.index.store,
+    index: options.index,
     refreshIfChanged: () => options.index.refreshIfChanged(),
     model: options.model,
     analysisModel: options.analysisModel ?? options.model,
@@ -80,7 +86,7 @@ export function createSessionServer(options: HaikuMcpServerOptions): McpSessionS
     embedder: options.embedder,
     abortSignal: options.abortSignal,
   };
-  const server = createHaikuMcpServer(context, { readOnly: options.readOnly, version: options.version });
+  const server = createHaikuMcpServer(context, { writable: options.allowWrites && !options.index.readOnly, version: options.version });
   let closing: Promise<void> | undefined;
   return {
     server,

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import type { LanguageModel } from 'ai';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { AgentAnswer } from '../../core/agent/runAgent';
-import { documentIdForPath } from '../../core/hash';
-import { compileDocumentFilter } from '../../core/search/documentFilter';
+import { isHaikuError } from '../../core/errors';
+import { documentFilterFor } from '../../node/documents/documentAccess';
 import type { ResolvedModel } from '../analysisModel';
 import { locationLabel } from '../citationFormat';
 import { TOOL_NAMES } from '../contributionIds';
 import { languageModelFromChat } from '../languageModelAdapter';
-import { signalOf, textResult, type ToolContext } from './toolSupport';
+import { signalOf, textResult, TOOL_DOCUMENT_LIST_HINT, type ToolContext } from './toolSupport';
 
 export interface AnalyzeToolInput {
   question: string;
@@ -90,13 +90,24 @@ export function createAnalyzeTool(context: AnalyzeToolContext): vscode.LanguageM
         // A chat model decides its own sampling.
         settings.temperature = undefined;
       }
+      const knowledgeBase = await context.knowledgeBase();
+      let documentFilter: string | undefined;
+      try {
+        // The document by id, path or unique path suffix, as haiku_search and haiku_readSection take it.
+        documentFilter = await documentFilterFor(knowledgeBase, path, { listHint: TOOL_DOCUMENT_LIST_HINT, abortSignal: signalOf(token) });
+      } catch (error) {
+        if (isHaikuError(error, 'not_found')) {
+          return textResult(error.message);
+        }
+        throw error;
+      }
       const answer = await agent.runAgent({
         model: resolved.model,
         modelDescription: { name: resolved.description, baseUrl: configured?.baseUrl },
-        knowledgeBase: await context.knowledgeBase(),
+        knowledgeBase,
         question,
         mode: 'analysis',
-        documentFilter: path ? compileDocumentFilter({ documentIds: [documentIdForPath(path.replace(/\\/g, '/').replace(/^\.\//, ''))] }) : null,
+        documentFilter: documentFilter ?? null,
         settings,
         createSandbox,
         abortSignal: signalOf(token),

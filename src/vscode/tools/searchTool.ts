@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { documentIdForPath } from '../../core/hash';
-import { compileDocumentFilter } from '../../core/search/documentFilter';
+import { documentFilterFor } from '../../node/documents/documentAccess';
+import { isHaikuError } from '../../core/errors';
 import { TOOL_NAMES } from '../contributionIds';
 import { formatSearchHits, searchToolLimit } from './toolFormatting';
-import { signalOf, textResult, type ToolContext } from './toolSupport';
+import { signalOf, textResult, TOOL_DOCUMENT_LIST_HINT, type ToolContext } from './toolSupport';
 
 export interface SearchToolInput {
   query: string;
@@ -23,8 +23,17 @@ export function registerSearchTool(context: ToolContext): vscode.Disposable {
         return textResult(vscode.l10n.t('Give a non-empty "query".'));
       }
       const limit = searchToolLimit(options.input.limit, context.getConfig().search.limit);
-      const filter = path ? compileDocumentFilter({ documentIds: [documentIdForPath(path.replace(/\\/g, '/').replace(/^\.\//, ''))] }) : undefined;
       const knowledgeBase = await context.knowledgeBase();
+      let filter: string | undefined;
+      try {
+        // The document by id, path or unique path suffix, as the other tools take it.
+        filter = await documentFilterFor(knowledgeBase, path, { listHint: TOOL_DOCUMENT_LIST_HINT, abortSignal: signalOf(token) });
+      } catch (error) {
+        if (isHaikuError(error, 'not_found')) {
+          return textResult(error.message);
+        }
+        throw error;
+      }
       const results = await knowledgeBase.search(query, { limit, filter, expand: true, abortSignal: signalOf(token) });
       return textResult(formatSearchHits(query, results, context.relativePathOf, vscode.l10n.t));
     },

@@ -1,6 +1,6 @@
 import type { SectionNode } from '../../core/model/document';
 import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
-import { walkSections } from '../../core/toc';
+import { lookUpSection, matchDocument } from '../../node/documents/documentAccess';
 import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
 import { locationLabel, ownRange } from '../citationFormat';
 import { untranslated, type Translate } from '../statusText';
@@ -33,44 +33,14 @@ export function formatDocumentList(documents: readonly DocumentSummary[], t: Tra
   return `${t('{0} documents:', documents.length)}\n${documents.map((document) => `- ${document.relativePath} — "${document.title}" (${t('{0}, id {1}', document.format, document.id)})`).join('\n')}`;
 }
 
-/** A document by id, exact relative path, or a unique path suffix. */
+/** A document by id, exact relative path, or a unique path suffix (the documents module's rules, shared with MCP). */
 export function findDocument(documents: readonly DocumentSummary[], reference: string): DocumentSummary | undefined {
-  const wanted = reference.trim().replace(/\\/g, '/').replace(/^\.\//, '');
-  return documents.find((document) => document.id === wanted)
-    ?? documents.find((document) => document.relativePath === wanted)
-    ?? (() => {
-      const matches = documents.filter((document) => document.relativePath.endsWith(`/${wanted}`) || document.relativePath.toLowerCase() === wanted.toLowerCase());
-      return matches.length === 1 ? matches[0] : undefined;
-    })();
+  return matchDocument(documents, reference).document;
 }
 
-function normalizeTitle(title: string): string {
-  return title.replace(/\s+/g, ' ').trim().toLowerCase();
-}
-
-/** A section by title or heading trail (`A > B`): the trail is matched from the outside in, titles case-insensitively. */
+/** A section by title or heading trail (`A > B`), as MCP's read_section finds it. */
 export function findSection(sections: readonly SectionNode[], reference: string): SectionNode | undefined {
-  const parts = reference.split('>').map(normalizeTitle).filter((part) => part !== '');
-  if (parts.length === 0) {
-    return undefined;
-  }
-  if (parts.length > 1) {
-    let level: readonly SectionNode[] = sections;
-    let found: SectionNode | undefined;
-    for (const part of parts) {
-      found = level.find((section) => normalizeTitle(section.title) === part);
-      if (!found) {
-        break;
-      }
-      level = found.children;
-    }
-    if (found) {
-      return found;
-    }
-  }
-  const last = parts[parts.length - 1];
-  const all = [...walkSections(sections)];
-  return all.find((section) => normalizeTitle(section.title) === last) ?? all.find((section) => normalizeTitle(section.title).includes(last));
+  return lookUpSection(sections, reference).section;
 }
 
 export function formatTableOfContents(document: DocumentSummary, sections: readonly SectionNode[], t: Translate = untranslated): string {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../../core/config';
 import type { DocumentSummary, StoredItem } from '../../core/model/search';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
-import { findDocument } from './toolFormatting';
+import { matchDocument } from '../../node/documents/documentAccess';
 
 /** What every language-model tool needs: the store (opened on demand), path display and the settings. */
 export interface ToolContext {
@@ -26,6 +26,9 @@ export function signalOf(token: vscode.CancellationToken): AbortSignal {
   return controller.signal;
 }
 
+/** What a tool says when no document matches a reference. */
+export const TOOL_DOCUMENT_LIST_HINT = 'Call haiku_listDocuments for the ids and paths.';
+
 /** The document a tool's input names (id, path or unique path suffix) with its items, or the result saying none matches. */
 export async function documentForTool(
   context: ToolContext,
@@ -34,9 +37,11 @@ export async function documentForTool(
 ): Promise<{ knowledgeBase: ExtensionKnowledgeBase; document: DocumentSummary; items: StoredItem[] } | vscode.LanguageModelToolResult> {
   const knowledgeBase = await context.knowledgeBase();
   const documents = await knowledgeBase.listDocuments({ abortSignal: signalOf(token) });
-  const document = findDocument(documents, reference ?? '');
+  const { document, candidates } = matchDocument(documents, reference ?? '');
   if (!document) {
-    return textResult(`No indexed document matches "${reference}". Call haiku_listDocuments for the ids and paths.`);
+    return textResult(candidates.length > 1
+      ? `"${reference}" matches ${candidates.length} documents: ${candidates.slice(0, 10).map((candidate) => candidate.relativePath).join(', ')}. Give more of the path, or the document id.`
+      : `No indexed document matches "${reference}". ${TOOL_DOCUMENT_LIST_HINT}`);
   }
   return { knowledgeBase, document, items: await knowledgeBase.getDocumentItems(document.id) };
 }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { SectionNode } from '../../../src/core/model/document';
-import { locationJson, lookUpSection, whereText } from '../../../src/node/mcp/documentText';
+import { lookUpSection } from '../../../src/node/documents/documentAccess';
+import { locationJson, whereText } from '../../../src/node/mcp/documentText';
 
 function section(title: string, children: SectionNode[] = []): SectionNode {
   return { selfRef: `#/${title}`, level: 1, title, pageNumbers: [], itemRange: [0, 1], chunkIds: [], children };

@@ -69,7 +69,7 @@ describe('haiku mcp --http --read-only (real process, Streamable HTTP on 127.0.0
     assert.equal(await postWithHost(server.url, 'attacker.example'), 403);
     const port = new URL(server.url).port;
     assert.notEqual(await postWithHost(server.url, `localhost:${port}`), 403);
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session', authorization: `Bearer ${server.token}` }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
     assert.equal(response.status, 404);
     assert.match(await response.text(), /Session not found/);
   });

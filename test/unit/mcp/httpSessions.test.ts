@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HaikuError } from '../../../src/core/errors';
 import { serveHttp } from '../../../src/node/mcp/httpServer';
-import { openExistingIndex, type ExistingIndex } from '../../../src/node/mcp/openIndex';
+import type { OpenedIndex } from '../../../src/node/backend/openIndex';
+import { openExistingIndex } from './openTestIndex';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../../src/node/sandbox/codeSandbox';
 import { buildCorpusIndex, type CorpusIndex } from '../agent/corpusIndex';
 import { resultText } from './mcpProcess';
@@ -11,7 +12,7 @@ import { resultText } from './mcpProcess';
 describe('MCP over HTTP: idle sessions (in-process server)', function () {
   this.timeout(120_000);
   let corpus: CorpusIndex;
-  let index: ExistingIndex;
+  let index: OpenedIndex;
   const stop = new AbortController();
   let serving: Promise<void>;
   let url: string;
@@ -23,7 +24,7 @@ describe('MCP over HTTP: idle sessions (in-process server)', function () {
       serving = serveHttp(
         {
           index,
-          readOnly: true,
+          allowWrites: false,
           model: () => {
             throw new HaikuError('invalid_settings', 'no model in this test');
           },
@@ -32,7 +33,7 @@ describe('MCP over HTTP: idle sessions (in-process server)', function () {
           version: '0',
           abortSignal: stop.signal,
         },
-        { port: 0, onListening: resolve, sessionIdleMs: 1_500 },
+        { port: 0, onListening: resolve, sessionIdleMs: 1_500, token: undefined },
       );
     });
     url = await listening;

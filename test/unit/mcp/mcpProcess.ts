@@ -34,20 +34,25 @@ export async function connectStdio(args: string[], options: { cwd: string; env?:
 export interface HttpServerProcess {
   /** `http://127.0.0.1:<port>/mcp` as the server printed it. */
   url: string;
+  /** The bearer token the server printed (undefined when it printed none: HAIKU_MCP_TOKEN or --no-auth). */
+  token: string | undefined;
+  stderr(): string;
   child: ChildProcess;
-  connect(): Promise<Client>;
+  /** Connects with the printed token, or with `token` when given (null: none). */
+  connect(token?: string | null): Promise<Client>;
   /** SIGTERM, then waits for the exit code. */
   stop(): Promise<number | null>;
 }
 
 /** Spawns `haiku mcp --http --port 0 <args>` and waits for the line that names its URL. */
-export async function startHttpServer(args: string[], options: { cwd: string }): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'mcp', '--http', '--port', '0', ...args], { cwd: options.cwd, env: { ...process.env, LANCEDB_LOG: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startHttpServer(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<HttpServerProcess> {
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'mcp', '--http', '--port', '0', ...args], { cwd: options.cwd, env: { ...process.env, LANCEDB_LOG: 'error', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
+      // The token line, when there is one, comes in the same write as the URL line.
       const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
       if (match) {
         resolve(match[1]);
@@ -55,12 +60,16 @@ export async function startHttpServer(args: string[], options: { cwd: string }):
     });
     void exited.then((code) => reject(new Error(`haiku mcp --http exited (${code}) before listening:\n${stderr}`)));
   });
+  const token = /Bearer token .*: (\S+)\n/.exec(stderr)?.[1];
   return {
     url,
+    token,
     child,
-    async connect() {
+    stderr: () => stderr,
+    async connect(chosen?: string | null) {
+      const sent = chosen === undefined ? token : chosen ?? undefined;
       const client = new Client({ name: 'haiku-test', version: '0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), sent ? { requestInit: { headers: { authorization: `Bearer ${sent}` } } } : {}));
       return client;
     },
     async stop() {

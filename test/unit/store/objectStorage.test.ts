@@ -8,7 +8,7 @@ import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { describeStorageOptions, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../../../src/node/store/objectStorage';
 import { pathToFileURL } from 'node:url';
-import { openExistingIndex } from '../../../src/node/mcp/openIndex';
+import { openExistingIndex } from '../mcp/openTestIndex';
 import { mapToSourceRoot } from '../../../src/node/store/sourceRoot';
 import { runInProcess, runProcess } from '../cli/cliHarness';
 import { markdownWrite } from '../../support/documentWrites';

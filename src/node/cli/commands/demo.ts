@@ -5,7 +5,8 @@ import type { CliCommand } from '../command';
 import { HaikuError } from '../../../core/errors';
 import { DEFAULT_EXCLUDE_GLOBS } from '../../../core/limits';
 import { indexPaths } from '../../index/indexer';
-import { openStore } from '../../store/lanceStore';
+import { defaultConfig } from '../../../core/config';
+import { openIndex } from '../../backend/openIndex';
 import { JSON_OPTION, locationText, printJson, snippet, summaryText, wantsJson } from '../indexAccess';
 
 /** A query the samples answer: Vite's "npm Dependency Resolving and Pre-Bundling" section ranks first. */
@@ -36,7 +37,11 @@ export const demoCommand: CliCommand = {
     }
     const query = context.positionals.join(' ').trim() || DEMO_QUERY;
     const databaseFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-demo-'));
-    const store = await openStore({ uri: databaseFolder, abortSignal: context.abortSignal });
+    // The demo's own index with the defaults (full text, no models), whatever the current folder's configuration says.
+    const config = defaultConfig();
+    config.index.databaseUri = databaseFolder;
+    const index = await openIndex({ config, cwd: databaseFolder, mustExist: false, models: {}, abortSignal: context.abortSignal });
+    const { store } = index;
     try {
       // The samples' README describes their sources (and is a document of the VS Code tests' workspace), not a demo document.
       const summary = await indexPaths({ roots: [samples], baseFolder: samples, store, exclude: [...DEFAULT_EXCLUDE_GLOBS, 'README.md'], abortSignal: context.abortSignal });
@@ -65,7 +70,7 @@ export const demoCommand: CliCommand = {
       out(context.flags.keep ? `Index kept at ${databaseFolder} (try: haiku search "…" --db ${databaseFolder}).\n` : 'Next: haiku index <your folder>, then haiku search "<question>".\n');
       return 0;
     } finally {
-      await store.close();
+      await index.close();
       if (!context.flags.keep) {
         fs.rmSync(databaseFolder, { recursive: true, force: true });
       }

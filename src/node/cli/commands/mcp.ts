@@ -1,17 +1,19 @@
 import { HaikuError } from '../../../core/errors';
 import { MCP_HTTP_DEFAULT_PORT } from '../../../core/limits';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../../agent/openAiCompatibleModel';
-import { serveHttp } from '../../mcp/httpServer';
+import { generateBearerToken, serveHttp } from '../../mcp/httpServer';
 import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
-import { openExistingIndex } from '../../mcp/openIndex';
 import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, UsageError, type CliCommand, type CommandContext } from '../command';
 import { haikuVersion } from '../program';
 import { commandConfig } from '../../config/cliConfig';
 import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
-import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, STORAGE_OPTIONS, databaseLocation, embedderFromFlags, rerankerFromFlags, storageSettingsFromFlags } from '../indexAccess';
+import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, STORAGE_OPTIONS, embedderFromFlags, openCommandIndex, rerankerFromFlags } from '../indexAccess';
 import { agentSettingsFromConfig } from '../../../core/agent/runAgent';
+
+/** The environment variable that sets the bearer token of `haiku mcp --http`. */
+export const MCP_TOKEN_VARIABLE = 'HAIKU_MCP_TOKEN';
 
 /** Made on first use, so a server without a model still serves search, browsing and code. */
 function lazyModel(options: OpenAiCompatibleModelOptions): () => OpenAiCompatibleModel {
@@ -48,7 +50,7 @@ export const mcpCommand: CliCommand = {
   arguments: [],
   summary: 'Serve the index to MCP clients: stdio, or Streamable HTTP on 127.0.0.1 (search, documents, ask, analyze, code)',
   description:
-    'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless --read-only. The index must exist; it is opened once at start.',
+    'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless read-only (over --http only with --allow-writes). Over --http every request needs the bearer token (HAIKU_MCP_TOKEN, else one printed at start). The index must exist; it is opened once at start.',
   options: [
     DATABASE_OPTION,
     ...STORAGE_OPTIONS,
@@ -56,23 +58,22 @@ export const mcpCommand: CliCommand = {
     ...RERANKER_OPTIONS,
     { flags: '--http', description: 'Serve Streamable HTTP on 127.0.0.1 instead of stdio.' },
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
-    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document) and never write the index (a published team index).' },
+    { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document) and never write the index (a published team index; also index.mode "remote-readonly" in haiku.config.json).' },
+    { flags: '--allow-writes', description: 'With --http: offer the write tools too (off by default over HTTP; add_document_from_file accepts only files inside the index\'s folders).' },
+    { flags: '--no-auth', description: `With --http: accept requests without the bearer token (the token comes from ${MCP_TOKEN_VARIABLE}, else a random one is printed at start). Any local process could then use the server.` },
     ...MODEL_OPTIONS,
     ...ANALYSIS_MODEL_OPTIONS,
   ],
   examples: ['haiku mcp --db .haiku --read-only', 'haiku mcp --http --port 8001 --model qwen3:8b'],
   async run(context) {
     const port = portFlag(context);
-    const readOnly = booleanFlag(context, 'read-only');
-    const embedder = embedderFromFlags(context);
-    const index = await openExistingIndex({
-      uri: databaseLocation(context),
-      embedder,
-      reranker: rerankerFromFlags(context),
-      abortSignal: context.abortSignal,
-      storage: storageSettingsFromFlags(context),
-      readOnly,
-    });
+    const http = booleanFlag(context, 'http');
+    const noAuth = context.flags.auth === false;
+    if (!http && (noAuth || booleanFlag(context, 'allow-writes'))) {
+      throw new HaikuError('invalid_settings', '--no-auth and --allow-writes apply to --http only; over stdio the host that starts the server is its only client.');
+    }
+    // The configuration's index, search options, rules and write policy (`index.mode: remote-readonly`, `--read-only`).
+    const index = await openCommandIndex(context, { embedder: embedderFromFlags(context), reranker: rerankerFromFlags(context), followOtherWriters: true });
     // SIGTERM is how MCP hosts stop a server: close the sessions and the index instead of dying mid-write.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
@@ -82,10 +83,11 @@ export const mcpCommand: CliCommand = {
     const sandbox = config.sandbox;
     const options: HaikuMcpServerOptions = {
       index,
-      readOnly,
+      // Over HTTP any local process that has the token is a client: writes only when asked for.
+      allowWrites: http ? booleanFlag(context, 'allow-writes') : true,
       model: lazyModel(questionModelOptions(context)),
       analysisModel: lazyModel(analysisModelOptions(context)),
-      embedder,
+      embedder: index.embedder,
       sandboxLimits: { ...DEFAULT_CODE_SANDBOX_LIMITS, codeTimeoutSeconds: sandbox.codeTimeoutSeconds, maxOutputChars: sandbox.maxOutputChars, memoryLimitBytes: sandbox.memoryLimitBytes },
       // The file's and flags' qa.* (budgets, request limit, domain preamble) reach ask_question and analyze too.
       agentSettings: agentSettingsFromConfig(config),
@@ -93,12 +95,27 @@ export const mcpCommand: CliCommand = {
       version: haikuVersion(),
       abortSignal,
     };
-    const mode = readOnly ? ', read-only' : '';
+    const writes = index.readOnly ? ', read-only' : options.allowWrites ? '' : ', no write tools (--allow-writes offers them)';
     try {
-      if (booleanFlag(context, 'http')) {
-        await serveHttp(options, { port, onListening: (url) => context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${mode}). Stop with Ctrl+C.\n`) });
+      if (http) {
+        const fromEnvironment = context.io.env[MCP_TOKEN_VARIABLE];
+        const token = noAuth ? undefined : fromEnvironment !== undefined && fromEnvironment !== '' ? fromEnvironment : generateBearerToken();
+        if (noAuth) {
+          context.io.stderr('Warning: --no-auth: any process on this machine that can reach the port can use the index (and, with --allow-writes, change it).\n');
+        }
+        await serveHttp(options, {
+          port,
+          token,
+          onListening: (url) => {
+            // One write: the token line travels with the URL (clients send it as "Authorization: Bearer <token>").
+            const tokenLine = token === undefined ? ''
+              : token === fromEnvironment ? `Clients authenticate with the token in ${MCP_TOKEN_VARIABLE} ("Authorization: Bearer <token>").\n`
+              : `Bearer token (send as "Authorization: Bearer <token>"; set ${MCP_TOKEN_VARIABLE} to choose one): ${token}\n`;
+            context.io.stderr(`Haiku MCP server at ${url} (index ${index.store.uri}${writes}). Stop with Ctrl+C.\n${tokenLine}`);
+          },
+        });
       } else {
-        context.io.stderr(`Haiku MCP server on stdio (index ${index.store.uri}${mode}).\n`);
+        context.io.stderr(`Haiku MCP server on stdio (index ${index.store.uri}${writes}).\n`);
         await serveStdio(options);
       }
     } finally {

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { HaikuError } from '../../../core/errors';
+import { requireDocument } from '../../documents/documentAccess';
 import type { SectionNode } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { DATABASE_OPTIONS, locationText, printJson, wantsJson, withStore } from '../indexAccess';
@@ -14,10 +14,8 @@ export const tocCommand: CliCommand = {
   async run(context) {
     const [reference] = context.positionals;
     const { document, items } = await withStore(context, {}, async (store) => {
-      const found = await store.findDocument(reference);
-      if (!found) {
-        throw new HaikuError('not_found', `No indexed document matches '${reference}'. Run \`haiku docs\` to list them.`);
-      }
+      // By id, path or unique path suffix, as the VS Code and MCP tools find documents.
+      const found = await requireDocument(store, reference, { listHint: 'Run `haiku docs` to list them.', abortSignal: context.abortSignal });
       return { document: found, items: await store.getDocumentItems(found.id) };
     });
     const chunkIdsByRef = new Map(items.map((item) => [item.selfRef, item.chunkIds]));

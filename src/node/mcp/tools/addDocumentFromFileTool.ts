@@ -1,11 +1,9 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { HaikuError } from '../../../core/errors';
 import { isPathInside } from '../../../core/pathContainment';
-import { indexPaths } from '../../index/indexer';
+import { checkAddablePath, indexWithRules } from '../../backend/indexWithRules';
 import type { McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 import { documentJson } from './listDocumentsTool';
@@ -20,7 +18,7 @@ export function registerAddDocumentFromFileTool(server: McpServer, context: McpT
       title: 'Add a document from a file',
       description:
         'Index a Markdown, HTML, PDF, DOCX or text file (or every such file under a folder) on the server machine. ' +
-        `Relative paths resolve against ${context.cwd}. An unchanged file is left as it is; a changed one is re-indexed.`,
+        `Only files inside the index's folders are accepted, under its include/exclude globs and size limit. Relative paths resolve against ${context.cwd}. An unchanged file is left as it is; a changed one is re-indexed.`,
       inputSchema: {
         file_path: z.string().min(1).describe('Path of the file or folder.'),
       },
@@ -28,14 +26,13 @@ export function registerAddDocumentFromFileTool(server: McpServer, context: McpT
     },
     ({ file_path: filePath }, extra) =>
       runTool(context, extra.signal, async (abortSignal) => {
-        const target = path.resolve(context.cwd, filePath);
-        if (!fs.existsSync(target)) {
-          throw new HaikuError('not_found', `${target} does not exist. Give a path on the server machine (relative paths resolve against ${context.cwd}).`);
-        }
-        const summary = await indexPaths({ roots: [target], store: context.store, embedder: context.embedder, baseFolder: context.cwd, abortSignal });
+        // Only files inside the index's folders, symlinks resolved: the server must not read the machine for its client.
+        const { target, baseFolder } = await checkAddablePath(context.index, filePath, context.cwd);
+        // The configured rules as `haiku index` applies them; a file named here obeys the include globs and .gitignore too.
+        const summary = await indexWithRules(context.index, [target], { baseFolder, fileRootsFollowRules: true, abortSignal });
         const documents = (await context.store.listDocuments({ abortSignal })).filter((document) => document.uri.startsWith('file:') && isPathInside(fileURLToPath(document.uri), target));
         if (documents.length === 0) {
-          const reasons = summary.failed.map((failure) => failure.reason).join('\n') || 'No supported file (Markdown, HTML, PDF, DOCX, text) was found there.';
+          const reasons = summary.failed.map((failure) => failure.reason).join('\n') || 'No file there is a supported format (Markdown, HTML, PDF, DOCX, text) that the index\'s include and exclude globs and .gitignore files let in.';
           throw new HaikuError('unsupported_format', `Nothing was indexed from ${target}:\n${reasons}`);
         }
         const counts = `added ${summary.added.length}, updated ${summary.updated.length}, unchanged ${summary.unchanged}, failed ${summary.failed.length}`;

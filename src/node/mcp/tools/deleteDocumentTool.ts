@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { requireDocument } from '../documentLookup';
-import type { McpToolContext } from '../toolContext';
+import { requireDocument } from '../../documents/documentAccess';
+import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 
 export const DELETE_DOCUMENT_TOOL_NAME = 'delete_document';
@@ -20,7 +20,7 @@ export function registerDeleteDocumentTool(server: McpServer, context: McpToolCo
     },
     ({ document_id: reference }, extra) =>
       runTool(context, extra.signal, async (abortSignal) => {
-        const document = await requireDocument(context.store, reference);
+        const document = await requireDocument(context.store, reference, { listHint: MCP_DOCUMENT_LIST_HINT, abortSignal });
         await context.store.removeDocuments([document.id], { abortSignal });
         return textResult(`Deleted ${document.relativePath} (id ${document.id}) from the index.`, { deleted: true, document_id: document.id });
       }),

@@ -2,9 +2,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MCP_DOCUMENT_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
-import { requireDocument } from '../documentLookup';
+import { requireDocument } from '../../documents/documentAccess';
 import { cutText, outlineText } from '../documentText';
-import type { McpToolContext } from '../toolContext';
+import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 import { documentJson } from './listDocumentsTool';
 
@@ -25,8 +25,8 @@ export function registerGetDocumentTool(server: McpServer, context: McpToolConte
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ document_id: reference }, extra) =>
-      runTool(context, extra.signal, async () => {
-        const document = await requireDocument(context.store, reference);
+      runTool(context, extra.signal, async (abortSignal) => {
+        const document = await requireDocument(context.store, reference, { listHint: MCP_DOCUMENT_LIST_HINT, abortSignal });
         const items = await context.store.getDocumentItems(document.id);
         const tree = buildSectionTree(items);
         const content = (await context.store.getDocumentContent(document.id)) ?? '';

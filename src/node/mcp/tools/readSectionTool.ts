@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { HaikuError } from '../../../core/errors';
 import { MCP_SECTION_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
-import { requireDocument } from '../documentLookup';
-import { cutText, itemsAsMarkdown, locationJson, lookUpSection, outlineText, whereText } from '../documentText';
-import type { McpToolContext } from '../toolContext';
+import { cutText, itemsAsMarkdown, locationJson, outlineText, whereText } from '../documentText';
+import { lookUpSection, requireDocument } from '../../documents/documentAccess';
+import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 
 export const READ_SECTION_TOOL_NAME = 'read_section';
@@ -28,8 +28,8 @@ export function registerReadSectionTool(server: McpServer, context: McpToolConte
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ document_id: reference, section: sectionReference, start_item: startItem, end_item: endItem }, extra) =>
-      runTool(context, extra.signal, async () => {
-        const document = await requireDocument(context.store, reference);
+      runTool(context, extra.signal, async (abortSignal) => {
+        const document = await requireDocument(context.store, reference, { listHint: MCP_DOCUMENT_LIST_HINT, abortSignal });
         const items = await context.store.getDocumentItems(document.id);
         const tree = buildSectionTree(items);
         let range: [number, number];

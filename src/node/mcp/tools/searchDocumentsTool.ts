@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { defaultConfig } from '../../../core/config';
 import { MCP_SEARCH_MAX_LIMIT } from '../../../core/limits';
 import type { DocumentSummary, SearchResult } from '../../../core/model/search';
 import { chunkMetaOf } from '../../../core/agent/citations';
@@ -41,14 +40,14 @@ export function registerSearchDocumentsTool(server: McpServer, context: McpToolC
         'line range or pages, and the matched passage expanded to its section. Use a few specific keywords rather than a whole question.',
       inputSchema: {
         query: z.string().min(1).describe('Keywords or a short phrase.'),
-        limit: z.number().int().min(1).max(MCP_SEARCH_MAX_LIMIT).optional().describe(`Results to return (default ${defaultConfig().search.limit}).`),
+        limit: z.number().int().min(1).max(MCP_SEARCH_MAX_LIMIT).optional().describe(`Results to return (default ${context.index.search.limit}).`),
         filter: z.string().optional().describe("SQL WHERE clause over documents (uri, relative_path, title, format, metadata), e.g. relative_path LIKE 'guides/%'."),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, limit, filter }, extra) =>
       runTool(context, extra.signal, async (abortSignal) => {
-        const results = await context.store.search(query, { limit: limit ?? defaultConfig().search.limit, filter, expand: true, abortSignal });
+        const results = await context.store.search(query, { limit: limit ?? context.index.search.limit, filter, expand: true, abortSignal });
         const documents = new Map((await context.store.listDocuments({ abortSignal })).map((document) => [document.id, document]));
         const blocks = results.map((result, index) => {
           const relativePath = documents.get(result.documentId)?.relativePath ?? result.uri;

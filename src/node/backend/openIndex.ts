@@ -1,0 +1,235 @@
+/**
+ * The one place that opens an index. VS Code, the CLI and the MCP server each resolve their layered configuration
+ * (settings, or `haiku.config.json` < environment < flags) and hand it here; what comes back (store, models, search
+ * options, index rules, write policy) is the same for all three, so they cannot drift apart again.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import type { HaikuConfig } from '../../core/config';
+import type { Embedder } from '../../core/embeddings/embedder';
+import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
+import type { Reranker } from '../../core/search/reranker';
+import type { PictureProcessing } from '../convert/convertFile';
+import { createEmbedder } from '../embeddings/createEmbedder';
+import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
+import { createReranker } from '../search/httpReranker';
+import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
+import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
+import type { IndexedRoot } from '../store/rootsRegistry';
+import { DOCUMENTS_TABLE, parseJson, SETTINGS_TABLE } from '../store/schema';
+import { hasUriScheme, isTableMissing } from '../store/storeTables';
+
+/** How files become documents: the same for `haiku index`, VS Code and MCP's `add_document_from_file`. */
+export interface IndexRules {
+  /** Relative paths (and so document ids) hang from here: the source root, else the working folder. */
+  baseFolder: string;
+  /** The configured source root as an absolute folder, when the configuration names one. */
+  sourceRoot?: string;
+  include: readonly string[];
+  exclude: readonly string[];
+  maxFileBytes: number;
+  respectGitignore: boolean;
+  followLinksOutside: boolean;
+  pictures: PictureProcessing;
+  pictureDescription: PictureDescriptionSettings;
+}
+
+/** The index rules of a configuration, with relative folders resolved against `cwd`. */
+export function indexRulesFromConfig(config: HaikuConfig, cwd: string): IndexRules {
+  const sourceRoot = config.index.sourceRoot.trim() === '' ? undefined : path.resolve(cwd, config.index.sourceRoot);
+  return {
+    baseFolder: sourceRoot ?? path.resolve(cwd),
+    sourceRoot,
+    include: config.index.include,
+    exclude: config.index.exclude,
+    maxFileBytes: config.index.maxFileBytes,
+    respectGitignore: config.index.respectGitignore,
+    followLinksOutside: config.index.followLinksOutside,
+    pictures: config.processing.pictures,
+    pictureDescription: config.processing.pictureDescription,
+  };
+}
+
+/** The object-storage settings of a configuration (keys included when the configuration holds them). */
+export function storageSettingsFromConfig(config: HaikuConfig): ObjectStorageSettings {
+  const { storage } = config.index;
+  return {
+    endpoint: storage.endpoint || undefined,
+    region: storage.region || undefined,
+    pathStyle: storage.pathStyle,
+    allowHttp: storage.allowHttp,
+    accessKeyId: storage.accessKeyId,
+    secretAccessKey: storage.secretAccessKey,
+  };
+}
+
+export interface OpenIndexOptions {
+  config: HaikuConfig;
+  /** Relative database paths and the source root resolve against this folder. */
+  cwd: string;
+  /** Everyone but `haiku index` and VS Code's indexer needs an existing index: a missing one is `not_found`, never created. */
+  mustExist: boolean;
+  /** Read-only on top of the configuration's `index.mode: remote-readonly` (`--read-only`). */
+  readOnly?: boolean;
+  /** Another database than `config.index.databaseUri` (one of `haiku search --db a --db b`). */
+  databaseUri?: string;
+  /** Object-storage settings (the CLI merges flags and AWS variables); default: the configuration's `index.storage`. */
+  storage?: ObjectStorageSettings;
+  /** The models to use; absent, made from the configuration's `embeddings` and `reranker`. */
+  models?: { embedder?: Embedder; reranker?: Reranker };
+  /**
+   * Long-lived readers (the MCP server) follow other processes' writes: a second connection re-reads the documents
+   * table's version, and `refreshIfChanged` drops the caches when it moved. Also checks the folder strictly at start.
+   */
+  followOtherWriters?: boolean;
+  /** Progress of a wait for another writer's lease (default: stderr). */
+  onWriterWait?: (message: string) => void;
+  abortSignal?: AbortSignal;
+}
+
+/** An opened index and everything a front end needs to serve it the way the configuration says. */
+export interface OpenedIndex {
+  store: LanceStore;
+  embedder?: Embedder;
+  reranker?: Reranker;
+  /** Never written: `index.mode: remote-readonly` or `--read-only`. Front ends leave their write commands out. */
+  readOnly: boolean;
+  /** The configuration's `search` (limit, max_context_chars, rerank pool, weights); the store searches with it. */
+  search: HaikuConfig['search'];
+  rules: IndexRules;
+  /** Drops the store's caches when another process wrote since the last call (a no-op without `followOtherWriters`). */
+  refreshIfChanged(): Promise<void>;
+  /** The folders and files the index was built from, as recorded now (other processes' runs included with `followOtherWriters`). */
+  indexedRoots(): Promise<IndexedRoot[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Commands that only use an index fail when there is none, instead of opening (and so creating) an empty one
+ * where a mistyped `--db` points. A folder counts as an index when it holds LanceDB tables (`*.lance`);
+ * URIs (`s3://…`) are left to LanceDB.
+ */
+export function requireExistingIndex(location: string): void {
+  if (hasUriScheme(location)) {
+    return;
+  }
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync(location);
+  } catch {
+    // Missing, not a folder, or unreadable: no index here either way.
+  }
+  if (!entries.some((name) => name.endsWith('.lance'))) {
+    throw new HaikuError('not_found', `No Haiku index at ${location}; run \`haiku index <folder> --db ${location}\` first.`);
+  }
+}
+
+/** A server's stricter start-up check: says whether the folder is missing, a file, or holds no documents table. */
+function requireIndexFolder(uri: string): void {
+  if (hasUriScheme(uri)) {
+    return;
+  }
+  const buildHint = `Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`;
+  let stats: fs.Stats;
+  try {
+    stats = fs.statSync(uri);
+  } catch {
+    throw new HaikuError('not_found', `No Haiku index at ${uri}: the folder does not exist. ${buildHint}`);
+  }
+  if (!stats.isDirectory()) {
+    throw new HaikuError('unreadable_file', `${uri} is a file, not an index folder. ${buildHint}`);
+  }
+  // Checked on disk first: connecting to a folder writes LanceDB's namespace manifest into it.
+  if (!fs.existsSync(path.join(uri, `${DOCUMENTS_TABLE}.lance`))) {
+    throw new HaikuError('not_found', `No Haiku index at ${uri}: the folder holds no documents table. ${buildHint}`);
+  }
+}
+
+/** A second connection that re-reads the manifest on every call, watching the documents table's version. */
+async function openVersionProbe(uri: string, storage: ObjectStorageSettings | undefined): Promise<{ version(): Promise<number>; roots(): Promise<IndexedRoot[]>; close(): void }> {
+  // The store's own tables keep the version they opened, which is what makes its reads fast and consistent within
+  // one search. Opened by name, not listed: listing through some S3-compatible servers returns nothing.
+  const storageOptions = storageOptionsFor(uri, storage);
+  let probe: lancedb.Connection | undefined;
+  try {
+    probe = await lancedb.connect(uri, { readConsistencyInterval: 0, ...(storageOptions ? { storageOptions } : {}) });
+    const documentsTable = await probe.openTable(DOCUMENTS_TABLE);
+    const connection = probe;
+    const roots = async () => {
+      const rows = await (await connection.openTable(SETTINGS_TABLE)).query().select(['roots']).toArray();
+      return parseJson<IndexedRoot[]>(rows[0]?.roots === undefined ? undefined : String(rows[0].roots), []);
+    };
+    return { version: () => documentsTable.version(), roots, close: () => connection.close() };
+  } catch (error) {
+    probe?.close();
+    if (isTableMissing(error)) {
+      throw new HaikuError('not_found', `No Haiku index at ${uri}: it holds no documents table. Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`);
+    }
+    throw objectStorageError(error, uri, storageOptions) ?? new HaikuError('unreadable_file', `Could not read the index at ${uri}: ${withoutSecrets(errorMessage(error), storageOptions)}. Check --db and the folder's permissions.`, { cause: error });
+  }
+}
+
+/** Opens the index the configuration names, read-only when it says so, with its search options and index rules. */
+export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
+  throwIfAborted(options.abortSignal, 'Opening the index');
+  const { config } = options;
+  const uri = resolveDatabaseUri(options.databaseUri ?? config.index.databaseUri, options.cwd);
+  const readOnly = options.readOnly === true || config.index.mode === 'remote-readonly';
+  const storage = options.storage ?? storageSettingsFromConfig(config);
+  const embedder = options.models ? options.models.embedder : createEmbedder(config.embeddings);
+  const reranker = options.models ? options.models.reranker : createReranker(config.reranker);
+  if (options.mustExist) {
+    if (options.followOtherWriters) {
+      requireIndexFolder(uri);
+    } else {
+      requireExistingIndex(uri);
+    }
+  }
+  const probe = options.followOtherWriters ? await openVersionProbe(uri, storage) : undefined;
+  let store: LanceStore;
+  try {
+    store = await openStore({
+      uri,
+      embedder,
+      reranker,
+      search: config.search,
+      abortSignal: options.abortSignal,
+      storage,
+      readOnly,
+      // Only an indexer creates; on object storage (not checked on disk above) a missing index is then an error.
+      mustExist: options.mustExist,
+      onWriterWait: options.onWriterWait,
+    });
+    if (options.followOtherWriters) {
+      store.assertUsable();
+    }
+  } catch (error) {
+    probe?.close();
+    throw error;
+  }
+  let seenVersion = probe ? await probe.version() : 0;
+  // Concurrent tool calls (several HTTP sessions) share one check instead of refreshing the store twice.
+  let pending: Promise<void> | undefined;
+  const check = async () => {
+    const version = await probe!.version();
+    if (version !== seenVersion) {
+      seenVersion = version;
+      await store.refresh();
+    }
+  };
+  return {
+    store,
+    embedder,
+    reranker,
+    readOnly,
+    search: config.search,
+    rules: indexRulesFromConfig(config, options.cwd),
+    indexedRoots: () => (probe ? probe.roots() : Promise.resolve(store.roots)),
+    refreshIfChanged: () => (probe ? (pending ??= check().finally(() => (pending = undefined))) : Promise.resolve()),
+    async close() {
+      await store.close();
+      probe?.close();
+    },
+  };
+}
