@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { defaultConfig, type ConfigPath, type HaikuConfig } from '../core/config';
+import { defaultConfig, setConfigValue, type ConfigPath, type HaikuConfig } from '../core/config';
 import { CONFIG_FILE_NAME, parseConfigFile, type ConfigFileValues } from '../core/configFile';
 import { errorMessage } from '../core/errors';
-import { SETTINGS_TABLE } from '../core/settingsTable';
+import { SETTINGS_TABLE, type VscodeSetting } from '../core/settingsTable';
 
 /** Reads one `haiku.*` setting by its key without the `haiku.` prefix; undefined when unset. */
 export type SettingReader = (key: string) => unknown;
@@ -125,22 +125,9 @@ function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
 }
 
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
 function booleanOr(value: unknown, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : fallback;
 }
-
-function stringsOr(value: unknown, fallback: string[]): string[] {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? [...value] : fallback;
-}
-
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
-  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
-}
-
 
 /**
  * The globs of VS Code's `files.exclude` and `search.exclude` that are switched on (`true`; entries with a `when`
@@ -167,89 +154,74 @@ export function excludeGlobsFromWorkspaceSettings(...settings: unknown[]): strin
 }
 
 /**
- * Maps `haiku.*` settings onto the core configuration. An empty `index.databaseUri` means "the workspace
- * storage folder", which only the host knows: it is passed as `defaultDatabaseUri`. `workspaceExcludes` are the
- * globs of `files.exclude` and `search.exclude`, added to `index.exclude` while `index.useExcludeSettings` is on.
+ * Maps `haiku.*` settings onto the core configuration: every setting of `SETTINGS_TABLE` whose value has the type
+ * package.json declares sets its path (so a new setting needs no line here), then the settings whose value means
+ * something else than the configuration's are turned into its terms below. An empty `index.databaseUri` means
+ * "the workspace storage folder", which only the host knows: it is passed as `defaultDatabaseUri`.
+ * `workspaceExcludes` are the globs of `files.exclude` and `search.exclude`, added to `index.exclude` while
+ * `index.useExcludeSettings` is on.
  */
 export function configFromSettings(read: SettingReader, options: { defaultDatabaseUri: string; apiKeys?: ApiKeys; workspaceExcludes?: readonly string[] }): HaikuConfig {
   const defaults = defaultConfig();
+  const config = defaultConfig();
   const apiKeys = options.apiKeys ?? {};
+  for (const row of SETTINGS_TABLE) {
+    const value = row.vscode ? declaredTypeValue(row.vscode, read(row.vscode.key)) : undefined;
+    if (value !== undefined) {
+      setConfigValue(config, row.path, value);
+    }
+  }
+  const { index, embeddings, qa } = config;
   const databaseUri = stringOr(read('index.databaseUri'), '').trim();
-  const dimensions = read('embeddings.dimensions');
-  const requestLimit = read('qa.requestLimit');
+  index.databaseUri = databaseUri === '' ? options.defaultDatabaseUri : databaseUri;
   const maxFileSizeMegabytes = read('index.maxFileSizeMB');
-  const exclude = stringsOr(read('index.exclude'), defaults.index.exclude);
-  const workspaceExcludes = booleanOr(read('index.useExcludeSettings'), true) ? (options.workspaceExcludes ?? []).filter((glob) => !exclude.includes(glob)) : [];
-  return {
-    index: {
-      databaseUri: databaseUri === '' ? options.defaultDatabaseUri : databaseUri,
-      include: stringsOr(read('index.include'), defaults.index.include),
-      exclude: [...exclude, ...workspaceExcludes],
-      maxFileBytes: typeof maxFileSizeMegabytes === 'number' && Number.isFinite(maxFileSizeMegabytes) && maxFileSizeMegabytes > 0
-        ? Math.round(maxFileSizeMegabytes * BYTES_PER_MEGABYTE)
-        : defaults.index.maxFileBytes,
-      respectGitignore: booleanOr(read('index.respectGitignore'), defaults.index.respectGitignore),
-      followLinksOutside: booleanOr(read('index.followLinksOutside'), defaults.index.followLinksOutside),
-      autoIndex: autoIndexEnabled(read),
-      useExcludeSettings: booleanOr(read('index.useExcludeSettings'), defaults.index.useExcludeSettings),
-      mode: oneOf(read('index.mode'), ['local', 'remote-readonly'] as const, defaults.index.mode),
-      sourceRoot: stringOr(read('index.sourceRoot'), defaults.index.sourceRoot).trim(),
-      storage: {
-        endpoint: stringOr(read('index.storage.endpoint'), '').trim(),
-        region: stringOr(read('index.storage.region'), '').trim(),
-        pathStyle: typeof read('index.storage.pathStyle') === 'boolean' ? (read('index.storage.pathStyle') as boolean) : undefined,
-        allowHttp: typeof read('index.storage.allowHttp') === 'boolean' ? (read('index.storage.allowHttp') as boolean) : undefined,
-        accessKeyId: apiKeys.storageAccessKeyId,
-        secretAccessKey: apiKeys.storageSecretAccessKey,
-      },
-    },
-    search: {
-      limit: numberOr(read('search.limit'), defaults.search.limit),
-      maxContextChars: numberOr(read('search.maxContextChars'), defaults.search.maxContextChars),
-      rerankPoolFactor: numberOr(read('search.rerankPoolFactor'), defaults.search.rerankPoolFactor),
-      fullTextWeight: numberOr(read('search.fullTextWeight'), defaults.search.fullTextWeight),
-      vectorWeight: numberOr(read('search.vectorWeight'), defaults.search.vectorWeight),
-    },
-    embeddings: {
-      provider: oneOf(read('embeddings.provider'), ['none', 'openai', 'local'] as const, defaults.embeddings.provider),
-      baseUrl: stringOr(read('embeddings.baseUrl'), defaults.embeddings.baseUrl),
-      model: stringOr(read('embeddings.model'), defaults.embeddings.model),
-      apiKey: apiKeys.embeddings,
-      dimensions: typeof dimensions === 'number' && dimensions > 0 ? dimensions : undefined,
-      batchSize: numberOr(read('embeddings.batchSize'), defaults.embeddings.batchSize),
-    },
-    reranker: {
-      provider: oneOf(read('reranker.provider'), ['none', 'http'] as const, defaults.reranker.provider),
-      baseUrl: stringOr(read('reranker.baseUrl'), defaults.reranker.baseUrl),
-      model: stringOr(read('reranker.model'), defaults.reranker.model),
-      apiKey: apiKeys.reranker,
-    },
-    qa: {
-      model: {
-        baseUrl: stringOr(read('model.baseUrl'), '').trim() || defaults.qa.model.baseUrl,
-        name: configuredModelNames(read)[0] ?? '',
-        apiKey: apiKeys.model,
-        temperature: numberOr(read('model.temperature'), defaults.qa.model.temperature),
-        vision: booleanOr(read('model.vision'), defaults.qa.model.vision),
-        thinking: booleanOr(read('model.thinking'), defaults.qa.model.thinking),
-      },
-      maxSearches: numberOr(read('qa.maxSearches'), defaults.qa.maxSearches),
-      maxExecutions: numberOr(read('qa.maxExecutions'), defaults.qa.maxExecutions),
-      requestLimit: requestLimit === null ? null : numberOr(requestLimit, defaults.qa.requestLimit ?? 0),
-      domainPreamble: stringOr(read('qa.domainPreamble'), defaults.qa.domainPreamble),
-      citationPolicy: booleanOr(read('qa.citationPolicy'), defaults.qa.citationPolicy),
-    },
-    analysis: { model: analysisModelFromSettings(read) },
-    sandbox: {
-      codeTimeoutSeconds: numberOr(read('sandbox.codeTimeoutSeconds'), defaults.sandbox.codeTimeoutSeconds),
-      maxOutputChars: numberOr(read('sandbox.maxOutputChars'), defaults.sandbox.maxOutputChars),
-      memoryLimitBytes: numberOr(read('sandbox.memoryLimitBytes'), defaults.sandbox.memoryLimitBytes),
-    },
-    processing: {
-      pictures: oneOf(read('processing.pictures'), ['none', 'image', 'description'] as const, defaults.processing.pictures),
-      pictureDescription: pictureDescriptionSettings(read, defaults, apiKeys),
-    },
+  index.maxFileBytes = typeof maxFileSizeMegabytes === 'number' && Number.isFinite(maxFileSizeMegabytes) && maxFileSizeMegabytes > 0
+    ? Math.round(maxFileSizeMegabytes * BYTES_PER_MEGABYTE)
+    : defaults.index.maxFileBytes;
+  index.exclude = [...index.exclude, ...(index.useExcludeSettings ? (options.workspaceExcludes ?? []).filter((glob) => !index.exclude.includes(glob)) : [])];
+  index.sourceRoot = index.sourceRoot.trim();
+  const storage = index.storage;
+  index.storage = {
+    endpoint: storage.endpoint.trim(),
+    region: storage.region.trim(),
+    pathStyle: storage.pathStyle,
+    allowHttp: storage.allowHttp,
+    accessKeyId: apiKeys.storageAccessKeyId,
+    secretAccessKey: apiKeys.storageSecretAccessKey,
   };
+  // A retired provider is kept so that creating the embedder explains what replaced it.
+  if (read('embeddings.provider') === 'local') {
+    embeddings.provider = 'local';
+  }
+  embeddings.apiKey = apiKeys.embeddings;
+  embeddings.dimensions = typeof embeddings.dimensions === 'number' && embeddings.dimensions > 0 ? embeddings.dimensions : undefined;
+  config.reranker.apiKey = apiKeys.reranker;
+  qa.model.baseUrl = qa.model.baseUrl.trim() || defaults.qa.model.baseUrl;
+  qa.model.name = configuredModelNames(read)[0] ?? '';
+  qa.model.apiKey = apiKeys.model;
+  if (read('qa.requestLimit') === null) {
+    qa.requestLimit = null;
+  }
+  config.analysis.model = analysisModelFromSettings(read);
+  config.processing.pictureDescription = pictureDescriptionSettings(read, defaults, apiKeys);
+  return config;
+}
+
+/**
+ * A setting's value when it has the type (and, with an `enum`, one of the values) package.json declares; undefined
+ * otherwise, so the default stays. VS Code hands over whatever the user wrote in settings.json.
+ */
+function declaredTypeValue(setting: VscodeSetting, value: unknown): unknown {
+  if (setting.enum) {
+    return typeof value === 'string' && setting.enum.includes(value) ? value : undefined;
+  }
+  const types: readonly string[] = typeof setting.type === 'string' ? [setting.type] : setting.type;
+  const fits =
+    (typeof value === 'string' && types.includes('string')) ||
+    (typeof value === 'boolean' && types.includes('boolean')) ||
+    (typeof value === 'number' && Number.isFinite(value) && (types.includes('number') || types.includes('integer'))) ||
+    (Array.isArray(value) && value.every((entry) => typeof entry === 'string') && types.includes('array'));
+  return !fits ? undefined : Array.isArray(value) ? [...value] : value;
 }
 
 /**
