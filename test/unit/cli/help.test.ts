@@ -43,7 +43,7 @@ describe('haiku help and --version', function () {
       );
     }
     const search = (await runInProcess(['search', '--help'], { cwd })).stdout;
-    assert.deepEqual(listedFlags(search), ['--db', '--json', '--endpoint', '--region', '--path-style', '--allow-http', '--read-only', '--embeddings-url', '--embeddings-model', '--limit', '--filter', '--expand', '--reranker-url', '--reranker-model', '--config', '--help']);
+    assert.deepEqual(listedFlags(search), ['--db', '--json', '--endpoint', '--region', '--path-style', '--allow-http', '--read-only', '--embeddings-url', '--embeddings-model', '--limit', '--filter', '--search-type', '--expand', '--reranker-url', '--reranker-model', '--config', '--help']);
     const narrow = await runInProcess(['search', '--help'], { cwd, stderrColumns: 70 });
     assert.ok(withoutExamples(narrow.stdout).split('\n').every((line) => line.length <= 70), 'wrapped to the terminal width');
   });
