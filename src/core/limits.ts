@@ -336,6 +336,8 @@ export const MCP_HTTP_TOKEN_BYTES = 32;
 export const MCP_SEARCH_MAX_LIMIT = 50;
 /** Characters of a document's text `get_document` returns; the rest is cut with a pointer to `read_section`. */
 export const MCP_DOCUMENT_MAX_CHARS = 20_000;
+/** Documents named when a path suffix matches several (a tool asks for more of the path, or the id). */
+export const DOCUMENT_CANDIDATES_SHOWN = 10;
 /** Characters of a section (or item range) `read_section` returns; the rest is cut with a marker. */
 export const MCP_SECTION_MAX_CHARS = 40_000;
 /** Longest silence between two progress notifications of a long MCP call (ms): clients that reset their request timeout on progress (the TypeScript SDK's `resetTimeoutOnProgress`, 60 s by default) keep waiting. */

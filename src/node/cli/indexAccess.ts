@@ -236,7 +236,7 @@ export function summaryText(summary: IndexSummary): string {
 }
 
 /** `path:line`, `path (page n)` or the path: the documents module's location text, as the CLI commands print it. */
-export { locationText } from '../documents/documentAccess';
+export { locationText } from '../../core/documents/documentAccess';
 
 /** One line of whitespace-collapsed text, cut at `width` characters. */
 export function snippet(text: string, width = 200): string {

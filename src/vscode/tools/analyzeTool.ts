@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { AgentAnswer } from '../../core/agent/runAgent';
 import { isHaikuError } from '../../core/errors';
-import { documentFilterFor } from '../../node/documents/documentAccess';
+import { documentFilterFor } from '../../core/documents/documentAccess';
 import type { ResolvedModel } from '../analysisModel';
 import { locationLabel } from '../citationFormat';
 import { TOOL_NAMES } from '../contributionIds';

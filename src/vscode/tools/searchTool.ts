@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { documentFilterFor } from '../../node/documents/documentAccess';
+import { documentFilterFor } from '../../core/documents/documentAccess';
 import { isHaikuError } from '../../core/errors';
 import { TOOL_NAMES } from '../contributionIds';
 import { formatSearchHits, searchToolLimit } from './toolFormatting';

@@ -1,6 +1,6 @@
 import type { SectionNode } from '../../core/model/document';
 import type { DocumentSummary, SearchResult, StoredItem } from '../../core/model/search';
-import { lookUpSection, matchDocument } from '../../node/documents/documentAccess';
+import { lookUpSection, matchDocument } from '../../core/documents/documentAccess';
 import { TOOL_SEARCH_MAX_LIMIT, TOOL_SECTION_MAX_CHARS } from '../../core/limits';
 import { locationLabel, ownRange } from '../citationFormat';
 import { untranslated, type Translate } from '../statusText';

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../../core/config';
 import type { DocumentSummary, StoredItem } from '../../core/model/search';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
-import { matchDocument } from '../../node/documents/documentAccess';
+import { matchDocument } from '../../core/documents/documentAccess';
+import { DOCUMENT_CANDIDATES_SHOWN } from '../../core/limits';
 
 /** What every language-model tool needs: the store (opened on demand), path display and the settings. */
 export interface ToolContext {
@@ -40,7 +41,7 @@ export async function documentForTool(
   const { document, candidates } = matchDocument(documents, reference ?? '');
   if (!document) {
     return textResult(candidates.length > 1
-      ? `"${reference}" matches ${candidates.length} documents: ${candidates.slice(0, 10).map((candidate) => candidate.relativePath).join(', ')}. Give more of the path, or the document id.`
+      ? `"${reference}" matches ${candidates.length} documents: ${candidates.slice(0, DOCUMENT_CANDIDATES_SHOWN).map((candidate) => candidate.relativePath).join(', ')}. Give more of the path, or the document id.`
       : `No indexed document matches "${reference}". ${TOOL_DOCUMENT_LIST_HINT}`);
   }
   return { knowledgeBase, document, items: await knowledgeBase.getDocumentItems(document.id) };

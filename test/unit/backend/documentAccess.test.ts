@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { isHaikuError } from '../../../src/core/errors';
 import type { DocumentSummary } from '../../../src/core/model/search';
-import { documentFilterFor, matchDocument, resolveDocument } from '../../../src/node/documents/documentAccess';
+import { documentFilterFor, matchDocument, resolveDocument } from '../../../src/core/documents/documentAccess';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { findDocument } from '../../../src/vscode/tools/toolFormatting';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SectionNode } from '../../../src/core/model/document';
-import { lookUpSection } from '../../../src/node/documents/documentAccess';
+import { lookUpSection } from '../../../src/core/documents/documentAccess';
 import { locationJson, whereText } from '../../../src/node/mcp/documentText';
 
 function section(title: string, children: SectionNode[] = []): SectionNode {

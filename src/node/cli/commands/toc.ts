@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { requireDocument } from '../../documents/documentAccess';
+import { requireDocument } from '../../../core/documents/documentAccess';
 import type { SectionNode } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { DATABASE_OPTIONS, locationText, printJson, wantsJson, withStore } from '../indexAccess';

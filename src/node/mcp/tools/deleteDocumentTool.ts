@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { requireDocument } from '../../documents/documentAccess';
+import { requireDocument } from '../../../core/documents/documentAccess';
 import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MCP_DOCUMENT_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
-import { requireDocument } from '../../documents/documentAccess';
+import { requireDocument } from '../../../core/documents/documentAccess';
 import { cutText, outlineText } from '../documentText';
 import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';

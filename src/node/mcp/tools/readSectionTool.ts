@@ -4,7 +4,7 @@ import { HaikuError } from '../../../core/errors';
 import { MCP_SECTION_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
 import { cutText, itemsAsMarkdown, locationJson, outlineText, whereText } from '../documentText';
-import { lookUpSection, requireDocument } from '../../documents/documentAccess';
+import { lookUpSection, requireDocument } from '../../../core/documents/documentAccess';
 import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
 

@@ -1,25 +1,37 @@
 /**
  * How every front end's tools name documents and places in them: a document by id, path or unique path suffix,
  * a section by title or heading trail, a location as text. The VS Code language-model tools, the MCP tools and the
- * CLI share this module, so `guide.md` finds the same document everywhere.
+ * CLI share this module, so `guide.md` finds the same document everywhere. Pure (in core) because the extension's
+ * first bundle loads no `src/node` module.
  */
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { HaikuError } from '../../core/errors';
-import type { SectionNode, SourceRange } from '../../core/model/document';
-import type { DocumentSummary, KnowledgeBase } from '../../core/model/search';
-import { compileDocumentFilter } from '../../core/search/documentFilter';
-import { walkSections } from '../../core/toc';
+import { HaikuError } from '../errors';
+import { DOCUMENT_CANDIDATES_SHOWN } from '../limits';
+import type { SectionNode, SourceRange } from '../model/document';
+import type { DocumentSummary, KnowledgeBase } from '../model/search';
+import { compileDocumentFilter } from '../search/documentFilter';
+import { walkSections } from '../toc';
 
-/** At most this many candidates are named when a path suffix matches several documents. */
-const AMBIGUOUS_CANDIDATES_SHOWN = 10;
+/** A path compared with forward slashes, without a trailing one, Windows drive letters in lower case. */
+function comparablePath(file: string): string {
+  const forward = file.replace(/\\/g, '/').replace(/\/+$/, '');
+  return /^[A-Za-z]:/.test(forward) ? forward[0].toLowerCase() + forward.slice(1) : forward;
+}
 
+/** The local path of a `file:` URI (`/C:/x` becomes `C:/x`), or undefined for other URIs. */
 function filePathOf(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) {
+    return undefined;
+  }
   try {
-    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+    const pathname = decodeURIComponent(new URL(uri).pathname);
+    return comparablePath(/^\/[A-Za-z]:/.test(pathname) ? pathname.slice(1) : pathname);
   } catch {
     return undefined;
   }
+}
+
+function isAbsolutePath(reference: string): boolean {
+  return reference.startsWith('/') || /^[A-Za-z]:[\\/]/.test(reference) || reference.startsWith('\\\\');
 }
 
 /** A reference as paths are stored: forward slashes, no leading `./`. */
@@ -41,7 +53,7 @@ export function matchDocument(documents: readonly DocumentSummary[], reference: 
   const exact = documents.find((document) => document.id === trimmed)
     ?? documents.find((document) => document.relativePath === wanted)
     ?? documents.find((document) => document.uri === trimmed)
-    ?? (path.isAbsolute(trimmed) ? documents.find((document) => filePathOf(document.uri) === path.resolve(trimmed)) : undefined);
+    ?? (isAbsolutePath(trimmed) ? documents.find((document) => filePathOf(document.uri) === comparablePath(trimmed)) : undefined);
   if (exact) {
     return { document: exact, candidates: [] };
   }
@@ -62,7 +74,7 @@ export function resolveDocument(documents: readonly DocumentSummary[], reference
     return document;
   }
   if (candidates.length > 1) {
-    const shown = candidates.slice(0, AMBIGUOUS_CANDIDATES_SHOWN).map((candidate) => candidate.relativePath);
+    const shown = candidates.slice(0, DOCUMENT_CANDIDATES_SHOWN).map((candidate) => candidate.relativePath);
     const more = candidates.length > shown.length ? ` and ${candidates.length - shown.length} more` : '';
     throw new HaikuError('not_found', `'${reference}' matches ${candidates.length} documents: ${shown.join(', ')}${more}. Give more of the path, or the document id.`);
   }
