@@ -9,6 +9,7 @@ import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexService } from './indexService';
 import { insertCitation } from './insertCitation';
 import type { RunsPanel } from './runs/runsPanel';
+import { showSearchQuickPick } from './searchQuickPick';
 import type { SectionsTreeNode, SectionsTreeProvider } from './sectionsTree';
 import { SECRET_KEYS } from './settingsMapping';
 
@@ -89,6 +90,9 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
     }),
     register(COMMANDS.insertCitation, (options?: { query?: string; pickFirst?: boolean }) =>
       insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
+    // No model involved: a string argument (the chat's guidance button, a test) starts the pick with that query.
+    register(COMMANDS.search, (query?: unknown) =>
+      showSearchQuickPick(knowledgeBase, relativePathOf, { initialQuery: typeof query === 'string' ? query : undefined })),
     register(COMMANDS.showRuns, (runId?: string) => runsPanel.show(typeof runId === 'string' ? runId : undefined)),
     register(COMMANDS.openChunk, async (chunkId: string, context?: JumpContext) => {
       await navigator.openChunk(chunkId, context);

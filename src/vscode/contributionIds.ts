@@ -12,6 +12,7 @@ export const COMMANDS = {
   showOutput: 'haiku.showOutput',
   setApiKey: 'haiku.setApiKey',
   insertCitation: 'haiku.insertCitation',
+  search: 'haiku.search',
   showRuns: 'haiku.showRuns',
   openChunk: 'haiku.openChunk',
   openSection: 'haiku.openSection',
@@ -42,6 +43,8 @@ export const SECTIONS_VIEW_ID = 'haiku.sections';
 /** The PDF viewer custom editor (an option for `*.pdf`, never the default). */
 export const PDF_VIEWER_TYPE = 'haiku.pdfViewer';
 export const MODEL_VENDOR = 'haiku';
+/** The model id of Haiku's search-only picker entry, offered while no chat model exists (its requests only search). */
+export const SEARCH_ONLY_MODEL_ID = 'haiku-search-only';
 /** Scheme of the read-only Markdown renderings of PDF and DOCX documents. */
 export const DOCUMENT_SCHEME = 'haiku-doc';
 /** Context keys the `when` clauses of package.json read. */

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { LanguageModelV3, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
 import type { HaikuConfig } from '../core/config';
 import { errorMessage } from '../core/errors';
-import { MODEL_VENDOR } from './contributionIds';
+import { MODEL_VENDOR, SEARCH_ONLY_MODEL_ID } from './contributionIds';
 import { chatMessagesToPrompt, type ChatMessageData, type ChatPartData } from './languageModelMapping';
 import { configuredModelNames, type SettingReader } from './settingsMapping';
 
@@ -34,6 +34,8 @@ function toMessageData(messages: readonly vscode.LanguageModelChatRequestMessage
 export class EndpointModelProvider implements vscode.LanguageModelChatProvider, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.changeEmitter.event;
+  /** Whether another vendor offers a chat model (undefined until first asked; see `watchOtherModels`). */
+  private otherModelsExist: boolean | undefined;
 
   constructor(
     private readonly read: SettingReader,
@@ -49,7 +51,9 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider, 
   provideLanguageModelChatInformation(): vscode.LanguageModelChatInformation[] {
     const baseUrl = String(this.read('model.baseUrl') ?? '').trim();
     if (baseUrl === '') {
-      return [];
+      // With no model at all VS Code never calls a participant ("Language model unavailable"): this entry lets
+      // `@haiku` run, search, and say how to set a model up.
+      return this.otherModelsExist === false ? [searchOnlyModel()] : [];
     }
     return configuredModelNames(this.read).map((name) => ({
       id: name,
@@ -71,6 +75,11 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider, 
     progress: vscode.Progress<vscode.LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
+    if (model.id === SEARCH_ONLY_MODEL_ID) {
+      // Another participant (or the chat itself) asked the search-only entry: it answers with what to do.
+      progress.report(new vscode.LanguageModelTextPart(vscode.l10n.t('No language model is set up. Pick a model in the model picker, or set haiku.model.baseUrl and haiku.model.name to an OpenAI-compatible endpoint (for example Ollama). Without a model, Haiku: Search and `@haiku /search` still find passages in the workspace documents.')));
+      return;
+    }
     const config = await this.getConfig();
     const languageModel = await this.createModel(config, model.id);
     const abort = new AbortController();
@@ -119,11 +128,47 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider, 
     return Math.ceil(content.length / 4);
   }
 
+  /**
+   * Keeps `otherModelsExist` current: asked at once and whenever the chat models change. The provider never asks
+   * inside `provideLanguageModelChatInformation` (the question would call it again).
+   */
+  watchOtherModels(log: (message: string) => void = () => undefined): vscode.Disposable {
+    const check = async (): Promise<void> => {
+      const others = (await vscode.lm.selectChatModels()).some((model) => model.vendor !== MODEL_VENDOR);
+      if (others !== this.otherModelsExist) {
+        this.otherModelsExist = others;
+        this.refresh();
+        // The workbench resolves an extension vendor's models lazily: asking once puts the entry in the picker.
+        await vscode.lm.selectChatModels({ vendor: MODEL_VENDOR });
+      }
+    };
+    const run = (): void => void check().catch((error: unknown) => log(`Listing the chat models: ${errorMessage(error)}`));
+    run();
+    return vscode.lm.onDidChangeChatModels(run);
+  }
+
   dispose(): void {
     this.changeEmitter.dispose();
   }
 }
 
+/** The picker entry that stands for "no model": `@haiku` answers with a search or with guidance. */
+function searchOnlyModel(): vscode.LanguageModelChatInformation {
+  return {
+    id: SEARCH_ONLY_MODEL_ID,
+    name: vscode.l10n.t('Haiku: search only (no model)'),
+    family: 'haiku-search-only',
+    version: '1',
+    detail: vscode.l10n.t('set haiku.model.baseUrl for answers'),
+    tooltip: vscode.l10n.t('No chat model is available: @haiku can search, and says how to set a model up.'),
+    maxInputTokens: 32_768,
+    maxOutputTokens: 4_096,
+    // Agent mode's picker lists only models that call tools.
+    capabilities: { toolCalling: true },
+  };
+}
+
 export function registerEndpointModelProvider(provider: EndpointModelProvider): vscode.Disposable {
-  return vscode.lm.registerLanguageModelChatProvider(MODEL_VENDOR, provider);
+  const registration = vscode.lm.registerLanguageModelChatProvider(MODEL_VENDOR, provider);
+  return vscode.Disposable.from(registration, provider.watchOtherModels());
 }

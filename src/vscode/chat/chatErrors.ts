@@ -82,3 +82,35 @@ export function indexNotReadyView(status: { state: string; documents: number }, 
   }
   return { code: 'empty_index', message: t('The Haiku index is empty: no Markdown, HTML, PDF, DOCX or text files were found in the workspace (see the `haiku.index.include` setting).'), button: { command: COMMANDS.buildIndex, title: t('Build index') } };
 }
+
+/** Guidance shown as the answer itself: Markdown with settings links, and the buttons that act on it. */
+export interface ChatGuidanceView {
+  code: string;
+  /** Trusted Markdown: its links run only the commands of `commands`. */
+  markdown: string;
+  /** Commands the Markdown's links may run. */
+  commands: string[];
+  buttons: Array<{ command: string; title: string; arguments?: unknown[] }>;
+}
+
+function settingsLink(label: string, setting: string): string {
+  return `[${label}](command:workbench.action.openSettings?${encodeURIComponent(JSON.stringify([setting]))})`;
+}
+
+/**
+ * No language model can answer (only Haiku's search-only entry is picked, or the picked model vanished): say how to
+ * get one, and offer what works without a model, a search for the same words.
+ */
+export function noModelView(query: string, t: Translate = untranslated): ChatGuidanceView {
+  const setup = t(
+    "**Haiku has no language model to answer with.** Pick a model in the chat's model picker, or set {0} and {1} to an OpenAI-compatible endpoint (for example Ollama: `http://localhost:11434/v1` and `qwen3`).",
+    settingsLink('`haiku.model.baseUrl`', 'haiku.model.baseUrl'),
+    settingsLink('`haiku.model.name`', 'haiku.model.name'),
+  );
+  const search = t('Searching needs no model: **Haiku: Search** finds and opens passages as you type, and `@haiku /search {0}` lists them here.', query.trim().replace(/`/g, "'") || '…');
+  const buttons: ChatGuidanceView['buttons'] = [
+    { command: COMMANDS.search, title: t('Search the documents'), arguments: query.trim() ? [query.trim()] : [] },
+    { command: 'workbench.action.openSettings', title: t('Configure an OpenAI-compatible model'), arguments: ['haiku.model'] },
+  ];
+  return { code: 'no_model', markdown: `${setup}\n\n${search}\n`, commands: ['workbench.action.openSettings'], buttons };
+}

@@ -11,7 +11,7 @@ import { haikuErrorCode } from '../backendModule';
 import type { DocumentSummary, SearchResult } from '../../core/model/search';
 import type { RunRoute } from '../../shared/runsProtocol';
 import { editorRange, locationLabel, ownRange } from '../citationFormat';
-import { COMMANDS, PARTICIPANT_ID } from '../contributionIds';
+import { COMMANDS, MODEL_VENDOR, PARTICIPANT_ID, SEARCH_ONLY_MODEL_ID } from '../contributionIds';
 import type { DocumentNavigator } from '../documentNavigation';
 import { renderingUri } from '../documentNavigation';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
@@ -22,7 +22,7 @@ import type { ResolvedModel } from '../analysisModel';
 import { hitView, RunRecorder } from '../runs/runRecorder';
 import type { RunsStore } from '../runs/runsStore';
 import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
-import { chatErrorView, indexNotReadyView, type ChatErrorView } from './chatErrors';
+import { chatErrorView, indexNotReadyView, noModelView, type ChatErrorView, type ChatGuidanceView } from './chatErrors';
 import {
   agentModeFor,
   attachedDocumentIds,
@@ -251,7 +251,21 @@ export class HaikuParticipant implements vscode.Disposable {
       turn.metadata.state = conversation.state ? { ...conversation.state, documentFilter: turn.documentFilter } : createConversationState(turn.documentFilter);
       return await this.search(turn, knowledgeBase);
     }
+    if (await this.noModelCanAnswer(turn)) {
+      return this.guide(turn, noModelView(turn.request.prompt, vscode.l10n.t));
+    }
     return await this.answer(turn, knowledgeBase, { previousState: conversation.state, attachmentFilter, history: historyMessages(conversation.turns) });
+  }
+
+  /**
+   * True when the chat's model is Haiku's search-only entry (offered in the picker while no model exists) and no
+   * configured endpoint stands in for it: only a search can run.
+   */
+  private async noModelCanAnswer(turn: RequestContext): Promise<boolean> {
+    if (turn.request.model.vendor !== MODEL_VENDOR || turn.request.model.id !== SEARCH_ONLY_MODEL_ID) {
+      return false;
+    }
+    return (turn.route === 'analyze' ? await this.analysisOrConfiguredModel() : await this.configuredQuestionModel()) === undefined;
   }
 
   /**
@@ -402,6 +416,17 @@ export class HaikuParticipant implements vscode.Disposable {
     return { errorDetails: { message: view.message }, metadata: { [METADATA_KEY]: { ...turn.metadata, errorCode: view.code } } };
   }
 
+  /** Haiku's own guidance as the answer (not an error): trusted Markdown with settings links, then its buttons. */
+  private guide(turn: RequestContext, view: ChatGuidanceView): vscode.ChatResult {
+    const markdown = new vscode.MarkdownString(view.markdown);
+    markdown.isTrusted = { enabledCommands: view.commands };
+    turn.stream.markdown(markdown);
+    for (const button of view.buttons) {
+      turn.stream.button(button);
+    }
+    return { metadata: { [METADATA_KEY]: { ...turn.metadata, errorCode: view.code } } };
+  }
+
   private failed(turn: RequestContext, error: unknown): vscode.ChatResult {
     const { runsStore, log } = this.dependencies;
     log.error(`@haiku (${turn.route}) failed: ${errorMessage(error)}`);
@@ -412,6 +437,10 @@ export class HaikuParticipant implements vscode.Disposable {
       run.status = view.code === 'cancelled' ? 'cancelled' : 'failed';
       run.error = view.message;
       runsStore.put(run);
+    }
+    if (view.code === 'no_model' || /language model unavailable/i.test(failure.message)) {
+      // The picked model is gone: the same guidance as with no model, with the search that still works.
+      return this.guide(turn, noModelView(turn.request.prompt, vscode.l10n.t));
     }
     return this.refuse(turn, view);
   }
