@@ -80,8 +80,8 @@ export function trustKeyOf(configFile: string): string {
   }
 }
 
-/** Records `baseUrl`'s origin as trusted for `configFile`; returns the origin and the trust file written. */
-export function trustEndpoint(env: NodeJS.ProcessEnv, configFile: string, baseUrl: string): { origin: string; trustFile: string } {
+/** Records `baseUrl`'s origin as trusted for `configFile` (or, with `remove`, no longer); returns the origin and the trust file written. */
+export function trustEndpoint(env: NodeJS.ProcessEnv, configFile: string, baseUrl: string, options: { remove?: boolean } = {}): { origin: string; trustFile: string } {
   const origin = originOf(baseUrl);
   if (origin === undefined) {
     throw new HaikuError('invalid_settings', `'${baseUrl}' is not a URL: give the base URL the error named, e.g. http://127.0.0.1:8080/v1.`);
@@ -90,8 +90,16 @@ export function trustEndpoint(env: NodeJS.ProcessEnv, configFile: string, baseUr
   const current = readTrustedEndpoints(env);
   const key = trustKeyOf(configFile);
   const origins = new Set(current.trusted[key] ?? []);
-  origins.add(origin);
-  current.trusted[key] = [...origins].sort();
+  if (options.remove) {
+    origins.delete(origin);
+  } else {
+    origins.add(origin);
+  }
+  if (origins.size === 0) {
+    delete current.trusted[key];
+  } else {
+    current.trusted[key] = [...origins].sort();
+  }
   fs.mkdirSync(path.dirname(trustFile), { recursive: true, mode: 0o700 });
   // Written whole to a sibling and renamed: a second CLI writing at the same moment never leaves half a file.
   const temporary = `${trustFile}.${process.pid}.tmp`;

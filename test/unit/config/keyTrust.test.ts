@@ -84,6 +84,11 @@ describe('API keys go only to base URLs the user named or trusted', function () 
     const run = await runInProcess(['ask', 'How long do ferrets sleep?'], { cwd: workspace.path, env });
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(authorizations(), [`Bearer ${SECRET}`]);
+    // `--remove` takes it back.
+    const removed = await runInProcess(['trust', '--remove', baseUrl], { cwd: workspace.path, env });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(resolveCliConfig({ cwd: workspace.path, env, flags: {} }).config.qa.model.apiKeyWithheld ?? '', /did not send HAIKU_API_KEY/);
+    assert.match((await runInProcess(['trust'], { cwd: workspace.path, env })).stdout, /^Nothing is trusted for /);
     // Another project's file naming the same server is not trusted by that.
     const other = temporaryFolder('haiku-other-');
     try {
