@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { documentOutputSchema, strictArguments } from '../toolSchemas';
 import { HaikuError } from '../../../core/errors';
 import { isPathInside } from '../../../core/pathContainment';
 import { checkAddablePath, indexWithRules } from '../../backend/indexWithRules';
@@ -19,8 +20,15 @@ export function registerAddDocumentFromFileTool(server: McpServer, context: McpT
       description:
         'Index a Markdown, HTML, PDF, DOCX or text file (or every such file under a folder) on the server machine. ' +
         `Only files inside the index's folders are accepted, under its include/exclude globs and size limit. Relative paths resolve against ${context.cwd}. An unchanged file is left as it is; a changed one is re-indexed.`,
-      inputSchema: {
+      inputSchema: strictArguments(ADD_DOCUMENT_FROM_FILE_TOOL_NAME, {
         file_path: z.string().min(1).describe('Path of the file or folder.'),
+      }),
+      outputSchema: {
+        document_id: z.string(),
+        documents: z.array(documentOutputSchema),
+        added: z.array(z.string()),
+        updated: z.array(z.string()),
+        failed: z.array(z.object({ path: z.string(), code: z.string(), reason: z.string() })),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

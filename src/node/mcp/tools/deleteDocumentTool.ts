@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { strictArguments } from '../toolSchemas';
 import { requireDocument } from '../../../core/documents/documentAccess';
 import { MCP_DOCUMENT_LIST_HINT, type McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
@@ -13,9 +14,10 @@ export function registerDeleteDocumentTool(server: McpServer, context: McpToolCo
     {
       title: 'Delete a document',
       description: 'Remove one document from the index by id or path (the file itself is not touched).',
-      inputSchema: {
+      inputSchema: strictArguments(DELETE_DOCUMENT_TOOL_NAME, {
         document_id: z.string().min(1).describe('Document id, or its path as list_documents shows it.'),
-      },
+      }),
+      outputSchema: { deleted: z.boolean(), document_id: z.string() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ document_id: reference }, extra) =>

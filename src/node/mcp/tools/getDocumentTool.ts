@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { documentOutputSchema, strictArguments } from '../toolSchemas';
 import { MCP_DOCUMENT_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
 import { requireDocument } from '../../../core/documents/documentAccess';
@@ -19,9 +20,10 @@ export function registerGetDocumentTool(server: McpServer, context: McpToolConte
       description:
         `Get one document by id or path: its metadata, its section outline with item ranges, and its text as Markdown ` +
         `(cut after ${MCP_DOCUMENT_MAX_CHARS} characters; read longer documents section by section with read_section).`,
-      inputSchema: {
+      inputSchema: strictArguments(GET_DOCUMENT_TOOL_NAME, {
         document_id: z.string().min(1).describe('Document id, or its path as list_documents shows it.'),
-      },
+      }),
+      outputSchema: { document: documentOutputSchema, item_count: z.number().int(), content_chars: z.number().int() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ document_id: reference }, extra) =>

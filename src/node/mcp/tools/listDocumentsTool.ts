@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { documentOutputSchema, strictArguments } from '../toolSchemas';
 import type { DocumentSummary } from '../../../core/model/search';
 import type { McpToolContext } from '../toolContext';
 import { runTool, textResult } from '../toolResult';
@@ -26,11 +27,12 @@ export function registerListDocumentsTool(server: McpServer, context: McpToolCon
     {
       title: 'List documents',
       description: 'List the indexed documents (id, title, path, format), sorted by path. Page with limit and offset; narrow with an SQL filter.',
-      inputSchema: {
+      inputSchema: strictArguments(LIST_DOCUMENTS_TOOL_NAME, {
         limit: z.number().int().min(1).optional().describe('Documents to return (default: all).'),
         offset: z.number().int().min(0).optional().describe('Documents to skip first (default 0).'),
         filter: z.string().optional().describe("SQL WHERE clause over documents (uri, relative_path, title, format, metadata), e.g. format = 'pdf'."),
-      },
+      }),
+      outputSchema: { total: z.number().int(), documents: z.array(documentOutputSchema) },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ limit, offset, filter }, extra) =>

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { locationOutputSchema, strictArguments } from '../toolSchemas';
 import { HaikuError } from '../../../core/errors';
 import { MCP_SECTION_MAX_CHARS } from '../../../core/limits';
 import { buildSectionTree } from '../../../core/toc';
@@ -19,11 +20,19 @@ export function registerReadSectionTool(server: McpServer, context: McpToolConte
       description:
         'Read part of a document as Markdown: a section by its title or heading trail ("Guide > Install"), or the items ' +
         'start_item..end_item (inclusive, as get_document lists them). Returns the text with its lines or pages and chunk ids.',
-      inputSchema: {
+      inputSchema: strictArguments(READ_SECTION_TOOL_NAME, {
         document_id: z.string().min(1).describe('Document id, or its path as list_documents shows it.'),
         section: z.string().optional().describe('Section title or heading trail. Give this or an item range.'),
         start_item: z.number().int().min(0).optional().describe('First item position of a range.'),
         end_item: z.number().int().min(0).optional().describe('Last item position of a range (inclusive; default start_item).'),
+      }),
+      outputSchema: {
+        document_id: z.string(),
+        relative_path: z.string(),
+        section: z.string(),
+        item_range: z.array(z.number().int()).length(2).describe('First and last item position (inclusive).'),
+        chunk_ids: z.array(z.string()),
+        location: locationOutputSchema,
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { locationOutputSchema, strictArguments } from '../toolSchemas';
 import { MCP_SEARCH_MAX_LIMIT } from '../../../core/limits';
 import type { DocumentSummary, SearchResult } from '../../../core/model/search';
 import { chunkMetaOf } from '../../../core/agent/citations';
@@ -38,10 +39,30 @@ export function registerSearchDocumentsTool(server: McpServer, context: McpToolC
       description:
         'Search the indexed documents. Returns ranked results, each with its chunk id (citable), document, heading trail, ' +
         'line range or pages, and the matched passage expanded to its section. Use a few specific keywords rather than a whole question.',
-      inputSchema: {
+      inputSchema: strictArguments(SEARCH_DOCUMENTS_TOOL_NAME, {
         query: z.string().min(1).describe('Keywords or a short phrase.'),
         limit: z.number().int().min(1).max(MCP_SEARCH_MAX_LIMIT).optional().describe(`Results to return (default ${context.index.search.limit}).`),
         filter: z.string().optional().describe("SQL WHERE clause over documents (uri, relative_path, title, format, metadata), e.g. relative_path LIKE 'guides/%'."),
+      }),
+      outputSchema: {
+        results: z.array(
+          z.object({
+            rank: z.number().int(),
+            score: z.number(),
+            chunk_id: z.string(),
+            chunk_ids: z.array(z.string()),
+            document_id: z.string(),
+            uri: z.string(),
+            relative_path: z.string(),
+            title: z.string(),
+            headings: z.array(z.string()),
+            labels: z.array(z.string()),
+            location: locationOutputSchema,
+            content: z.string(),
+            document_meta: z.record(z.string(), z.unknown()),
+            chunk_meta: z.record(z.string(), z.unknown()),
+          }),
+        ),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
