@@ -10,21 +10,29 @@ export const sharedRoot = process.env.HAIKU_SHARED_DIR ?? path.resolve(repositor
 /** The copies of part of the shared corpus carried in the repository (`test/fixtures/corpus/LICENCES.md`). */
 export const carriedCorpusRoot = path.join(repositoryRoot, 'test', 'fixtures', 'corpus');
 
+/** The whole corpus in `shared/`, when it is there: the documents that are not carried are read from it. */
 const sharedCorpusRoot = path.join(sharedRoot, 'corpus');
 
 /**
- * The test documents: the whole shared corpus when it is there, else the carried copies. Both keep the same
- * relative paths; a test of a document that is not carried skips itself (`skipUnlessCorpusHas`).
+ * The test documents: the copies carried in the repository, whatever `shared/` holds, so that the suite tests the
+ * same files everywhere (the sweeps over every document too). A document that is not carried is found in
+ * `shared/corpus` by `corpusFile`; its tests skip without it (`skipUnlessCorpusHas`).
  */
-export const corpusRoot = fs.existsSync(sharedCorpusRoot) ? sharedCorpusRoot : carriedCorpusRoot;
+export const corpusRoot = carriedCorpusRoot;
+
+/** A corpus document by its path relative to the corpus: the carried copy, else the one in `shared/corpus`. */
+export function corpusFile(relativePath: string): string {
+  const carried = path.join(carriedCorpusRoot, relativePath);
+  return fs.existsSync(carried) ? carried : path.join(sharedCorpusRoot, relativePath);
+}
 
 /** The SciFact dataset; optional (`scifactAvailable`): tests of it skip without it. */
 export const scifactRoot = path.join(sharedRoot, 'eval', 'scifact');
 export const scifactAvailable = fs.existsSync(path.join(scifactRoot, 'qrels'));
 
-/** Which of these corpus files (relative to `corpusRoot`) are not there. */
+/** Which of these corpus documents are neither carried nor in `shared/corpus`. */
 export function missingCorpusFiles(relativePaths: readonly string[]): string[] {
-  return relativePaths.filter((relativePath) => !fs.existsSync(path.join(corpusRoot, relativePath)));
+  return relativePaths.filter((relativePath) => !fs.existsSync(corpusFile(relativePath)));
 }
 
 /**

@@ -10,7 +10,7 @@ import { encodePng } from '../../../src/node/convert/pictures/pngEncoder';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore } from '../../../src/node/store/lanceStore';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
-import { corpusRoot, repositoryRoot, skipUnlessCorpusHas } from '../../support/paths';
+import { corpusRoot, repositoryRoot, skipUnlessCorpusHas, corpusFile } from '../../support/paths';
 import { decodePng } from '../../support/png';
 
 const docling = path.join(corpusRoot, 'pdf-docx/docling');
@@ -95,7 +95,7 @@ describe('pictures of the shared corpus', function () {
 
   it('redp5110_sampled.pdf: screenshots and diagrams with their page and caption', async function () {
     skipUnlessCorpusHas(this, 'pdf-docx/docling/redp5110_sampled.pdf');
-    const document = await convertFile(path.join(docling, 'redp5110_sampled.pdf'));
+    const document = await convertFile(corpusFile('pdf-docx/docling/redp5110_sampled.pdf'));
     const captioned = new Map(pictures(document).map((picture) => [captionOf(document, picture), picture]));
     for (const [caption, page] of [['Figure 1-2 Existing row and column controls', 7], ['Figure 3-10 Column masks shown in System i Navigator', 14], ['Figure 3-11 Selecting the EMPLOYEES table from System i Navigator', 14]] as const) {
       const picture = captioned.get(caption);

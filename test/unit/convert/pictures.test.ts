@@ -15,7 +15,7 @@ import type { PageBox } from '../../../src/core/model/document';
 import { PictureCollector } from '../../../src/node/convert/pictures/pictureCollector';
 import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from '../../../src/node/convert/pictures/pdfPictures';
 import { assemblePdf } from '../../fixtures/pdf/makePdfFixtures';
-import { corpusRoot, skipUnlessCorpusHas } from '../../support/paths';
+import { corpusRoot, skipUnlessCorpusHas, corpusFile } from '../../support/paths';
 import { decodePng } from '../../support/png';
 
 function gradient(width: number, height: number, channels: 1 | 3 | 4): Uint8Array {
@@ -238,7 +238,7 @@ describe('PDF vector figures', () => {
   it('records a picture without bytes before each caption of a drawn figure, boxed in the empty band beside it (GeoTopo)', async function () {
     skipUnlessCorpusHas(this, 'pdf-docx/py-pdf-sample-files/GeoTopo-komprimiert.pdf');
     this.timeout(120_000);
-    const bytes = fs.readFileSync(path.join(corpusRoot, 'pdf-docx/py-pdf-sample-files/GeoTopo-komprimiert.pdf'));
+    const bytes = fs.readFileSync(corpusFile('pdf-docx/py-pdf-sample-files/GeoTopo-komprimiert.pdf'));
     const document = await convertPdf(bytes, { fileName: 'GeoTopo-komprimiert.pdf' });
     const drawn = document.items.filter((item) => item.label === 'picture' && !item.picture);
     assert.ok(drawn.length >= 40, `found ${drawn.length}`);

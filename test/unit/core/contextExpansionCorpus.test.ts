@@ -5,7 +5,7 @@ import type { Chunk } from '../../../src/core/model/chunk';
 import { NOISE_LABELS, type ConvertedDocument, type DocumentItem } from '../../../src/core/model/document';
 import type { SearchResult, StoredItem } from '../../../src/core/model/search';
 import { expandSearchResults } from '../../../src/core/search/contextExpansion';
-import { corpusRoot, filesBelow, skipUnlessCorpusHas } from '../../support/paths';
+import { corpusRoot, filesBelow, skipUnlessCorpusHas, corpusFile } from '../../support/paths';
 
 /** Context expansion on real documents: converted, chunked, stored as items, then expanded. */
 const BUDGET = 5000;
@@ -29,7 +29,7 @@ async function prepare(relativePath: string): Promise<Prepared> {
   if (!convertFile) {
     throw new Error('converters missing');
   }
-  const document = await convertFile(path.join(corpusRoot, relativePath));
+  const document = await convertFile(corpusFile(relativePath));
   const chunks = chunkDocument({ id: relativePath, items: document.items });
   const chunkIdsByRef = new Map<string, string[]>();
   for (const chunk of chunks) {
