@@ -2,47 +2,37 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HaikuError } from '../../core/errors';
 import { isPathInside } from '../../core/pathContainment';
-import type { ConversionPool } from '../convert/conversionPool';
-import { indexPaths, type IndexProgress, type IndexSummary } from '../index/indexer';
+import { indexPaths, type IndexPathsOptions, type IndexSummary } from '../index/indexer';
 import type { OpenedIndex } from './openIndex';
 
-export interface IndexWithRulesOptions {
-  /** Relative paths hang from here; default the rules' base folder (the source root, else the working folder). */
-  baseFolder?: string;
-  /** Exclusions on top of the configured ones (`haiku index --exclude`). */
-  extraExclude?: readonly string[];
+/** What an index run may set beyond the configured rules (which it takes from the opened index). */
+export type IndexWithRulesOptions = Omit<IndexPathsOptions, 'roots' | 'store' | 'embedder' | 'include' | 'exclude' | 'maxFileBytes' | 'respectGitignore' | 'followLinksOutside' | 'pictures' | 'pictureDescription'> & {
   /** Replaces the configured include globs (`haiku index --include`). */
   include?: readonly string[];
-  /** File roots obey the include globs and `.gitignore` too (watcher events, MCP). */
-  fileRootsFollowRules?: boolean;
-  removeMissing?: boolean;
-  optimize?: boolean;
-  conversionPool?: ConversionPool;
-  onProgress?: (progress: IndexProgress) => void;
-  abortSignal?: AbortSignal;
-}
+  /** Exclusions on top of the configured ones (`haiku index --exclude`). */
+  extraExclude?: readonly string[];
+};
 
-/** Indexes files and folders into an opened index with its configured rules: include/exclude, size limit, links, pictures. */
+/**
+ * Indexes files and folders into an opened index with its configured rules (include/exclude, size limit, links,
+ * pictures); relative paths hang from `baseFolder`, by default the source root, else the working folder.
+ */
 export function indexWithRules(index: OpenedIndex, roots: readonly string[], options: IndexWithRulesOptions = {}): Promise<IndexSummary> {
   const { rules } = index;
+  const { include, extraExclude, ...run } = options;
   return indexPaths({
+    ...run,
     roots,
     store: index.store,
     embedder: index.embedder,
     baseFolder: options.baseFolder ?? rules.baseFolder,
-    include: options.include ?? rules.include,
-    exclude: [...rules.exclude, ...(options.extraExclude ?? [])],
+    include: include ?? rules.include,
+    exclude: [...rules.exclude, ...(extraExclude ?? [])],
     maxFileBytes: rules.maxFileBytes,
     respectGitignore: rules.respectGitignore,
     followLinksOutside: rules.followLinksOutside,
-    fileRootsFollowRules: options.fileRootsFollowRules,
     pictures: rules.pictures,
     pictureDescription: rules.pictureDescription,
-    conversionPool: options.conversionPool,
-    removeMissing: options.removeMissing,
-    optimize: options.optimize,
-    onProgress: options.onProgress,
-    abortSignal: options.abortSignal,
   });
 }
 

@@ -193,18 +193,23 @@ export function openCommandIndex(context: CommandContext, options: CommandStoreO
   });
 }
 
+/** Runs `work` with the command's opened index (store, models, rules) and always closes it. */
+export async function withIndex<T>(context: CommandContext, options: CommandStoreOptions, work: (index: OpenedIndex) => Promise<T>): Promise<T> {
+  const index = await openCommandIndex(context, options);
+  try {
+    return await work(index);
+  } finally {
+    await index.close();
+  }
+}
+
 export async function openCommandStore(context: CommandContext, options: CommandStoreOptions = {}): Promise<LanceStore> {
   return (await openCommandIndex(context, options)).store;
 }
 
 /** Runs `work` with an open store and always closes it. */
-export async function withStore<T>(context: CommandContext, options: CommandStoreOptions, work: (store: LanceStore) => Promise<T>): Promise<T> {
-  const index = await openCommandIndex(context, options);
-  try {
-    return await work(index.store);
-  } finally {
-    await index.close();
-  }
+export function withStore<T>(context: CommandContext, options: CommandStoreOptions, work: (store: LanceStore) => Promise<T>): Promise<T> {
+  return withIndex(context, options, (index) => work(index.store));
 }
 
 export function wantsJson(context: CommandContext): boolean {

@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { booleanFlag, listFlag, UsageError, type CliCommand } from '../command';
 import { globProblem } from '../../../core/excludeGlobs';
-import { commandConfig } from '../../config/cliConfig';
-import { indexPaths, type IndexWarning } from '../../index/indexer';
+import type { IndexWarning } from '../../index/indexer';
+import { indexWithRules } from '../../backend/indexWithRules';
 import { createProgressReporter } from '../progress';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, pictureDescriptionFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withIndex } from '../indexAccess';
 
 export const indexCommand: CliCommand = {
   name: 'index',
@@ -24,7 +24,6 @@ export const indexCommand: CliCommand = {
   ],
   examples: ['haiku index docs/', "haiku index . --include '**/*.md' --exclude 'drafts/**'"],
   async run(context) {
-    const config = commandConfig(context);
     for (const flag of ['include', 'exclude']) {
       for (const glob of listFlag(context, flag) ?? []) {
         const problem = globProblem(glob);
@@ -35,21 +34,15 @@ export const indexCommand: CliCommand = {
     }
     const embedder = embedderFromFlags(context);
     const progress = createProgressReporter(context);
-    const summary = await withStore(context, { embedder, createIfMissing: true }, (store) =>
-      indexPaths({
-        roots: context.positionals.map((root) => path.resolve(context.io.cwd, root)),
-        baseFolder: path.resolve(context.io.cwd, config.index.sourceRoot || '.'),
-        store,
-        embedder,
-        include: listFlag(context, 'include') ?? config.index.include,
+    // Validates --pictures; the value itself reaches the rules through the layered configuration.
+    picturesFromFlags(context);
+    // The configured rules (source root, include/exclude, size limit, links, pictures) as MCP and VS Code apply them.
+    const summary = await withIndex(context, { embedder, createIfMissing: true }, (index) =>
+      indexWithRules(index, context.positionals.map((root) => path.resolve(context.io.cwd, root)), {
+        include: listFlag(context, 'include'),
         // --exclude adds to the configured exclusions (the defaults, or the config file's list).
-        exclude: [...config.index.exclude, ...(listFlag(context, 'exclude') ?? [])],
-        maxFileBytes: config.index.maxFileBytes,
-        respectGitignore: config.index.respectGitignore,
-        followLinksOutside: config.index.followLinksOutside,
+        extraExclude: listFlag(context, 'exclude'),
         pruneWhenNothingMatches: booleanFlag(context, 'prune'),
-        pictures: picturesFromFlags(context),
-        pictureDescription: pictureDescriptionFromFlags(context),
         abortSignal: context.abortSignal,
         onProgress: progress.onProgress,
       }),
