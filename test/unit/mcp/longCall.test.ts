@@ -62,7 +62,8 @@ describe('MCP: a 90 s ask_question through the SDK client with its default timeo
     assert.equal(resultText(result), 'Ferrets sleep eighteen hours a day.');
     assert.ok(elapsed >= MODEL_DELAY_MS, `answered after ${elapsed} ms`);
     const gaps = progress.map((entry, position) => entry.at - (position === 0 ? 0 : progress[position - 1].at));
-    assert.ok(progress.length >= Math.floor(MODEL_DELAY_MS / MCP_PROGRESS_HEARTBEAT_MS) - 1, `${progress.length} progress notifications`);
+    // About one per heartbeat; the bound leaves room for a loaded machine's late timers.
+    assert.ok(progress.length >= Math.floor(MODEL_DELAY_MS / MCP_PROGRESS_HEARTBEAT_MS / 2), `${progress.length} progress notifications`);
     assert.ok(Math.max(...gaps) < DEFAULT_REQUEST_TIMEOUT_MSEC / 2, `longest silence ${Math.max(...gaps)} ms`);
     assert.ok(progress.every((entry, position) => position === 0 || entry.update.progress > progress[position - 1].update.progress), 'progress grows');
     assert.match(progress[0].update.message ?? '', /^Still working \(\d+ s\)\.$/);
