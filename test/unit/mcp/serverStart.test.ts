@@ -43,6 +43,9 @@ describe('haiku mcp: start-up (missing index, usage, the VS Code launch)', funct
     stderr = '';
     assert.notEqual(await runCli(['mcp', '--http', '--port', '70000'], io), 0);
     assert.match(stderr, /--port takes a port number from 0 to 65535/);
+    stderr = '';
+    assert.notEqual(await runCli(['mcp', '--allow-writes'], io), 0);
+    assert.match(stderr, /--no-auth and --allow-writes apply to --http only/);
   });
 
   describe('the launch VS Code registers', () => {
