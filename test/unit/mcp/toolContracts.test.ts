@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { lastToolText, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
 import { buildMarkdownIndex, GUIDE_DOCUMENTS, type MarkdownIndex } from './markdownIndex';
-import { callTool, connectStdio, type StdioSession } from './mcpProcess';
+import { callTool, connectStdio, startHttpServer, type StdioSession } from './mcpProcess';
 
 const MODEL_TOOLS = ['analyze', 'ask_question'];
 
@@ -106,6 +106,24 @@ describe('MCP tool contracts: strict arguments, output schemas, annotations, cit
       ['Searching: otters sleep', 'The model called rag_search.'],
     );
     assert.deepEqual(updates.map((update) => update.progress), [1, 2]);
+  });
+
+  it('sends the progress notifications over Streamable HTTP too (on the call\'s own event stream)', async () => {
+    const server = await startHttpServer(['--db', index.databasePath], { cwd: index.folder, env: { HAIKU_BASE_URL: chat.baseUrl, HAIKU_MODEL: 'scripted-model' } });
+    try {
+      const client = await server.connect();
+      chat.push({ toolCalls: [{ name: 'rag_search', arguments: { query: 'ferrets food' } }] }, { text: 'Meat.' });
+      const updates: Progress[] = [];
+      const result = (await client.callTool({ name: 'ask_question', arguments: { question: 'What do ferrets eat?' } }, CallToolResultSchema, {
+        onprogress: (update) => updates.push(update),
+        resetTimeoutOnProgress: true,
+      })) as CallToolResult;
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(updates.map((update) => update.message), ['Searching: ferrets food', 'The model called rag_search.']);
+      await client.close();
+    } finally {
+      await server.stop();
+    }
   });
 
   it('the write tools keep their contract too (run last: it deletes a document)', async () => {
