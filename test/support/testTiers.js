@@ -34,6 +34,11 @@ const integrationTestFiles = [
   'test/unit/store/pictures.test.ts', // 11 s
   'test/unit/eval/scifactPipeline.test.ts', // 11 s
   'test/unit/cli/exitCodes.test.ts', // 11 s
+  // The packaging tests read the built VSIX files and npm tarball (`npm test` builds them first; when missing they
+  // build them: minutes) and install the tarball from the registry.
+  'test/unit/packaging/vsixContents.test.ts', // 18 s with the VSIX files built
+  'test/unit/packaging/npmTarball.test.ts', // 60 s with the tarball built
+  'test/unit/packaging/installedVsixMcp.test.ts', // 22 s with the VSIX built
 ];
 
 module.exports = { integrationTestFiles };
