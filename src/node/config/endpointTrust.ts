@@ -149,7 +149,7 @@ export function withholdUntrustedKeys(config: HaikuConfig, layers: ReadonlyMap<C
     if (origin !== undefined && trustedOrigins.includes(origin)) {
       continue;
     }
-    const keyName = keyLayer === 'flag' ? `--${options.spellings.flagOf(endpoint.key)}` : options.spellings.environmentOf(endpoint.key);
+    const keyName = keyLayer === 'flag' ? `the key given with --${options.spellings.flagOf(endpoint.key)}` : options.spellings.environmentOf(endpoint.key);
     group.apiKey = undefined;
     group.apiKeyWithheld = untrustedEndpointMessage({ endpoint: endpoint.name, keyName: keyName ?? 'your API key', baseUrl, configFile, fileKey: configFileKeyOf(urlPath), urlFlag: options.spellings.flagOf(urlPath), urlVariable: options.spellings.environmentOf(urlPath) });
   }

@@ -57,6 +57,13 @@ describe('API keys go only to base URLs the user named or trusted', function () 
     assert.ok(run.stderr.includes(`\`haiku trust ${baseUrl}\``), 'gives the command that trusts it');
     assert.match(run.stderr, /--base-url or HAIKU_BASE_URL/);
     assert.ok(!run.stderr.includes(SECRET));
+    // The key given as a flag is refused the same way; commands that need no model still run.
+    const flagged = await runInProcess(['ask', 'How long do ferrets sleep?', '--api-key', SECRET], { cwd: workspace.path, env: { XDG_CONFIG_HOME: userConfig.path } });
+    assert.equal(flagged.code, 1);
+    assert.ok(flagged.stderr.includes(`Haiku did not send the key given with --api-key to ${baseUrl}`), flagged.stderr);
+    assert.equal(workspace.server.requests.length, 0, 'nothing was sent');
+    const search = await runInProcess(['search', 'ferrets'], { cwd: workspace.path, env });
+    assert.equal(search.code, 0, search.stderr);
     workspace.server.requests.length = 0;
   });
 
