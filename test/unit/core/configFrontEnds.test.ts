@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { allConfigPaths, configValue, defaultConfig, type ConfigPath } from '../../../src/core/config';
 import { applyConfigValues, CONFIG_FILE_KEYS, configFileKeyOf, parseConfigFile } from '../../../src/core/configFile';
 import { HAIKU_ERROR_CODES, HaikuError, REMEDY_ACTIONS, type ErrorRemedy } from '../../../src/core/errors';
-import { ENVIRONMENT_SETTINGS } from '../../../src/node/config/cliConfig';
+import { ENVIRONMENT_SETTINGS, resolveCliConfig } from '../../../src/node/config/cliConfig';
+import { KEYED_ENDPOINTS } from '../../../src/node/config/endpointTrust';
 import { CLI_REMEDY_COMMANDS, cliErrorText, cliRemedyText } from '../../../src/node/config/cliErrorWording';
 import { vscodeErrorText, vscodeRemedy } from '../../../src/vscode/errorWording';
 import { configFromSettings, layeredSettingReader, SETTING_KEYS, SETTING_PATHS, settingKeyOf, workspaceConfigFileValues } from '../../../src/vscode/settingsMapping';
@@ -183,6 +184,26 @@ describe('one configuration, worded by each front end', function () {
     assert.match(vscodeErrorText(new HaikuError('model_unreachable', 'Cannot reach.', { remedy: { settings: ['qa.model.baseUrl'] } })), /Setting: haiku\.model\.baseUrl\.$/);
     assert.match(cliErrorText(new HaikuError('rebuild_needed', 'The embedder changed.'), new Set()), /Run `haiku rebuild`/);
     assert.match(vscodeErrorText(new HaikuError('rebuild_needed', 'The embedder changed.')), /Run “Haiku: Rebuild Index”/);
+  });
+
+  it('the refusal to send a key to a project file\'s base URL names flags, variables and commands that exist', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-trust-names-'));
+    try {
+      const url = 'http://127.0.0.1:9/v1';
+      fs.writeFileSync(path.join(folder, 'haiku.config.json'), JSON.stringify({
+        qa: { model: { base_url: url } }, analysis: { model: { base_url: 'http://127.0.0.1:8/v1' } }, embeddings: { base_url: url }, reranker: { base_url: url }, processing: { picture_description: { base_url: url } },
+      }));
+      const keys = Object.fromEntries(Object.entries(ENVIRONMENT_SETTINGS).filter(([name]) => name.endsWith('_API_KEY')).map(([name]) => [name, 'sk-user']));
+      const config = resolveCliConfig({ cwd: folder, env: { ...keys, XDG_CONFIG_HOME: folder }, flags: {} }).config;
+      for (const endpoint of KEYED_ENDPOINTS) {
+        const refusal = endpoint.group(config)?.apiKeyWithheld;
+        assert.ok(refusal, `${endpoint.name}: the key is withheld`);
+        assert.match(refusal, /`haiku trust http:\/\/127\.0\.0\.1:\d\/v1`/);
+        checkCliNames(refusal, program, endpoint.name);
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('a remedy the running command has no flag for names the variable and the config key only', () => {
