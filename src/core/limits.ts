@@ -141,6 +141,12 @@ export const LEASE_OBJECT_STALE_MS = 60_000;
 export const LEASE_OBJECT_POLL_MS = 1_000;
 /** After putting the lease object a writer waits this long before reading it back to see whose token survived (ms). */
 export const LEASE_OBJECT_SETTLE_MS = 500;
+/** One object storage request (LanceDB's, the writer lease's) that gets no answer within this long fails (s). */
+export const OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS = 15;
+/** Connecting to object storage fails after this long (s). */
+export const OBJECT_STORAGE_CONNECT_TIMEOUT_SECONDS = 5;
+/** LanceDB starts no retry of a failing object storage request this long after its first attempt (s; object_store's default is 3 min). */
+export const OBJECT_STORAGE_RETRY_TIMEOUT_SECONDS = 30;
 /** A read-only (published) index is checked for a newer version this often in VS Code (ms; a few small requests each). */
 export const REMOTE_REFRESH_INTERVAL_MS = 5 * 60_000;
 /** After a failed refresh the first retry waits this long, doubling per failure (ms). */

@@ -15,7 +15,7 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
-import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
+import { objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { DOCUMENTS_TABLE, parseJson, SETTINGS_TABLE } from '../store/schema';
 import { hasUriScheme, isTableMissing } from '../store/storeTables';
@@ -151,6 +151,7 @@ async function openVersionProbe(uri: string, storage: ObjectStorageSettings | un
   // The store's own tables keep the version they opened, which is what makes its reads fast and consistent within
   // one search. Opened by name, not listed: listing through some S3-compatible servers returns nothing.
   const storageOptions = storageOptionsFor(uri, storage);
+  await requireObjectStorageAnswers(uri, storageOptions);
   let probe: lancedb.Connection | undefined;
   try {
     probe = await lancedb.connect(uri, { readConsistencyInterval: 0, ...(storageOptions ? { storageOptions } : {}) });

@@ -28,7 +28,7 @@ import { StoreWriter, type DocumentWrite, type StoreTestHooks, type WriteOptions
 import { RecentChunks } from './recentChunks';
 import { VectorSearch } from './vectorSearch';
 import { WriteQueue } from './writeQueue';
-import { objectStorageError, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from './objectStorage';
+import { objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from './objectStorage';
 import { writerLeaseFor, type LeaseWaitOptions, type WriterLease } from './writerLease';
 
 export type { ChunkCandidate, DocumentWrite, IndexedRoot, StoreStats, StoreTestHooks, WriteOptions };
@@ -66,6 +66,7 @@ export async function openStore(options: OpenStoreOptions): Promise<LanceStore> 
     fs.mkdirSync(uri, { recursive: true });
   }
   const storageOptions = storageOptionsFor(uri, options.storage);
+  await requireObjectStorageAnswers(uri, storageOptions, options.abortSignal);
   let connection: lancedb.Connection;
   try {
     connection = await lancedb.connect(uri, storageOptions ? { storageOptions } : {});

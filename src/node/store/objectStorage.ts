@@ -1,4 +1,6 @@
 import { errorMessage, HaikuError } from '../../core/errors';
+import { S3Object } from './s3Object';
+import { OBJECT_STORAGE_CONNECT_TIMEOUT_SECONDS, OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS, OBJECT_STORAGE_RETRY_TIMEOUT_SECONDS } from '../../core/limits';
 
 /**
  * Where and how to reach object storage (`s3://bucket/prefix`). Anything left out comes from the standard AWS
@@ -79,6 +81,11 @@ export function storageOptionsFor(uri: string, settings: ObjectStorageSettings =
   if (options.region === '') {
     delete options.region;
   }
+  // object_store's own defaults (30 s a request, retries for 3 min) kept a command on a bucket that never answers
+  // running past 150 s.
+  options.timeout = `${OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS}s`;
+  options.connect_timeout = `${OBJECT_STORAGE_CONNECT_TIMEOUT_SECONDS}s`;
+  options.client_retry_timeout = String(OBJECT_STORAGE_RETRY_TIMEOUT_SECONDS);
   return options;
 }
 
@@ -155,6 +162,29 @@ export function objectStorageError(error: unknown, uri: string, options: Record<
     );
   }
   return undefined;
+}
+
+/** An object name no index holds: a GET of it answers 404 (or 403) from any server that answers at all. */
+const REACHABILITY_PROBE_OBJECT = '.haiku-reachability-probe';
+
+/**
+ * Fails with `storage_unreachable` when the server of an `s3://` index does not answer one small request within
+ * `OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS`, before LanceDB is given the URI: LanceDB retries each listing of a
+ * table's versions several times (18 requests to open one table), so a server that accepts connections and never
+ * answers kept `search` and `index` running for minutes. Any answer (404, 403) passes; LanceDB reports those.
+ */
+export async function requireObjectStorageAnswers(uri: string, options: Record<string, string> | undefined, abortSignal?: AbortSignal): Promise<void> {
+  if (!isS3Uri(uri) || !options) {
+    return;
+  }
+  try {
+    await new S3Object(uri, REACHABILITY_PROBE_OBJECT, options).get(abortSignal);
+  } catch (error) {
+    if (abortSignal?.aborted) {
+      throw error;
+    }
+    throw objectStorageError(error, uri, options) ?? new HaikuError('storage_unreachable', `Could not reach object storage for ${uri}: ${withoutSecrets(errorMessage(error), options)}.`, { cause: error });
+  }
 }
 
 function firstMatch(text: string, pattern: RegExp): string {

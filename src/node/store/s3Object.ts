@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { HaikuError } from '../../core/errors';
+import { OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS } from '../../core/limits';
 
 /** One object's answer: status, body text and the headers the lease needs. */
 export interface S3Response {
@@ -82,16 +83,39 @@ export class S3Object {
       headers.authorization = signatureV4({ method, url, headers, payloadHash, amzDate, region: this.options.region ?? 'us-east-1', keyId, secret });
     }
     const { host: _host, ...sent } = headers;
-    const response = await fetch(url, { method, headers: sent, body, signal: abortSignal });
+    // A server that accepts the connection and never answers would hold the request (and the command) forever.
+    const timeout = AbortSignal.timeout(OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS * 1000);
+    const signal = abortSignal ? AbortSignal.any([abortSignal, timeout]) : timeout;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method, headers: sent, body, signal });
+      text = await response.text();
+    } catch (error) {
+      if (abortSignal?.aborted || !(timeout.aborted || error instanceof TypeError)) {
+        throw error;
+      }
+      // Worded like object_store's errors, which `objectStorageError` recognises as an unreachable server.
+      const reason = timeout.aborted ? `timed out after ${OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS} s without an answer` : causeText(error);
+      const failure = new Error(`error sending request for ${url.origin}: ${reason}`, { cause: error });
+      failure.name = timeout.aborted ? 'TimeoutError' : 'NetworkError';
+      throw failure;
+    }
     const parseTime = (value: string | null) => (value ? Date.parse(value) : undefined);
     return {
       status: response.status,
-      body: await response.text(),
+      body: text,
       etag: response.headers.get('etag') ?? undefined,
       serverTimeMs: parseTime(response.headers.get('date')),
       lastModifiedMs: parseTime(response.headers.get('last-modified')),
     };
   }
+}
+
+/** fetch's "fetch failed" says nothing: its cause names the refusal or the name lookup that failed. */
+function causeText(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
 }
 
 /** The `Authorization` header of AWS Signature V4 for S3 (every given header is signed). */

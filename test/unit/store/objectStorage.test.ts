@@ -26,6 +26,9 @@ function copyCorpusSubset(target: string): void {
   fs.cpSync(path.join(corpusRoot, 'vite-docs', 'docs', 'config'), path.join(target, 'config'), { recursive: true });
 }
 
+/** Every request has a timeout, and LanceDB stops retrying in time (a bucket that never answered kept commands running). */
+const REQUEST_LIMITS = { timeout: '15s', connect_timeout: '5s', client_retry_timeout: '30' };
+
 describe('Storage options for object storage', () => {
   it('come from the AWS environment variables, with settings taking precedence', () => {
     const environment = { AWS_ENDPOINT: 'http://minio:9000', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'very-secret-key', AWS_ALLOW_HTTP: 'true', AWS_VIRTUAL_HOSTED_STYLE_REQUEST: 'true' };
@@ -36,6 +39,7 @@ describe('Storage options for object storage', () => {
       virtual_hosted_style_request: 'true',
       aws_access_key_id: 'AKIAEXAMPLE',
       aws_secret_access_key: 'very-secret-key',
+      ...REQUEST_LIMITS,
     });
     const overridden = storageOptionsFor('s3://team/index', { endpoint: 'https://s3.example.com', region: 'us-west-2', pathStyle: true }, environment);
     assert.equal(overridden?.aws_endpoint, 'https://s3.example.com');
@@ -44,8 +48,8 @@ describe('Storage options for object storage', () => {
   });
 
   it('default a custom endpoint to path style, us-east-1 and (for http://) plain HTTP; nothing for folders and other schemes', () => {
-    assert.deepEqual(storageOptionsFor('s3://bucket/prefix', { endpoint: 'http://127.0.0.1:9000' }, {}), { aws_endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', allow_http: 'true', virtual_hosted_style_request: 'false' });
-    assert.deepEqual(storageOptionsFor('s3://bucket/prefix', {}, {}), {});
+    assert.deepEqual(storageOptionsFor('s3://bucket/prefix', { endpoint: 'http://127.0.0.1:9000' }, {}), { aws_endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', allow_http: 'true', virtual_hosted_style_request: 'false', ...REQUEST_LIMITS });
+    assert.deepEqual(storageOptionsFor('s3://bucket/prefix', {}, {}), REQUEST_LIMITS);
     assert.equal(storageOptionsFor('/home/me/.haiku', {}, { AWS_ENDPOINT: 'http://x' }), undefined);
     assert.equal(storageOptionsFor('gs://bucket/prefix', {}, { AWS_ENDPOINT: 'http://x' }), undefined);
   });
