@@ -104,7 +104,7 @@ async function capturePicture(image: MammothImage, pictures: DocxPictures): Prom
   }
   let collected;
   try {
-    collected = pictures.collector.addEncoded(new Uint8Array(await image.read()));
+    collected = await pictures.collector.addEncodedScaled(new Uint8Array(await image.read()));
   } catch {
     collected = pictures.collector.addFailure('undecodable');
   }

@@ -167,7 +167,7 @@ export class LocalPictures {
       }
       return undefined;
     }
-    return result.bytes ? this.collector.addEncoded(result.bytes).picture : undefined;
+    return result.bytes ? (await this.collector.addEncodedScaled(result.bytes)).picture : undefined;
   }
 }
 

@@ -4,6 +4,31 @@ import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUME
 import { sniffImage } from '../../../core/pictures/imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
 import { encodedImageProblem } from './encodedImages';
+import { decodeCommonPng } from './pngDecoder';
+
+/**
+ * A PNG's pixels as 8-bit channels (palettes expanded, 16-bit samples cut to their high byte), or undefined for the
+ * few layouts `downscale` cannot take (grey below 8 bits). The common layouts decode natively (`decodeCommonPng`);
+ * fast-png (ESM-only, loaded on demand) takes the rest, such as interlaced files.
+ */
+async function decodePngPixels(bytes: Uint8Array): Promise<RawImage | undefined> {
+  const common = decodeCommonPng(bytes);
+  if (common) {
+    return common;
+  }
+  const { decode, convertIndexedToRgb } = await import('fast-png');
+  const png = decode(bytes);
+  if (png.palette) {
+    const rgb = convertIndexedToRgb(png);
+    const channels = rgb.length / (png.width * png.height);
+    return channels === 3 || channels === 4 ? { width: png.width, height: png.height, channels, data: rgb } : undefined;
+  }
+  if (png.depth < 8 || ![1, 2, 3, 4].includes(png.channels)) {
+    return undefined;
+  }
+  const data = png.depth === 16 ? Uint8Array.from(png.data, (sample) => sample >> 8) : new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.byteLength);
+  return { width: png.width, height: png.height, channels: png.channels as RawImage['channels'], data };
+}
 
 /** Why a picture has no bytes; each reason becomes at most one warning on the document. */
 export type PictureSkipReason = 'too_small' | 'unsupported' | 'too_many' | 'too_large' | 'undecodable';
@@ -51,6 +76,30 @@ export class PictureCollector {
       return this.skip(problem);
     }
     return this.keep(bytes, info.mimeType, info.width, info.height);
+  }
+
+  /**
+   * An encoded image file, as `addEncoded`, except that a PNG whose longer side passes the maximum is decoded,
+   * scaled down to it and re-encoded (a 4000x4000 PNG was stored at full size). Other formats larger than that
+   * are kept as they are: decoding them needs a native image library the extension does not ship.
+   */
+  async addEncodedScaled(bytes: Uint8Array): Promise<CollectedPicture> {
+    const info = sniffImage(bytes);
+    const maxSide = this.options.maxSide ?? PICTURE_MAX_SIDE_PX;
+    if (!info || info.mimeType !== 'image/png' || Math.max(info.width, info.height) <= maxSide || this.sizeGate(info.width, info.height) !== undefined || encodedImageProblem(bytes, info)) {
+      return this.addEncoded(bytes);
+    }
+    let pixels: RawImage | undefined;
+    try {
+      pixels = await decodePngPixels(bytes);
+    } catch {
+      return this.skip('undecodable');
+    }
+    if (!pixels) {
+      return this.addEncoded(bytes);
+    }
+    const scaled = downscale(pixels, maxSide);
+    return this.keep(encodePng(scaled), 'image/png', scaled.width, scaled.height);
   }
 
   /** Counts a picture that could not be decoded, for the warning. */
