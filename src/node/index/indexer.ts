@@ -575,7 +575,16 @@ async function optimizeStep(run: IndexRun): Promise<void> {
   const { summary } = run;
   // Rows of this run's failed writes are swept anyway (the store notes them); a run into empty tables has no others,
   // and deleted nothing, so its few fragments need no compaction.
-  await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0, keepRecent: true, compactOnlyIfFragmented: run.startedEmpty });
+  try {
+    await run.options.store.optimize({ sweepOrphans: !run.startedEmpty && summary.added.length + summary.updated.length > 0, keepRecent: true, compactOnlyIfFragmented: run.startedEmpty });
+  } catch (error) {
+    if (isHaikuError(error, 'cancelled') || run.options.abortSignal?.aborted) {
+      throw error;
+    }
+    // The documents are written and searchable (rows outside the full-text index are searched flat); failing the
+    // run here (a full disk) reported a failure although it had changed the index. The next run's upkeep retries.
+    summary.warnings.push({ path: run.options.store.uri, message: `The index was updated, but its upkeep (compaction, full-text index) failed and runs again next time: ${errorMessage(error)}` });
+  }
   summary.durations.optimizeMs = performance.now() - optimizeStarted;
 }
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand } from '../command';
-import { HaikuError } from '../../../core/errors';
+import { errorMessage, HaikuError } from '../../../core/errors';
 import { isPathInside } from '../../../core/pathContainment';
 import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAccess';
 
@@ -28,7 +28,12 @@ export const removeCommand: CliCommand = {
       await store.removeDocuments(matches.map((document) => document.id));
       // A removed root is not re-indexed by `rebuild`.
       await store.forgetRoots(store.roots.filter((root) => isPathInside(root.path, target)).map((root) => root.path));
-      await store.optimize();
+      try {
+        await store.optimize();
+      } catch (error) {
+        // The documents are gone already: the command succeeded, only its upkeep (retried by the next write) did not.
+        context.io.stderr(`haiku remove: warning: the documents were removed, but the index's upkeep failed and runs again next time: ${errorMessage(error)}\n`);
+      }
       return matches.map((document) => document.relativePath);
     });
     if (wantsJson(context)) {
