@@ -8,22 +8,39 @@
 // terminator), and other escapes with their intermediate and final bytes (`ESC ( B`), so no parameter bytes
 // are left behind as visible garbage; then any single control left over.
 const ESCAPE_SEQUENCE = /[\x1b]\[[0-?]*[ -/]*[@-~]?|\x9b[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]?/g;
-const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-const C1_OR_DELETE = /[\x7f-\x9f]/g;
+// Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): U+202E shows `exe.txt` as
+// `txt.exe`, and an unclosed one reorders the rest of the line.
+const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+const C1_DELETE_OR_BIDI = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+/**
+ * What a file name may not show as it is: every control character (newline and tab included: a name could fake
+ * a line of output), the bidirectional controls above and the invisible marks (U+061C, U+200E, U+200F), and the
+ * line and paragraph separators (U+2028, U+2029).
+ */
+const FILE_NAME_HAZARD = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 
-/** `text` without terminal control characters (C0 except `\n` and `\t`, DEL, C1) and escape sequences. */
+/** `text` without terminal control characters (C0 except `\n` and `\t`, DEL, C1, bidirectional controls) and escape sequences. */
 export function stripTerminalControls(text: string): string {
   // Most output has none; skip the replacements then.
-  if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(text)) {
+  if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(text)) {
     return text;
   }
   return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, '');
 }
 
 /**
+ * A file name (or path) for human output, with what `FILE_NAME_HAZARD` matches written as a visible escape
+ * (`\n`, `\t`, `\u202e`): dropping them as in other text would show a different name than the one on disk.
+ */
+export function terminalFileName(name: string): string {
+  return name.replace(FILE_NAME_HAZARD, (character) => NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * JSON whose strings keep control characters as `\u` escapes: `JSON.stringify` already escapes C0 (and ESC),
- * but leaves DEL and C1 (e.g. U+009B, a CSI on some terminals) raw.
+ * but leaves DEL, C1 (e.g. U+009B, a CSI on some terminals), the bidirectional controls and U+2028/U+2029 raw.
  */
 export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(C1_OR_DELETE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, 2).replace(C1_DELETE_OR_BIDI, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { DATABASE_OPTIONS, FILTER_OPTION, filterFlag, printJson, wantsJson, withStore } from '../indexAccess';
+import { terminalFileName } from '../terminalText';
 
 export const docsCommand: CliCommand = {
   name: 'docs',
@@ -22,10 +23,12 @@ export const docsCommand: CliCommand = {
       context.io.stdout(filter === undefined ? 'No documents indexed. Run `haiku index <folder>` first.\n' : `No documents match the filter (${stats.documents} indexed).\n`);
       return 0;
     }
-    const width = Math.max(...documents.map((document) => document.relativePath.length));
-    for (const document of documents) {
-      context.io.stdout(`${document.relativePath.padEnd(width)}  ${document.format.padEnd(8)}  ${document.id}  ${document.title}\n`);
-    }
+    // Paths and titles are one field of one line each: newlines, tabs and bidirectional controls show escaped.
+    const paths = documents.map((document) => terminalFileName(document.relativePath));
+    const width = Math.max(...paths.map((shown) => shown.length));
+    documents.forEach((document, index) => {
+      context.io.stdout(`${paths[index].padEnd(width)}  ${document.format.padEnd(8)}  ${document.id}  ${terminalFileName(document.title)}\n`);
+    });
     context.io.stdout(`${stats.documents} documents, ${stats.chunks} chunks.\n`);
     return 0;
   },

@@ -3,6 +3,7 @@ import { requireDocument } from '../../../core/documents/documentAccess';
 import type { SectionNode } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { DATABASE_OPTIONS, locationText, printJson, wantsJson, withStore } from '../indexAccess';
+import { terminalFileName } from '../terminalText';
 
 export const tocCommand: CliCommand = {
   name: 'toc',
@@ -25,7 +26,7 @@ export const tocCommand: CliCommand = {
       return 0;
     }
     const itemsByRef = new Map(items.map((item) => [item.selfRef, item]));
-    const lines = [`${document.title} (${document.relativePath}, ${document.id})`];
+    const lines = [`${terminalFileName(document.title)} (${terminalFileName(document.relativePath)}, ${document.id})`];
     const visit = (nodes: readonly SectionNode[], depth: number) => {
       for (const node of nodes) {
         const item = itemsByRef.get(node.selfRef);
