@@ -18,6 +18,7 @@ import { ApiKeyStore, secretBaseUrls } from './apiKeys';
 import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, layeredSettingReader, workspaceConfigFileValues, type SettingReader } from './settingsMapping';
 import { CONFIG_FILE_NAME } from '../core/configFile';
 import { createStatusBar } from './statusBar';
+import { registerIndexProblems } from './indexProblems';
 import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
 import { registerReadPictureTool } from './tools/readPictureTool';
@@ -65,7 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
     bytes: async (documentId, selfRef) => (await knowledgeBase()).pictureBytes(documentId, selfRef),
     open: openPicture,
   });
-  const sectionsTree = new SectionsTreeProvider(() => indexService.openKnowledgeBase);
+  const sectionsTree = new SectionsTreeProvider(() => indexService.openKnowledgeBase, () => indexService.notIndexed);
   const { view: sectionsView, disposable: sectionsViewDisposable } = createSectionsView(sectionsTree);
   const modelProvider = createModelProvider(settings);
   const participant = createParticipant(context, { settings, indexService, runsStore, navigator, output, recorder });
@@ -73,6 +74,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   context.subscriptions.push(
     indexService, navigator, pdfViewer.disposable, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
+    registerIndexProblems(indexService),
+    indexService.onDidChangeNotIndexed(() => sectionsTree.refresh()),
     registerEndpointModelProvider(modelProvider),
     registerHaikuMcpServer(context, settings.getConfig),
     ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),

@@ -19,7 +19,8 @@ export interface IndexRunSummary {
   indexed: number;
   unchanged: number;
   removed: number;
-  failed: Array<{ path: string; message: string }>;
+  /** Files not indexed: `path` as the indexer gave it (relative to the base folder, or absolute), `code` the typed error's. */
+  failed: Array<{ path: string; message: string; code?: string }>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { vscodeErrorText } from './errorWording';
 import { INDEX_WATCH_DEBOUNCE_MS, REMOTE_REFRESH_INTERVAL_MS, REMOTE_REFRESH_RETRY_MAX_MS, REMOTE_REFRESH_RETRY_MIN_MS } from '../core/limits';
 import type { ExtensionKnowledgeBase, IndexBackend, IndexBackendLoader, IndexProgress, IndexRunSummary } from './indexBackend';
 import { IndexScheduler, type IndexJob, type IndexJobOutcome } from '../core/indexScheduler';
+import { NotIndexedFiles, type NotIndexedFile } from './notIndexed';
 
 /** `idle`: nothing to index automatically (no folder, no indexable file, or `haiku.index.autoIndex` off); the backend is not loaded. */
 export type IndexState = 'waiting-for-trust' | 'idle' | 'starting' | 'indexing' | 'ready' | 'paused' | 'error';
@@ -22,6 +23,8 @@ export interface IndexStatus {
   progress?: IndexProgress;
   /** Set in the error state: what went wrong and what to do. */
   message?: string;
+  /** Files the index runs could not index (failed or skipped), until they index or are deleted. */
+  notIndexed?: number;
 }
 
 /** A completed indexing job: a full sync of the workspace folders or an update of single files. */
@@ -61,6 +64,8 @@ export class IndexService implements vscode.Disposable {
   private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
   private readonly indexEmitter = new vscode.EventEmitter<void>();
   private readonly jobEmitter = new vscode.EventEmitter<IndexJobReport>();
+  private readonly notIndexedFiles = new NotIndexedFiles();
+  private readonly notIndexedEmitter = new vscode.EventEmitter<readonly NotIndexedFile[]>();
 
   /** Fires on every state or count change. */
   readonly onDidChangeStatus = this.statusEmitter.event;
@@ -68,6 +73,8 @@ export class IndexService implements vscode.Disposable {
   readonly onDidChangeIndex = this.indexEmitter.event;
   /** Fires when an indexing job completed (not when it was cancelled or failed). */
   readonly onDidFinishJob = this.jobEmitter.event;
+  /** Fires when the files not indexed (or their reasons) changed. */
+  readonly onDidChangeNotIndexed = this.notIndexedEmitter.event;
 
   constructor(
     private readonly getConfig: () => HaikuConfig,
@@ -79,6 +86,11 @@ export class IndexService implements vscode.Disposable {
 
   get current(): IndexStatus {
     return { ...this.status };
+  }
+
+  /** The files the index runs could not index, by path, with the reason. */
+  get notIndexed(): NotIndexedFile[] {
+    return this.notIndexedFiles.list;
   }
 
   /**
@@ -445,6 +457,7 @@ export class IndexService implements vscode.Disposable {
       for (const failure of summary.failed) {
         this.output.warn(`${failure.path}: ${failure.message}`);
       }
+      this.recordNotIndexed(summary, full ? undefined : [...changed, ...deleted]);
       await this.refreshCounts();
       this.setStatus({ state: this.isPaused ? 'paused' : 'ready', progress: undefined });
       if (summary.indexed > 0 || summary.removed > 0 || rebuild) {
@@ -464,6 +477,21 @@ export class IndexService implements vscode.Disposable {
       this.output.error(`Indexing failed: ${message}`);
       this.setStatus({ state: 'error', progress: undefined, message });
       return 'failed';
+    }
+  }
+
+  /** Keeps the files not indexed: a full sync replaces them all, an update those of the paths it touched. */
+  private recordNotIndexed(summary: IndexRunSummary, touched: readonly string[] | undefined): void {
+    const baseFolder = indexBaseFolder(this.fileFolders());
+    // Paths come relative to the base folder (or absolute: a root given by path); the Problems panel needs absolute.
+    const failed = summary.failed.map((failure) => ({ fsPath: baseFolder ? path.resolve(baseFolder, failure.path) : failure.path, message: failure.message, code: failure.code }));
+    this.updateNotIndexed(this.notIndexedFiles.apply(touched === undefined ? { kind: 'full', failed } : { kind: 'files', touched, failed }));
+  }
+
+  private updateNotIndexed(changed: boolean): void {
+    if (changed) {
+      this.setStatus({ notIndexed: this.notIndexedFiles.count });
+      this.notIndexedEmitter.fire(this.notIndexedFiles.list);
     }
   }
 
@@ -538,6 +566,7 @@ export class IndexService implements vscode.Disposable {
     this.statusEmitter.dispose();
     this.indexEmitter.dispose();
     this.jobEmitter.dispose();
+    this.notIndexedEmitter.dispose();
     void this.backend?.close().catch(() => undefined);
   }
 }

@@ -75,7 +75,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
         indexed: summary.added.length + summary.updated.length,
         unchanged: summary.unchanged,
         removed: summary.removed.length,
-        failed: summary.failed.map((failure) => ({ path: failure.path, message: failure.reason })),
+        failed: summary.failed.map((failure) => ({ path: failure.path, message: failure.reason, code: failure.code })),
       };
     },
     async removePaths(paths): Promise<number> {

@@ -7,12 +7,25 @@ import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { PictureTarget } from './pictureView';
 import { figureLabel, figuresDirectlyIn } from './pictureViewModel';
 import { folderOf, headerItem, sectionPathAtLine, sectionPathAtRenderingLine } from './sectionLocate';
+import { notIndexedProblem } from './indexProblems';
+import type { NotIndexedFile } from './notIndexed';
 
 export type SectionsTreeNode =
   | { kind: 'folder'; key: string; path: string }
   | { kind: 'document'; key: string; document: DocumentSummary }
   | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number; hasFigures?: boolean }
   | { kind: 'figure'; key: string; document: DocumentSummary; picture: StoredItem; label: string };
+
+/** The "Not indexed (n)" node, the files under it, and each file's actions (open, setting, retry, log). */
+export type NotIndexedNode =
+  | { kind: 'notIndexed'; key: string; count: number }
+  | { kind: 'notIndexedFile'; key: string; file: NotIndexedFile }
+  | { kind: 'notIndexedAction'; key: string; label: string; icon: string; command: vscode.Command };
+
+/** Every node of the Sections view: the documents' outline and the files the index could not index. */
+export type SectionsViewNode = SectionsTreeNode | NotIndexedNode;
+
+const NOT_INDEXED_KEY = 'not-indexed';
 
 interface DocumentOutline {
   contentHash: string;
@@ -24,18 +37,22 @@ interface DocumentOutline {
  * The Sections view: documents grouped by folder, then each document's section tree. Node objects are cached by
  * key so `reveal` and `getParent` see the same instances; everything refreshes when the index changes.
  */
-export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTreeNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<SectionsTreeNode | undefined>();
+export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsViewNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<SectionsViewNode | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private documents: DocumentSummary[] | undefined;
   private readonly outlines = new Map<string, DocumentOutline>();
   private readonly nodes = new Map<string, SectionsTreeNode>();
   private readonly parents = new Map<string, SectionsTreeNode | undefined>();
-  private readonly childrenEmitter = new vscode.EventEmitter<SectionsTreeNode | undefined>();
+  private readonly childrenEmitter = new vscode.EventEmitter<SectionsViewNode | undefined>();
   /** Fires when the view asks for the children of a node (undefined: the roots). */
   readonly onDidRequestChildren = this.childrenEmitter.event;
 
-  constructor(private readonly knowledgeBase: () => ExtensionKnowledgeBase | undefined) {}
+  constructor(
+    private readonly knowledgeBase: () => ExtensionKnowledgeBase | undefined,
+    /** The files the index could not index: listed under "Not indexed (n)" after the documents. */
+    private readonly notIndexed: () => readonly NotIndexedFile[] = () => [],
+  ) {}
 
   refresh(): void {
     this.documents = undefined;
@@ -76,15 +93,20 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
     return node;
   }
 
-  async getChildren(element?: SectionsTreeNode): Promise<SectionsTreeNode[]> {
+  async getChildren(element?: SectionsViewNode): Promise<SectionsViewNode[]> {
     this.childrenEmitter.fire(element);
+    if (element && isNotIndexedNode(element)) {
+      return this.notIndexedChildren(element);
+    }
     const documents = await this.listDocuments();
     if (!element) {
       const folders = [...new Set(documents.map((document) => folderOf(document.relativePath)))].filter((folder) => folder !== '').sort();
       const topLevel = documents.filter((document) => folderOf(document.relativePath) === '');
+      const failed = this.notIndexed();
       return [
         ...folders.map((folder) => this.node({ kind: 'folder', key: `folder:${folder}`, path: folder }, undefined)),
         ...topLevel.map((document) => this.documentNode(document, undefined)),
+        ...(failed.length > 0 ? [{ kind: 'notIndexed', key: NOT_INDEXED_KEY, count: failed.length } as const] : []),
       ];
     }
     if (element.kind === 'folder') {
@@ -113,12 +135,64 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
     return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine, hasFigures }, parent);
   }
 
-  getParent(element: SectionsTreeNode): SectionsTreeNode | undefined {
+  /** Under "Not indexed": each file; under a file: what to do about it. */
+  private notIndexedChildren(element: NotIndexedNode): NotIndexedNode[] {
+    if (element.kind === 'notIndexed') {
+      return this.notIndexed().map((file) => ({ kind: 'notIndexedFile', key: `${NOT_INDEXED_KEY}:${file.fsPath}`, file }));
+    }
+    if (element.kind === 'notIndexedAction') {
+      return [];
+    }
+    const uri = vscode.Uri.file(element.file.fsPath);
+    const problem = notIndexedProblem(element.file);
+    const action = (name: string, label: string, icon: string, command: vscode.Command): NotIndexedNode => ({ kind: 'notIndexedAction', key: `${element.key}:${name}`, label, icon, command });
+    return [
+      action('open', vscode.l10n.t('Open File'), 'go-to-file', { command: 'vscode.open', title: vscode.l10n.t('Open File'), arguments: [uri] }),
+      ...(problem.openSetting && problem.setting ? [action('setting', vscode.l10n.t('Open Setting {0}', problem.setting), 'settings-gear', problem.openSetting)] : []),
+      action('retry', vscode.l10n.t('Retry (index this file again)'), 'refresh', { command: COMMANDS.indexCurrentFile, title: vscode.l10n.t('Retry'), arguments: [uri] }),
+      action('log', vscode.l10n.t('Show Log'), 'output', { command: COMMANDS.showOutput, title: vscode.l10n.t('Show Log') }),
+    ];
+  }
+
+  getParent(element: SectionsViewNode): SectionsViewNode | undefined {
+    if (isNotIndexedNode(element)) {
+      // The actions' parents are not kept: only the documents' nodes are revealed.
+      return element.kind === 'notIndexedFile' ? { kind: 'notIndexed', key: NOT_INDEXED_KEY, count: this.notIndexed().length } : undefined;
+    }
     return this.parents.get(element.key);
   }
 
-  getTreeItem(element: SectionsTreeNode): vscode.TreeItem {
+  getTreeItem(element: SectionsViewNode): vscode.TreeItem {
     switch (element.kind) {
+      case 'notIndexed': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Not indexed ({0})', element.count), vscode.TreeItemCollapsibleState.Expanded);
+        item.id = element.key;
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        item.tooltip = vscode.l10n.t('Files Haiku could not index, with the reason; the Problems panel lists them too.');
+        item.contextValue = 'haiku.notIndexed';
+        return item;
+      }
+      case 'notIndexedFile': {
+        const uri = vscode.Uri.file(element.file.fsPath);
+        const item = new vscode.TreeItem(uri, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = element.key;
+        item.label = vscode.workspace.asRelativePath(uri, false);
+        const problem = notIndexedProblem(element.file);
+        item.description = element.file.message;
+        item.tooltip = problem.message;
+        item.iconPath = new vscode.ThemeIcon('warning');
+        item.contextValue = 'haiku.notIndexedFile';
+        item.command = { command: 'vscode.open', title: vscode.l10n.t('Open File'), arguments: [uri] };
+        return item;
+      }
+      case 'notIndexedAction': {
+        const item = new vscode.TreeItem(element.label, vscode.TreeItemCollapsibleState.None);
+        item.id = element.key;
+        item.iconPath = new vscode.ThemeIcon(element.icon);
+        item.command = element.command;
+        item.contextValue = 'haiku.notIndexedAction';
+        return item;
+      }
       case 'folder': {
         const item = new vscode.TreeItem(element.path, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = element.key;
@@ -200,7 +274,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsTre
 }
 
 /** Creates the view and keeps the selection on the section under the active editor's cursor (when visible). */
-export function createSectionsView(provider: SectionsTreeProvider): { view: vscode.TreeView<SectionsTreeNode>; disposable: vscode.Disposable } {
+export function createSectionsView(provider: SectionsTreeProvider): { view: vscode.TreeView<SectionsViewNode>; disposable: vscode.Disposable } {
   const view = vscode.window.createTreeView(SECTIONS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   let timer: NodeJS.Timeout | undefined;
   const follow = (editor: vscode.TextEditor | undefined): void => {
@@ -231,4 +305,8 @@ export function createSectionsView(provider: SectionsTreeProvider): { view: vsco
     view.onDidChangeVisibility(() => follow(vscode.window.activeTextEditor)),
   ];
   return { view, disposable: vscode.Disposable.from(...subscriptions, { dispose: () => timer && clearTimeout(timer) }) };
+}
+
+function isNotIndexedNode(node: SectionsViewNode): node is NotIndexedNode {
+  return node.kind === 'notIndexed' || node.kind === 'notIndexedFile' || node.kind === 'notIndexedAction';
 }

@@ -11,7 +11,7 @@ import type { PdfViewerEvent, PdfViewerProvider } from './pdfViewer/pdfViewerPro
 import type { RunRoute } from '../shared/runsProtocol';
 import type { RunsPanel } from './runs/runsPanel';
 import type { RenderReport, RunsStore } from './runs/runsStore';
-import type { SectionsTreeNode, SectionsTreeProvider } from './sectionsTree';
+import type { SectionsViewNode, SectionsTreeProvider } from './sectionsTree';
 
 /** What one `@haiku` request streamed and returned, as the user saw it. */
 export interface ParticipantRequestRecord {
@@ -45,7 +45,7 @@ export interface HaikuTestApi {
   readonly runsStore: RunsStore;
   readonly runsPanel: RunsPanel;
   readonly sectionsTree: SectionsTreeProvider;
-  readonly sectionsView: vscode.TreeView<SectionsTreeNode>;
+  readonly sectionsView: vscode.TreeView<SectionsViewNode>;
   readonly navigator: DocumentNavigator;
   readonly participantRequests: readonly ParticipantRequestRecord[];
   readonly indexJobs: readonly IndexJobReport[];

@@ -88,7 +88,15 @@ describe('API keys bound to the base URL they were set for', () => {
 
 describe('status bar text', () => {
   it('shows counts, progress and what a click does for every state', () => {
-    assert.deepStrictEqual(statusBarText({ state: 'ready', documents: 5, chunks: 146 }), { text: '$(book) 5', tooltip: 'Haiku index ready: 5 documents, 146 chunks.' });
+    // The count says what it counts (a bare "5" did not).
+    assert.deepStrictEqual(statusBarText({ state: 'ready', documents: 5, chunks: 146 }), { text: '$(book) Haiku: 5 documents', tooltip: 'Haiku index ready: 5 documents, 146 chunks.' });
+    assert.strictEqual(statusBarText({ state: 'ready', documents: 1, chunks: 3, notIndexed: 0 }).text, '$(book) Haiku: 1 document');
+    // Files not indexed: a warning, their count, and where to see why.
+    const warning = statusBarText({ state: 'ready', documents: 120, chunks: 900, notIndexed: 2 });
+    assert.strictEqual(warning.text, '$(warning) Haiku: 120 documents · 2 not indexed');
+    assert.strictEqual(warning.warning, true);
+    assert.match(warning.tooltip, /2 file\(s\) could not be indexed.*Problems panel/);
+    assert.strictEqual(statusBarText({ state: 'ready', documents: 3, chunks: 9, notIndexed: 1 }).text, '$(warning) Haiku: 3 documents · 1 not indexed');
     assert.strictEqual(statusBarText({ state: 'indexing', documents: 0, chunks: 0, progress: { done: 2, total: 5 } }).text, '$(sync~spin) Haiku 2/5');
     assert.match(statusBarText({ state: 'paused', documents: 1, chunks: 2 }).tooltip, /Click to resume/);
     assert.match(statusBarText({ state: 'error', documents: 0, chunks: 0, message: 'disk full' }).tooltip, /disk full/);
