@@ -13,11 +13,11 @@ const ESCAPE_SEQUENCE = /[\x1b]\[[0-?]*[ -/]*[@-~]?|\x9b[0-?]*[ -/]*[@-~]?|(?:\x
 const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 const C1_DELETE_OR_BIDI = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 /**
- * What a file name may not show as it is: every control character (newline and tab included: a name could fake
- * a line of output), the bidirectional controls above and the invisible marks (U+061C, U+200E, U+200F), and the
- * line and paragraph separators (U+2028, U+2029).
+ * What a file name shows escaped rather than as it is: the line breaks and tabs other output keeps (in a name they
+ * could fake a line of output), the bidirectional controls above, the invisible marks (U+061C, U+200E, U+200F),
+ * and the line and paragraph separators (U+2028, U+2029).
  */
-const FILE_NAME_HAZARD = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const FILE_NAME_HAZARD = /[\n\t\r\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 
 /** `text` without terminal control characters (C0 except `\n` and `\t`, DEL, C1, bidirectional controls) and escape sequences. */
@@ -31,7 +31,8 @@ export function stripTerminalControls(text: string): string {
 
 /**
  * A file name (or path) for human output, with what `FILE_NAME_HAZARD` matches written as a visible escape
- * (`\n`, `\t`, `\u202e`): dropping them as in other text would show a different name than the one on disk.
+ * (`\n`, `\t`, `\u202e`): a name keeps to one field of one line and reads in its own order. Escape sequences and
+ * other controls are left to the CLI's output filter (`stripTerminalControls`), which drops them as in all text.
  */
 export function terminalFileName(name: string): string {
   return name.replace(FILE_NAME_HAZARD, (character) => NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
