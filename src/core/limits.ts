@@ -73,6 +73,18 @@ export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 export const MAX_TABLE_CELL_SPAN = 1000;
 /** Cells (rows × columns, spans expanded) one table may render; larger tables are cut with a warning (12 KB of spanned HTML once became 6 GB). */
 export const MAX_TABLE_CELLS = 50_000;
+/** CSV/TSV rows converted per file; later rows are dropped with a warning (the first rows still index). */
+export const CSV_MAX_ROWS = 100_000;
+/** CSV/TSV columns kept per row; extra cells are dropped with a warning (bounds a row like `a,,,,,…` of 2 MB). */
+export const CSV_MAX_COLUMNS = 1_000;
+/** A CSV's table is cut into `table` items of about this many characters, each with the header row, so every chunk carries its column names. */
+export const CSV_TABLE_ITEM_MAX_CHARS = 800;
+/** Bytes read to detect a CSV's delimiter (comma, semicolon, tab, pipe). */
+export const CSV_DIALECT_SNIFF_CHARS = 64 * 1024;
+/** Jupyter notebook cells converted per file; later cells are dropped with a warning. */
+export const NOTEBOOK_MAX_CELLS = 20_000;
+/** Characters of one cell output kept as text (a training log can print megabytes); the rest is cut with a warning. */
+export const NOTEBOOK_OUTPUT_MAX_CHARS = 20_000;
 /** Items one document may have; the rest are dropped with a warning (bounds a worker's memory on hostile input). */
 export const MAX_DOCUMENT_ITEMS = 200_000;
 

@@ -20,7 +20,7 @@ export type ItemLabel =
 export const NOISE_LABELS: ReadonlySet<ItemLabel> = new Set<ItemLabel>(['footnote', 'page_header', 'page_footer', 'document_index']);
 
 /** The file formats Haiku converts. */
-export type DocumentFormat = 'markdown' | 'html' | 'pdf' | 'docx' | 'text';
+export type DocumentFormat = 'markdown' | 'html' | 'pdf' | 'docx' | 'text' | 'csv' | 'notebook' | 'asciidoc' | 'code';
 
 /**
  * Where an item came from, so the editor can jump to it.
