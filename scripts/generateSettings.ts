@@ -39,6 +39,9 @@ function manifestProperty(setting: VscodeSetting): Record<string, unknown> {
   if (setting.items) {
     property.items = setting.items;
   }
+  if (setting.additionalProperties) {
+    property.additionalProperties = setting.additionalProperties;
+  }
   property.markdownDescription = `%${descriptionKey(setting)}%`;
   for (const field of ['minimum', 'maximum', 'editPresentation', 'scope'] as const) {
     if (setting[field] !== undefined) {

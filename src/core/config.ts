@@ -22,6 +22,8 @@ export interface HaikuConfig {
     mode: 'local' | 'remote-readonly';
     /** Where the published documents live locally (relative to the workspace folder); empty: the workspace folder. */
     sourceRoot: string;
+    /** VS Code: other indexes searched and cited with this one (name → folder or LanceDB URI), opened read-only. */
+    additionalDatabases: Record<string, string>;
     /** Endpoint, region and style for an `s3://` database (keys come from SecretStorage or the AWS variables). */
     storage: { endpoint: string; region: string; pathStyle?: boolean; allowHttp?: boolean; accessKeyId?: string; secretAccessKey?: string };
   };
@@ -112,6 +114,7 @@ export function defaultConfig(): HaikuConfig {
       useExcludeSettings: true,
       mode: 'local',
       sourceRoot: '',
+      additionalDatabases: {},
       storage: { endpoint: '', region: '' },
     },
     search: {
@@ -147,9 +150,12 @@ export type ConfigPath = LeafPaths<HaikuConfig>;
 type LeafPaths<T, Prefix extends string = ''> = {
   [Key in keyof T & string]-?: NonNullable<T[Key]> extends readonly unknown[]
     ? `${Prefix}${Key}`
-    : NonNullable<T[Key]> extends object
-      ? LeafPaths<NonNullable<T[Key]>, `${Prefix}${Key}.`>
-      : `${Prefix}${Key}`;
+    // A map keyed by the user (name → value) is one setting, not a group.
+    : string extends keyof NonNullable<T[Key]>
+      ? `${Prefix}${Key}`
+      : NonNullable<T[Key]> extends object
+        ? LeafPaths<NonNullable<T[Key]>, `${Prefix}${Key}.`>
+        : `${Prefix}${Key}`;
 }[keyof T & string];
 
 /** The value at a dotted path (undefined when a group on the way is missing). */
@@ -171,12 +177,15 @@ export function setConfigValue(config: HaikuConfig, path: ConfigPath, value: unk
   group[parts[parts.length - 1]] = value;
 }
 
+/** Settings whose value is a map keyed by the user: one leaf each, though their value is an object. */
+const MAP_PATHS: readonly string[] = ['index.additionalDatabases'];
+
 /** Every leaf path of the default configuration plus the optional ones it leaves unset (API keys, dimensions). */
 export function allConfigPaths(): ConfigPath[] {
   const paths: string[] = [];
   const visit = (value: unknown, prefix: string) => {
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      if (typeof child === 'object' && child !== null && !Array.isArray(child)) {
+      if (typeof child === 'object' && child !== null && !Array.isArray(child) && !MAP_PATHS.includes(`${prefix}${key}`)) {
         visit(child, `${prefix}${key}.`);
       } else {
         paths.push(`${prefix}${key}`);

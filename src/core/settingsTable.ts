@@ -33,10 +33,12 @@ export interface VscodeSetting {
   category: VscodeSettingCategory;
   /** Its place in its category in the Settings UI. */
   order: number;
-  type: 'string' | 'boolean' | 'integer' | 'number' | 'array' | readonly ['integer' | 'boolean', 'null'];
+  type: 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | readonly ['integer' | 'boolean', 'null'];
   enum?: readonly string[];
   default: unknown;
   items?: { type: 'string' };
+  /** An `object` setting's values (a map keyed by the user). */
+  additionalProperties?: { type: 'string' };
   minimum?: number;
   maximum?: number;
   editPresentation?: 'multilineText';
@@ -116,6 +118,14 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       description: 'For a read-only team index: the folder (relative to the workspace folder) that holds the same files as the publisher\'s source root. Citations open those files; files missing here open as a read-only rendering.',
     },
     flag: 'source-root',
+  },
+  {
+    path: 'index.additionalDatabases',
+    file: { key: 'index.additional_databases', schema: z.record(z.string(), z.string()).check(z.describe('Other indexes searched together with this one: name → folder or LanceDB URI.')) },
+    vscode: {
+      key: 'index.additionalDatabases', category: 'index', order: 18, type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine-overridable',
+      description: 'Other indexes searched and cited together with this one, like `haiku search --db name=uri` repeated: a name (letters, digits, `.`, `_`, `-`) → an absolute folder or LanceDB URI, e.g. `{ "team": "/shared/team-index" }`. Opened read-only, never written; all must use the same embeddings model. Citations from one open its documents from that index.',
+    },
   },
   {
     path: 'index.storage.endpoint',

@@ -6,6 +6,7 @@ import { compactEarlierTurns } from '../core/agent/contextManagement';
 import type { ModelMessage } from 'ai';
 import { DOCUMENT_SCHEME } from './contributionIds';
 import type { IndexBackend, IndexBackendLoader, IndexRunSummary } from './indexBackend';
+import { combinedKnowledgeBase } from './combinedKnowledgeBase';
 
 /**
  * The only place the extension reaches the heavy Node modules (LanceDB, converters, the AI SDK, the sandbox).
@@ -39,20 +40,27 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
   // The index service creates the index on first sync; `remote-readonly` opens a published one without writing.
   const index = await openIndex({ config, cwd: process.cwd(), mustExist: false, abortSignal: options.abortSignal });
   const { store, embedder, reranker, readOnly } = index;
+  const { openAdditionalDatabases } = await import('../node/backend/additionalDatabases.js');
+  const additional = await openAdditionalDatabases(config, store, { cwd: process.cwd(), abortSignal: options.abortSignal, log: options.log });
   // One long-lived pool: a file conversion can neither block nor crash the extension host, and watcher re-indexes
   // skip the workers' start-up.
   const conversionPool = createConversionPool();
   const backend: IndexBackend = {
     // A published index names the publisher's files: map them onto this machine's copy (or the stored rendering).
-    knowledgeBase: readOnly
-      ? mapToSourceRoot(store, {
-        localRoots: options.sourceRoots ?? [],
-        missing: (relativePath, documentId) => `${DOCUMENT_SCHEME}:/${encodeURI(relativePath)}.md?${encodeURIComponent(documentId)}`,
-      })
-      : store,
+    knowledgeBase: combinedKnowledgeBase(
+      readOnly
+        ? mapToSourceRoot(store, {
+          localRoots: options.sourceRoots ?? [],
+          missing: (relativePath, documentId) => `${DOCUMENT_SCHEME}:/${encodeURI(relativePath)}.md?${encodeURIComponent(documentId)}`,
+        })
+        : store,
+      additional.map(({ name, index: opened }) => ({ name, knowledgeBase: opened.store })),
+    ),
     databaseUri: store.uri,
     readOnly,
     async refresh() {
+      // The additional indexes follow their writers (a `haiku index` run) too; only the workspace index's change counts.
+      await Promise.all(additional.map(({ index: opened }) => opened.store.refresh()));
       const before = JSON.stringify(await store.tableVersions());
       await store.refresh();
       return JSON.stringify(await store.tableVersions()) !== before;
@@ -93,6 +101,7 @@ export const loadNodeIndexBackend: IndexBackendLoader = async (config, options) 
     reset: () => store.reset(),
     close: async () => {
       await conversionPool.dispose();
+      await Promise.all(additional.map(({ index: opened }) => opened.close()));
       await index.close();
     },
   };

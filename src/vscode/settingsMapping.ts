@@ -221,6 +221,12 @@ function declaredTypeValue(setting: VscodeSetting, value: unknown): unknown {
     (typeof value === 'boolean' && types.includes('boolean')) ||
     (typeof value === 'number' && Number.isFinite(value) && (types.includes('number') || types.includes('integer'))) ||
     (Array.isArray(value) && value.every((entry) => typeof entry === 'string') && types.includes('array'));
+  if (types.includes('object')) {
+    // A map of strings (name → URI); entries of another type are dropped, as VS Code only warns about them.
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+      : undefined;
+  }
   return !fits ? undefined : Array.isArray(value) ? [...value] : value;
 }
 

@@ -131,7 +131,10 @@ export function databaseLocation(context: CommandContext): string {
 
 /** Every `--db` (`name=uri` or a bare folder/URI), resolved; one default database when none is given. */
 export function databaseLocations(context: CommandContext): NamedDatabase[] {
-  return namedDatabases(listFlag(context, 'db') ?? [commandConfig(context).index.databaseUri]).map((database) => ({ ...database, uri: resolveDatabaseUri(database.uri, context.io.cwd) }));
+  const config = commandConfig(context);
+  // Without --db: the configured index and the config file's `index.additional_databases`, as VS Code searches them.
+  const configured = [config.index.databaseUri, ...Object.entries(config.index.additionalDatabases).map(([name, uri]) => `${name}=${uri}`)];
+  return namedDatabases(listFlag(context, 'db') ?? configured).map((database) => ({ ...database, uri: resolveDatabaseUri(database.uri, context.io.cwd) }));
 }
 
 /** Opens each database (all must exist) as a `DatabaseSet`, runs `work`, and closes them all. */

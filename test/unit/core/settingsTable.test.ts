@@ -62,7 +62,7 @@ describe('the settings table', () => {
         continue;
       }
       const other = setting.enum?.find((value) => value !== setting.default)
-        ?? (setting.default === null ? (setting.type.includes('integer') ? 7 : true) : typeof setting.default === 'boolean' ? !setting.default : typeof setting.default === 'number' ? setting.default + 1 : Array.isArray(setting.default) ? ['sample'] : 'sample');
+        ?? (setting.default === null ? (setting.type.includes('integer') ? 7 : true) : typeof setting.default === 'boolean' ? !setting.default : typeof setting.default === 'number' ? setting.default + 1 : Array.isArray(setting.default) ? ['sample'] : setting.type === 'object' ? { sample: '/sample' } : 'sample');
       const changed = configFromSettings((key) => (key === setting.key ? other : undefined), { defaultDatabaseUri: '/index' });
       assert.notDeepEqual(configValue(changed, row.path), configValue(defaults, row.path), `configFromSettings reads haiku.${setting.key} into ${row.path}`);
     }
