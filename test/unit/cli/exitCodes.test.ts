@@ -41,6 +41,8 @@ describe('haiku exit codes', function () {
       { argv: ['serach', 'x'], message: /unknown command 'serach'/ },
       { argv: ['convert', 'a.md', 'b.md'], message: /too many arguments for 'convert'/ },
       { argv: ['ask', '  '], message: /Give a question, e\.g\./ },
+      { argv: ['index', 'docs', '--include', '['], message: /--include '\[' is not a valid glob/ },
+      { argv: ['index', 'docs', '--exclude', 'a{b'], message: /--exclude 'a\{b' is not a valid glob/ },
       { argv: [], message: /Usage: haiku \[options\] \[command\]/ },
     ];
     for (const { argv, message } of cases) {
