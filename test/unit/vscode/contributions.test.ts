@@ -23,7 +23,7 @@ interface Manifest {
     configuration: Array<{ id: string; title: string; order: number; properties: Record<string, SettingDeclaration> }>;
     views: Record<string, Array<{ id: string }>>;
     viewsWelcome: Array<{ view: string; contents: string; when: string }>;
-    walkthroughs: Array<{ id: string; steps: Array<{ id: string; description: string; media: { markdown?: string }; completionEvents: string[] }> }>;
+    walkthroughs: Array<{ id: string; steps: Array<{ id: string; description: string; when?: string; media: { markdown?: string }; completionEvents: string[] }> }>;
     chatParticipants: Array<{ id: string; name: string; commands: Array<{ name: string }> }>;
     languageModelTools: Array<{ name: string; when?: string; tags?: string[]; inputSchema: { type: string; properties: Record<string, { type: string }>; required?: string[] } }>;
     languageModelChatProviders: Array<{ vendor: string }>;
@@ -68,12 +68,25 @@ describe('package.json contributions', () => {
 
   it('has a walkthrough whose steps each complete on an event and show Markdown that exists', () => {
     const [walkthrough] = manifest.contributes.walkthroughs;
-    assert.deepStrictEqual(walkthrough.steps.map((step) => step.id), ['buildIndex', 'browseSections', 'askHaiku', 'configureModel', 'insertCitation']);
+    assert.deepStrictEqual(walkthrough.steps.map((step) => step.id), ['buildIndex', 'browseSections', 'askHaiku', 'configureModel', 'configureModelRemote', 'insertCitation']);
     for (const step of walkthrough.steps) {
       assert.ok(step.completionEvents.length > 0, step.id);
       assert.ok(step.media.markdown && fs.existsSync(path.join(repositoryRoot, step.media.markdown)), `${step.id}: ${step.media.markdown}`);
     }
     assert.ok(walkthrough.steps[0].completionEvents.includes(`onCommand:${COMMANDS.buildIndex}`));
+  });
+
+  it("the model step opens the settings where the endpoint settings apply: user settings locally, the remote machine's in a remote window", () => {
+    const [walkthrough] = manifest.contributes.walkthroughs;
+    const step = (id: string) => walkthrough.steps.find((candidate) => candidate.id === id)!;
+    const settingsLinks = (id: string) => [...(strings[step(id).description.slice(1, -1)] ?? '').matchAll(/\(command:(workbench\.action\.[A-Za-z]+)\?([^)]*)\)/g)]
+      .map((match) => ({ command: match[1], argument: JSON.parse(decodeURIComponent(match[2])) as unknown }));
+    assert.strictEqual(step('configureModel').when, '!remoteName');
+    assert.deepStrictEqual(settingsLinks('configureModel'), [{ command: 'workbench.action.openGlobalSettings', argument: { query: 'haiku.model' } }]);
+    assert.strictEqual(step('configureModelRemote').when, 'remoteName');
+    assert.deepStrictEqual(settingsLinks('configureModelRemote'), [{ command: 'workbench.action.openRemoteSettings', argument: { query: 'haiku.model' } }]);
+    // The endpoint's base URL is one the remote machine may override: the scope the remote link opens.
+    assert.strictEqual(settings['haiku.model.baseUrl'].scope, 'machine-overridable');
   });
 
   it('declares the tools by their constants, each with a when clause, tags and a well-formed schema', () => {
