@@ -81,6 +81,8 @@ export const CSV_MAX_COLUMNS = 1_000;
 export const CSV_TABLE_ITEM_MAX_CHARS = 800;
 /** Bytes read to detect a CSV's delimiter (comma, semicolon, tab, pipe). */
 export const CSV_DIALECT_SNIFF_CHARS = 64 * 1024;
+/** A source file longer than this is cut into consecutive `code` items at line ends (≈ one chunk each), so each chunk cites its own lines. */
+export const CODE_ITEM_MAX_CHARS = 1_000;
 /** Jupyter notebook cells converted per file; later cells are dropped with a warning. */
 export const NOTEBOOK_MAX_CELLS = 20_000;
 /** Characters of one cell output kept as text (a training log can print megabytes); the rest is cut with a warning. */
@@ -193,6 +195,8 @@ export const VECTOR_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 export const RESIDENT_CHUNK_ROWS_MAX_BYTES = 64 * 1024 * 1024;
 /** Document items kept in memory for context expansion (whole documents, least recently used dropped first). */
 export const ITEM_CACHE_MAX_ITEMS = 100_000;
+/** Item and chunk rows of a document read between turns of the event loop: reading a 45,000-section document whole held an MCP server's other sessions for seconds. */
+export const ITEM_READ_ROWS_PER_TURN = 2_000;
 /** Vector cache bound for an index on object storage (bytes): a team index may be far larger than one laptop's, so above this LanceDB scans remotely. */
 export const REMOTE_VECTOR_CACHE_MAX_BYTES = 128 * 1024 * 1024;
 /** Chunk rows kept resident beside the vector cache for an index on object storage (bytes). */

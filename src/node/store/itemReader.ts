@@ -1,4 +1,5 @@
-import { ITEM_CACHE_MAX_ITEMS } from '../../core/limits';
+import { ITEM_CACHE_MAX_ITEMS, ITEM_READ_ROWS_PER_TURN } from '../../core/limits';
+import type { Table as ArrowTable } from 'apache-arrow';
 import type { StoredItem } from '../../core/model/search';
 import { plainRows } from './arrowRows';
 import { ITEM_COLUMNS, parseJson, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
@@ -129,14 +130,18 @@ export class ItemReader {
     const where = sqlIn('document_id', ids);
     const withChunkIds = options.withChunkIds ?? true;
     const [itemRows, chunkRows] = await Promise.all([
-      plainRows<ItemRow>(this.tables.items.query().where(where).select(ITEM_COLUMNS)),
+      plainRowsInTurns<ItemRow>(this.tables.items.query().where(where).select(ITEM_COLUMNS)),
       withChunkIds
-        ? plainRows<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>(this.tables.chunks.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']))
+        ? plainRowsInTurns<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>(this.tables.chunks.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']))
         : Promise.resolve([]),
     ]);
     const chunkIdsByItem = new Map<string, string[]>();
     const liveChunks = chunkRows.filter((row) => states.get(row.document_id)?.generation === row.generation).sort((left, right) => left.chunk_order - right.chunk_order);
+    let done = 0;
     for (const chunk of liveChunks) {
+      if (++done % ITEM_READ_ROWS_PER_TURN === 0) {
+        await nextTurn();
+      }
       for (const selfRef of parseJson<string[]>(chunk.doc_item_refs, [])) {
         const key = `${chunk.document_id}\u0000${selfRef}`;
         const list = chunkIdsByItem.get(key);
@@ -152,6 +157,9 @@ export class ItemReader {
       }
     }
     for (const row of itemRows) {
+      if (++done % ITEM_READ_ROWS_PER_TURN === 0) {
+        await nextTurn();
+      }
       if (states.get(row.document_id)?.generation !== row.generation) {
         continue;
       }
@@ -164,4 +172,31 @@ export class ItemReader {
     }
     return result;
   }
+}
+
+/** Lets other work (another session's request, a progress report) run between runs of a long conversion. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * `plainRows`, converting `ITEM_READ_ROWS_PER_TURN` rows per turn of the event loop: a whole large document's
+ * rows (90,000 items) took seconds of one uninterrupted loop.
+ */
+async function plainRowsInTurns<T>(query: { toArrow(): Promise<ArrowTable> }): Promise<T[]> {
+  const table = await query.toArrow();
+  const names = table.schema.fields.map((field) => field.name);
+  const columns = names.map((name) => table.getChild(name)!);
+  const rows = new Array<T>(table.numRows);
+  for (let index = 0; index < table.numRows; index++) {
+    if (index > 0 && index % ITEM_READ_ROWS_PER_TURN === 0) {
+      await nextTurn();
+    }
+    const row: Record<string, unknown> = {};
+    for (let column = 0; column < names.length; column++) {
+      row[names[column]] = columns[column].get(index);
+    }
+    rows[index] = row as T;
+  }
+  return rows;
 }
