@@ -73,7 +73,21 @@ describe('package.json contributions', () => {
       assert.ok(step.completionEvents.length > 0, step.id);
       assert.ok(step.media.markdown && fs.existsSync(path.join(repositoryRoot, step.media.markdown)), `${step.id}: ${step.media.markdown}`);
     }
-    assert.ok(walkthrough.steps[0].completionEvents.includes(`onCommand:${COMMANDS.buildIndex}`));
+    // Checked off when it is true (src/vscode/walkthrough.ts sets these keys), not when a button was merely clicked.
+    assert.deepStrictEqual(walkthrough.steps[0].completionEvents, ['onContext:haiku.indexReady']);
+    assert.deepStrictEqual(walkthrough.steps[1].completionEvents, [`onView:${SECTIONS_VIEW_ID}`, 'onContext:haiku.sectionsVisible']);
+  });
+
+  it('the walkthrough says nothing in codicon syntax, which its Markdown and titles show literally', () => {
+    const [walkthrough] = manifest.contributes.walkthroughs;
+    for (const step of walkthrough.steps) {
+      const texts = [strings[step.description.slice(1, -1)] ?? step.description, fs.readFileSync(path.join(repositoryRoot, step.media.markdown!), 'utf8')];
+      for (const text of texts) {
+        assert.doesNotMatch(text, /\$\([a-z-]+(~[a-z]+)?\)/, `${step.id}: ${text}`);
+      }
+    }
+    const browse = fs.readFileSync(path.join(repositoryRoot, 'media/walkthrough/browseSections.md'), 'utf8');
+    assert.match(browse, /PDFs open on the section's page in Haiku's PDF viewer/);
   });
 
   it("the model step opens the settings where the endpoint settings apply: user settings locally, the remote machine's in a remote window", () => {
