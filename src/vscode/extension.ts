@@ -18,6 +18,7 @@ import { ApiKeyStore, secretBaseUrls } from './apiKeys';
 import { autoIndexEnabled, configFromSettings, excludeGlobsFromWorkspaceSettings, hasConfiguredEndpoint, layeredSettingReader, workspaceConfigFileValues, type SettingReader } from './settingsMapping';
 import { CONFIG_FILE_NAME } from '../core/configFile';
 import { createStatusBar } from './statusBar';
+import { registerWalkthroughProgress } from './walkthrough';
 import { registerIndexProblems } from './indexProblems';
 import { backendBundleLoaded, TestRecorder } from './testApi';
 import { registerListDocumentsTool } from './tools/listDocumentsTool';
@@ -74,10 +75,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   context.subscriptions.push(
     indexService, navigator, pdfViewer.disposable, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
+    registerWalkthroughProgress({ indexService, sectionsView }),
     registerIndexProblems(indexService),
     indexService.onDidChangeNotIndexed(() => sectionsTree.refresh()),
     registerEndpointModelProvider(modelProvider),
-    registerHaikuMcpServer(context, settings.getConfig),
+    registerHaikuMcpServer(context, settings.getConfig, indexService),
     ...registerTools({ knowledgeBase, relativePathOf: settings.relativePathOf, getConfig: settings.getConfig }),
     registerAnalysisTool(context, settings, output, knowledgeBase),
     registerDocumentRenderings(indexService, knowledgeBase),
