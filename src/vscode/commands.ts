@@ -92,7 +92,10 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
       insertCitation(knowledgeBase, relativePathOf, { initialQuery: options?.query, pickFirst: options?.pickFirst })),
     // No model involved: a string argument (the chat's guidance button, a test) starts the pick with that query.
     register(COMMANDS.search, (query?: unknown) =>
-      showSearchQuickPick(knowledgeBase, relativePathOf, { initialQuery: typeof query === 'string' ? query : undefined })),
+      showSearchQuickPick(knowledgeBase, relativePathOf, (message) => output.warn(message), {
+        initialQuery: typeof query === 'string' ? query : undefined,
+        indexChanged: indexService.onDidFinishJob,
+      })),
     register(COMMANDS.showRuns, (runId?: string) => runsPanel.show(typeof runId === 'string' ? runId : undefined)),
     register(COMMANDS.openChunk, async (chunkId: string, context?: JumpContext) => {
       await navigator.openChunk(chunkId, context);

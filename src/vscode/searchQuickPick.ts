@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { CITATION_PICK_DEBOUNCE_MS, CITATION_PICK_LIMIT } from '../core/limits';
+import { errorMessage } from '../core/errors';
 import type { SearchResult } from '../core/model/search';
 import { COMMANDS } from './contributionIds';
 import { vscodeErrorText } from './errorWording';
@@ -7,7 +8,8 @@ import type { ExtensionKnowledgeBase } from './indexBackend';
 import { LiveSearch, searchPickRow } from './searchPickItems';
 
 interface SearchPick extends vscode.QuickPickItem {
-  result: SearchResult;
+  /** Unset on the row that says why there is no hit (no match, a failure): accepting it does nothing. */
+  result?: SearchResult;
 }
 
 /** What one "Haiku: Search" ended with: the rows last shown and the chunk opened (none when dismissed). */
@@ -24,12 +26,12 @@ export interface SearchPickOutcome {
 export async function showSearchQuickPick(
   knowledgeBase: () => Promise<ExtensionKnowledgeBase>,
   relativePathOf: (uri: string) => string,
-  options: { initialQuery?: string } = {},
+  log: (message: string) => void,
+  options: { initialQuery?: string; indexChanged?: vscode.Event<unknown> } = {},
 ): Promise<SearchPickOutcome> {
   const pick = vscode.window.createQuickPick<SearchPick>();
   pick.title = vscode.l10n.t('Haiku: Search');
-  const placeholder = vscode.l10n.t('Search the indexed documents; pick a passage to open it');
-  pick.placeholder = placeholder;
+  pick.placeholder = vscode.l10n.t('Search the indexed documents; pick a passage to open it');
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   const live = new LiveSearch<SearchPick[]>(
@@ -39,19 +41,21 @@ export async function showSearchQuickPick(
       // The index ranked these for the query; the quick pick's own filter would hide most of them.
       return results.map((result) => ({ ...searchPickRow(result, relativePathOf), alwaysShow: true, result }));
     },
+    // The placeholder is hidden while the input holds text: no hit and failures are rows.
     (query, items) => {
-      pick.items = items;
-      pick.placeholder = items.length === 0 ? vscode.l10n.t('No passage matches "{0}".', query) : placeholder;
+      pick.items = items.length > 0 ? items : [{ label: vscode.l10n.t('No passage matches "{0}".', query), alwaysShow: true }];
     },
     (state) => {
       pick.busy = state.busy;
       if (state.error !== undefined) {
-        pick.items = [];
-        pick.placeholder = vscode.l10n.t('Search failed: {0}', vscodeErrorText(state.error, vscode.l10n.t));
+        log(`Haiku: Search failed: ${errorMessage(state.error)}`);
+        pick.items = [{ label: `$(error) ${vscode.l10n.t('Search failed')}`, detail: vscodeErrorText(state.error, vscode.l10n.t), alwaysShow: true }];
       }
     },
     CITATION_PICK_DEBOUNCE_MS,
   );
+  // Opened while the index builds: the same words search again as each index job finishes.
+  const indexWatch = options.indexChanged?.(() => live.update(pick.value));
   const chosen = await new Promise<SearchResult | undefined>((resolve) => {
     pick.onDidChangeValue((value) => {
       if (value.trim() === '') {
@@ -61,7 +65,7 @@ export async function showSearchQuickPick(
     });
     pick.onDidAccept(() => {
       const item = pick.selectedItems[0] ?? pick.activeItems[0];
-      if (item) {
+      if (item?.result) {
         resolve(item.result);
         pick.hide();
       }
@@ -73,8 +77,9 @@ export async function showSearchQuickPick(
     }
     pick.show();
   });
+  indexWatch?.dispose();
   live.cancel();
-  const rows = pick.items.map(({ label, description, detail }) => ({ label, description, detail }));
+  const rows = pick.items.filter((item) => item.result).map(({ label, description, detail }) => ({ label, description, detail }));
   pick.dispose();
   if (!chosen) {
     return { rows };
