@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 }
 
 /** The in-host suites of `samples/`, by file-name prefix; one window per group. */
-const SAMPLE_SUITE_GROUPS = ['haiku-1-,haiku-10-,haiku-2-,haiku-3-,haiku-4-,haiku-5-', 'haiku-6-', 'haiku-7-', 'haiku-8-', 'haiku-9-', 'haiku-12-', 'haiku-config-file', 'haiku-vision'];
+const SAMPLE_SUITE_GROUPS = ['haiku-1-,haiku-10-,haiku-2-,haiku-3-,haiku-4-,haiku-5-', 'haiku-6-', 'haiku-7-', 'haiku-8-', 'haiku-9-', 'haiku-12-', 'haiku-13-', 'haiku-config-file', 'haiku-vision'];
 
 /** Suites run with Haiku alone, without the fake language model (they skip themselves when a model exists). */
 const NO_MODEL_SUITE_GROUPS = ['haiku-11-'];
