@@ -1,9 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { HaikuError } from '../../../src/core/errors';
 import { buildSectionTree } from '../../../src/core/toc';
+import { serveHttp } from '../../../src/node/mcp/httpServer';
+import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../../src/node/sandbox/codeSandbox';
 import { openStore } from '../../../src/node/store/lanceStore';
 import { runInProcess } from '../cli/cliHarness';
+import { openExistingIndex } from '../mcp/openTestIndex';
+import { resultText } from '../mcp/mcpProcess';
 import { temporaryFolder } from '../../support/indexFixtures';
 
 const SECTIONS = 45_000;
@@ -55,6 +62,61 @@ describe('A 45,000-section document', function () {
       assert.ok(stallMs < 1000, `the event loop stalled for ${Math.round(stallMs)} ms`);
     } finally {
       await store.close();
+    }
+  });
+
+  it('over MCP, get_document and read_section on it leave another session answered within seconds', async () => {
+    const index = await openExistingIndex({ uri: path.join(folder.path, '.haiku') });
+    const stop = new AbortController();
+    let serving: Promise<void> = Promise.resolve();
+    const url = await new Promise<string>((resolve) => {
+      serving = serveHttp(
+        {
+          index,
+          allowWrites: false,
+          model: () => {
+            throw new HaikuError('invalid_settings', 'no model in this test');
+          },
+          sandboxLimits: DEFAULT_CODE_SANDBOX_LIMITS,
+          cwd: folder.path,
+          version: '0',
+          abortSignal: stop.signal,
+        },
+        { port: 0, onListening: resolve, token: undefined },
+      );
+    });
+    const reader = new Client({ name: 'reader', version: '0' });
+    const other = new Client({ name: 'other', version: '0' });
+    try {
+      await reader.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await other.connect(new StreamableHTTPClientTransport(new URL(url)));
+      for (const call of [{ name: 'get_document', arguments: { document_id: 'big.md' } }, { name: 'read_section', arguments: { document_id: 'big.md', section: 'Section 44997' } }]) {
+        const started = performance.now();
+        let done = false;
+        const reading = reader.callTool(call).then((result) => {
+          done = true;
+          return { text: resultText(result), ms: performance.now() - started };
+        });
+        // The other session keeps asking while the big document is read, its tree built and its outline written.
+        let slowestMs = 0;
+        let answered = 0;
+        while (!done) {
+          const otherStarted = performance.now();
+          assert.match(resultText(await other.callTool({ name: 'list_documents', arguments: {} })), /^1 document/);
+          slowestMs = Math.max(slowestMs, performance.now() - otherStarted);
+          answered++;
+        }
+        const read = await reading;
+        console.log(`      ${call.name}: ${Math.round(read.ms)} ms; meanwhile another session's list_documents answered ${answered} times, the slowest in ${Math.round(slowestMs)} ms`);
+        assert.match(read.text, /Section 44997/);
+        assert.ok(slowestMs < 8_000, `another session waited ${Math.round(slowestMs)} ms`);
+      }
+    } finally {
+      await reader.close();
+      await other.close();
+      stop.abort();
+      await serving;
+      await index.close();
     }
   });
 
