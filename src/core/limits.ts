@@ -77,8 +77,8 @@ export const MAX_TABLE_CELLS = 50_000;
 export const CSV_MAX_ROWS = 100_000;
 /** CSV/TSV columns kept per row; extra cells are dropped with a warning (bounds a row like `a,,,,,…` of 2 MB). */
 export const CSV_MAX_COLUMNS = 1_000;
-/** A CSV's table is cut into `table` items of about this many characters, each with the header row, so every chunk carries its column names. */
-export const CSV_TABLE_ITEM_MAX_CHARS = 800;
+/** CSV tables are cut into `table` items of at most this many tokens, each with the header: under `CHUNK_MAX_TOKENS` (room for the heading trail), so chunks are whole rows with their column names. */
+export const CSV_TABLE_ITEM_MAX_TOKENS = 192;
 /** Bytes read to detect a CSV's delimiter (comma, semicolon, tab, pipe). */
 export const CSV_DIALECT_SNIFF_CHARS = 64 * 1024;
 /** A source file longer than this is cut into consecutive `code` items at line ends (≈ one chunk each), so each chunk cites its own lines. */

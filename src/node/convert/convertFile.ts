@@ -6,8 +6,12 @@ import type { ConvertedDocument, HaikuDocument } from '../../core/model/document
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
 import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../core/limits';
+import { convertAsciidoc } from './asciidoc';
+import { CODE_LANGUAGE_BY_EXTENSION, convertCode } from './code';
+import { convertCsv } from './csv';
 import { convertHtml } from './html';
 import { convertMarkdown } from './markdown';
+import { convertNotebook } from './notebook';
 import { convertText } from './text';
 
 export interface ConvertFileOptions {
@@ -24,7 +28,7 @@ export interface ConvertFileOptions {
 export type PictureProcessing = 'none' | 'image' | 'description';
 
 /** Which converter a file goes to, by extension; anything unknown is read as text. */
-export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'text';
+export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'csv' | 'notebook' | 'asciidoc' | 'code' | 'text';
 
 const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
   '.md': 'markdown',
@@ -37,10 +41,18 @@ const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
   '.pdf': 'pdf',
   '.rst': 'restructuredText',
   '.txt': 'text',
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.tab': 'csv',
+  '.ipynb': 'notebook',
+  '.adoc': 'asciidoc',
+  '.asciidoc': 'asciidoc',
+  '.asc': 'asciidoc',
 };
 
 export function converterFor(filePath: string): ConverterKind {
-  return CONVERTER_BY_EXTENSION[path.extname(filePath).toLowerCase()] ?? 'text';
+  const extension = path.extname(filePath).toLowerCase();
+  return CONVERTER_BY_EXTENSION[extension] ?? (CODE_LANGUAGE_BY_EXTENSION[extension] !== undefined ? 'code' : 'text');
 }
 
 /**
@@ -53,10 +65,13 @@ export async function convertFile(filePath: string, options: ConvertFileOptions 
   return convertBytes(filePath, bytes, options);
 }
 
-/** The size limit of a text format (Markdown, HTML, plain text); undefined for PDF and DOCX, whose bytes are mostly not text. */
+/**
+ * The size limit of a text format (Markdown, HTML, CSV, AsciiDoc, code, plain text); undefined for PDF, DOCX and
+ * notebooks, whose bytes are mostly not text (a notebook's are mostly base64 images of its outputs).
+ */
 function textFileLimit(filePath: string, maxBytes: number): number | undefined {
   const kind = converterFor(filePath);
-  return kind === 'pdf' || kind === 'docx' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
+  return kind === 'pdf' || kind === 'docx' || kind === 'notebook' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
 }
 
 /**
@@ -175,6 +190,14 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
       return convertHtml(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
     case 'restructuredText':
       return convertText(text, { fileName, abortSignal: options.abortSignal, restructuredText: true });
+    case 'csv':
+      return convertCsv(text, { fileName, abortSignal: options.abortSignal, preferTab: /\.(tsv|tab)$/i.test(fileName) });
+    case 'notebook':
+      return convertNotebook(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
+    case 'asciidoc':
+      return convertAsciidoc(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
+    case 'code':
+      return convertCode(text, { fileName, abortSignal: options.abortSignal, language: CODE_LANGUAGE_BY_EXTENSION[path.extname(filePath).toLowerCase()] });
     default:
       return convertText(text, { fileName, abortSignal: options.abortSignal });
   }

@@ -46,7 +46,7 @@ describe('convertFile', function () {
   it('picks the converter by extension, text for anything unknown', () => {
     assert.deepEqual(
       ['a.md', 'b.MARKDOWN', 'c.mdx', 'd.html', 'e.htm', 'f.docx', 'g.pdf', 'h.txt', 'i.rst', 'j.adoc', 'Makefile'].map(converterFor),
-      ['markdown', 'markdown', 'markdown', 'html', 'html', 'docx', 'pdf', 'text', 'restructuredText', 'text', 'text'],
+      ['markdown', 'markdown', 'markdown', 'html', 'html', 'docx', 'pdf', 'text', 'restructuredText', 'asciidoc', 'text'],
     );
   });
 
