@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { SourceRange } from '../core/model/document';
 import type { LineSpan } from './sectionLocate';
+import { COMMANDS } from './contributionIds';
 
 /**
  * Pure formatting of citations and locations (no `vscode` import, unit-tested): labels, Markdown links and the
@@ -118,6 +119,18 @@ export function markdownCitation(chunk: CitableChunk, options: { fromFsPath: str
 /** A plain-text citation for the clipboard: `Title › Heading — docs/guide.md#L12`. */
 export function plainCitation(chunk: Pick<CitableChunk, 'title' | 'headings' | 'pageNumbers' | 'sourceRange'>, relativePath: string): string {
   return `${citationLabel(chunk)} — ${relativePath}${linkFragment(chunk)}`;
+}
+
+/**
+ * A Markdown link that opens a chunk through the `haiku.openChunk` command (own range selected, `context` shaded;
+ * a PDF chunk on its page). The chat renders it only in a `MarkdownString` whose `isTrusted.enabledCommands` names
+ * the command. The link text is escaped, so `[1]` shows as `[1]`.
+ */
+export function openChunkLink(text: string, chunkId: string, context?: { sourceRange?: SourceRange; docItemRefs?: readonly string[] }): string {
+  const argumentsJson = JSON.stringify(context ? [chunkId, context] : [chunkId]);
+  // Parentheses would end the link destination early in some renderers: percent-encode them too.
+  const query = encodeURIComponent(argumentsJson).replace(/\(/g, '%28').replace(/\)/g, '%29');
+  return `[${text.replace(/([\\`*_[\]<>])/g, '\\$1')}](command:${COMMANDS.openChunk}?${query})`;
 }
 
 /** A one-line preview of a chunk's content. */

@@ -63,6 +63,37 @@ export class CitationMarkerSplitter {
   }
 }
 
+/**
+ * The numbers one answer shows: the conversation numbers citations across questions (a follow-up's first
+ * citation may be its 3rd), but each answer shows its own from [1], in the order they were registered, so the
+ * text, the buttons and the runs panel agree with what the model writes. Citations keep their chunk as key.
+ */
+export class AnswerCitationNumbers<C extends { chunkId: string; index: number }> {
+  private readonly byChunk = new Map<string, C>();
+  private readonly byNumber = new Map<number, C>();
+
+  /** The citation renumbered for this answer (the same number when its chunk was already numbered). */
+  add(citation: C): C {
+    const known = this.byChunk.get(citation.chunkId);
+    if (known) {
+      return known;
+    }
+    const numbered = { ...citation, index: this.byChunk.size + 1 };
+    this.byChunk.set(citation.chunkId, numbered);
+    this.byNumber.set(numbered.index, numbered);
+    return numbered;
+  }
+
+  /** The answer's citations renumbered, in order (those not seen yet get the next numbers). */
+  all(citations: readonly C[]): C[] {
+    return citations.map((citation) => this.add(citation));
+  }
+
+  get(answerNumber: number): C | undefined {
+    return this.byNumber.get(answerNumber);
+  }
+}
+
 /** What one `@haiku` answer leaves in `ChatResult.metadata`, read back from `context.history` next turn. */
 export interface HaikuTurnMetadata {
   runId: string;

@@ -10,7 +10,7 @@ import { compileDocumentFilter } from '../../core/search/documentFilter';
 import { haikuErrorCode } from '../backendModule';
 import type { DocumentSummary, SearchResult } from '../../core/model/search';
 import type { RunRoute } from '../../shared/runsProtocol';
-import { editorRange, locationLabel, ownRange } from '../citationFormat';
+import { editorRange, locationLabel, openChunkLink, ownRange } from '../citationFormat';
 import { COMMANDS, MODEL_VENDOR, PARTICIPANT_ID, SEARCH_ONLY_MODEL_ID } from '../contributionIds';
 import type { DocumentNavigator } from '../documentNavigation';
 import { renderingUri } from '../documentNavigation';
@@ -25,6 +25,7 @@ import { findChunkInRendering, opensAsRendering } from '../sectionLocate';
 import { chatErrorView, indexNotReadyView, noModelView, type ChatErrorView, type ChatGuidanceView } from './chatErrors';
 import {
   agentModeFor,
+  AnswerCitationNumbers,
   attachedDocumentIds,
   CitationMarkerSplitter,
   type AnswerSegment,
@@ -299,7 +300,14 @@ export class HaikuParticipant implements vscode.Disposable {
       const location = await chunkLocation(knowledgeBase, this.dependencies.navigator, result, formats);
       const trail = result.headings.length > 0 ? result.headings.map(escapeMarkdown).join(' › ') : escapeMarkdown(result.title);
       stream.markdown(`\n\n**${result.rank}.** `);
-      stream.anchor(location, `${relativePathOf(result.uri)} ${locationLabel(ownRange(result), result.pageNumbers)}`.trim());
+      const label = `${relativePathOf(result.uri)} ${locationLabel(ownRange(result), result.pageNumbers)}`.trim();
+      if (formats.get(result.documentId)?.format === 'pdf') {
+        // An anchor shows its target's name (the text rendering, `file.pdf.md:65`), never its title: a PDF hit is
+        // named by its page and opens there.
+        stream.markdown(trustedOpenChunk(openChunkLink(label, result.chunkId)));
+      } else {
+        stream.anchor(location, label);
+      }
       stream.markdown(` — ${trail} (${vscode.l10n.t('score {0}', result.score.toFixed(3))})\n\n`);
       stream.markdown(quote(result.content));
       stream.reference(location);
@@ -321,13 +329,14 @@ export class HaikuParticipant implements vscode.Disposable {
     const answerStream = new AnswerStream(turn.stream, knowledgeBase, this.dependencies.navigator, this.dependencies.log);
     const answer = await this.runAgent(turn, parts, knowledgeBase, conversation, (event) => {
       answerStream.apply(event);
-      // Searches are recorded now and get their hits from the returned state at the end.
-      if (recorder.apply(event)) {
+      // Searches are recorded now and get their hits from the returned state at the end; citations carry the
+      // answer's own numbers, as the chat shows them.
+      if (recorder.apply(event.type === 'citation-added' ? { ...event, citation: answerStream.numbered(event.citation) } : event)) {
         this.dependencies.runsStore.put(recorder.run);
       }
     });
-    await answerStream.finish(answer.citations);
-    this.recordRun(recorder, answer);
+    const citations = await answerStream.finish(answer.citations);
+    await this.recordRun(recorder, answer, citations, knowledgeBase);
     return this.finishAnswer(turn, answer);
   }
 
@@ -382,17 +391,34 @@ export class HaikuParticipant implements vscode.Disposable {
     });
   }
 
-  /** Completes the run in the runs panel: citations, and the hits of searches recorded while they ran. */
-  private recordRun(recorder: RunRecorder, answer: AgentAnswer): void {
-    for (const citation of answer.citations) {
-      recorder.addCitation(citation);
+  /**
+   * Completes the run in the runs panel: citations (numbered as the answer shows them), and the hits of searches
+   * recorded while they ran. Previews show each chunk's own text, not the expanded context the model read.
+   */
+  private async recordRun(recorder: RunRecorder, answer: AgentAnswer, citations: readonly Citation[], knowledgeBase: ExtensionKnowledgeBase): Promise<void> {
+    const searches = recorder.run.steps.flatMap((step) => (step.kind === 'search' && step.hits.length === 0 ? [answer.state.searches[step.query] ?? []] : []));
+    const ownTexts = await this.ownTexts(knowledgeBase, [...citations, ...searches.flat()]);
+    for (const citation of citations) {
+      recorder.addCitation(citation, ownTexts);
     }
     for (const step of recorder.run.steps) {
       if (step.kind === 'search' && step.hits.length === 0) {
-        step.hits = (answer.state.searches[step.query] ?? []).map((result) => hitView(result, this.dependencies.relativePathOf));
+        step.hits = (answer.state.searches[step.query] ?? []).map((result) => hitView(result, this.dependencies.relativePathOf, ownTexts));
       }
     }
     this.dependencies.runsStore.put(recorder.finish('done', { answer: answer.answer }));
+  }
+
+  /** The stored text of every chunk the expanded results merged (one lookup); empty when the lookup fails. */
+  private async ownTexts(knowledgeBase: ExtensionKnowledgeBase, chunks: ReadonlyArray<{ chunkId: string; chunkIds?: string[]; mergedChunkIds?: string[] }>): Promise<Map<string, string>> {
+    const ids = [...new Set(chunks.flatMap((chunk) => chunk.chunkIds ?? chunk.mergedChunkIds ?? [chunk.chunkId]))];
+    try {
+      const records = ids.length > 0 ? await knowledgeBase.getChunks(ids) : [];
+      return new Map(records.map((record) => [record.chunkId, record.content]));
+    } catch (error) {
+      this.dependencies.log.warn(`Reading the cited chunks' own text: ${errorMessage(error)}`);
+      return new Map();
+    }
   }
 
   /** The grounding warning, the run button, and the turn's metadata (state and compacted messages for the next question). */
@@ -481,10 +507,11 @@ function conversationSoFar(context: vscode.ChatContext): { turns: Array<{ questi
  * Text and anchors must reach the stream in order while locations resolve asynchronously, hence one chain.
  */
 class AnswerStream {
-  private readonly citations = new Map<number, Citation>();
+  /** The answer's citations by the numbers it shows (from [1], whatever the conversation's numbering). */
+  private readonly numbers = new AnswerCitationNumbers<Citation>();
   private readonly locations = new Map<number, vscode.Location | vscode.Uri>();
   private readonly formats = new Map<string, DocumentSummary | undefined>();
-  private readonly splitter = new CitationMarkerSplitter((index) => this.citations.has(index));
+  private readonly splitter = new CitationMarkerSplitter((index) => this.numbers.get(index) !== undefined);
   private output = Promise.resolve();
 
   constructor(
@@ -503,7 +530,7 @@ class AnswerStream {
         this.stream.progress(vscode.l10n.t('Running analysis…'));
         break;
       case 'citation-added':
-        this.citations.set(event.citation.index, event.citation);
+        this.numbers.add(event.citation);
         break;
       case 'text-delta':
         this.emit(this.splitter.push(event.text));
@@ -511,12 +538,20 @@ class AnswerStream {
     }
   }
 
-  /** Flushes held-back text, then adds a reference per citation of the answer, and one per cited picture. */
-  async finish(citations: readonly Citation[]): Promise<void> {
+  /** The citation with the number this answer shows for it. */
+  numbered(citation: Citation): Citation {
+    return this.numbers.add(citation);
+  }
+
+  /**
+   * Flushes held-back text, then adds a reference per citation of the answer, and one per cited picture. Returns
+   * the citations with the numbers the answer showed.
+   */
+  async finish(answerCitations: readonly Citation[]): Promise<Citation[]> {
     this.emit(this.splitter.flush());
     await this.output;
+    const citations = this.numbers.all(answerCitations);
     for (const citation of citations) {
-      this.citations.set(citation.index, citation);
       this.stream.reference(await this.locationOf(citation));
     }
     for (const picture of citedPictureUris(citations)) {
@@ -529,16 +564,20 @@ class AnswerStream {
         this.stream.button({ command: COMMANDS.openChunk, title: vscode.l10n.t('Show [{0}] on the PDF page', citation.index), arguments: [citation.chunkId, context] });
       }
     }
+    return citations;
   }
 
   private emit(segments: AnswerSegment[]): void {
     this.output = this.output.then(async () => {
       for (const segment of segments) {
-        const citation = segment.kind === 'citation' ? this.citations.get(segment.index) : undefined;
+        const citation = segment.kind === 'citation' ? this.numbers.get(segment.index) : undefined;
         if (segment.kind === 'text') {
           this.stream.markdown(segment.text);
         } else if (citation) {
-          this.stream.anchor(await this.locationOf(citation), `[${segment.index}]`);
+          // A link whose text is the number (an anchor would show its file's name instead): it opens the chunk, a
+          // PDF chunk on its page, with the context the model read shaded.
+          const context = { sourceRange: citation.sourceRange, docItemRefs: citation.docItemRefs };
+          this.stream.markdown(trustedOpenChunk(openChunkLink(`[${segment.index}]`, citation.chunkId, context)));
         } else {
           this.stream.markdown(`[${segment.index}]`);
         }
@@ -551,6 +590,13 @@ class AnswerStream {
     this.locations.set(citation.index, location);
     return location;
   }
+}
+
+/** Markdown that may run only Haiku's Open Chunk command (its links), nothing else. */
+function trustedOpenChunk(markdown: string): vscode.MarkdownString {
+  const trusted = new vscode.MarkdownString(markdown);
+  trusted.isTrusted = { enabledCommands: [COMMANDS.openChunk] };
+  return trusted;
 }
 
 function escapeMarkdown(text: string): string {

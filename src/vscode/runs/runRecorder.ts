@@ -7,7 +7,18 @@ import { locationLabel, ownRange, preview } from '../citationFormat';
 /** Resolves a document URI to the workspace-relative path the panel shows. */
 export type RelativePathResolver = (uri: string) => string;
 
-export function hitView(result: SearchResult, relativePathOf: RelativePathResolver): RunHitView {
+/**
+ * The text a preview shows: the chunk's own (of every chunk an expanded result merged), never the context
+ * expansion added around it, which may start sections earlier. `ownTexts` holds stored chunks by id; without
+ * them the content stands (a result that was not expanded is the chunk itself).
+ */
+export function ownText(chunk: { chunkId: string; content: string; chunkIds?: readonly string[]; mergedChunkIds?: readonly string[] }, ownTexts?: ReadonlyMap<string, string>): string {
+  const ids = chunk.chunkIds ?? chunk.mergedChunkIds ?? [chunk.chunkId];
+  const texts = ids.map((id) => ownTexts?.get(id)).filter((text): text is string => text !== undefined);
+  return texts.length > 0 ? texts.join('\n') : chunk.content;
+}
+
+export function hitView(result: SearchResult, relativePathOf: RelativePathResolver, ownTexts?: ReadonlyMap<string, string>): RunHitView {
   return {
     chunkId: result.chunkId,
     rank: result.rank,
@@ -16,7 +27,7 @@ export function hitView(result: SearchResult, relativePathOf: RelativePathResolv
     relativePath: relativePathOf(result.uri),
     headings: result.headings,
     locationLabel: locationLabel(ownRange(result), result.pageNumbers),
-    preview: preview(result.content),
+    preview: preview(ownText(result, ownTexts)),
     sourceRange: result.sourceRange,
     ...pictureFields(result.documentId, result.pictureRefs),
   };
@@ -27,7 +38,7 @@ function pictureFields(documentId: string, pictureRefs: readonly string[] | unde
   return pictureRefs && pictureRefs.length > 0 ? { documentId, pictureRefs: [...pictureRefs] } : {};
 }
 
-export function citationView(citation: Citation, relativePathOf: RelativePathResolver): RunCitationView {
+export function citationView(citation: Citation, relativePathOf: RelativePathResolver, ownTexts?: ReadonlyMap<string, string>): RunCitationView {
   return {
     chunkId: citation.chunkId,
     index: citation.index,
@@ -35,7 +46,7 @@ export function citationView(citation: Citation, relativePathOf: RelativePathRes
     relativePath: relativePathOf(citation.uri),
     headings: citation.headings,
     locationLabel: locationLabel(ownRange(citation), citation.pageNumbers),
-    preview: preview(citation.content),
+    preview: preview(ownText(citation, ownTexts)),
     sourceRange: citation.sourceRange,
     ...pictureFields(citation.documentId, citation.pictureRefs),
   };
@@ -94,9 +105,14 @@ export class RunRecorder {
     this.run.steps.push({ kind: 'search', source, query, refused, hits: results.map((result) => hitView(result, this.relativePathOf)) });
   }
 
-  addCitation(citation: Citation): void {
-    if (!this.run.citations.some((existing) => existing.chunkId === citation.chunkId)) {
-      this.run.citations.push(citationView(citation, this.relativePathOf));
+  /** Adds a citation, or updates the one of the same chunk (its number and preview may be final only now). */
+  addCitation(citation: Citation, ownTexts?: ReadonlyMap<string, string>): void {
+    const view = citationView(citation, this.relativePathOf, ownTexts);
+    const existing = this.run.citations.findIndex((candidate) => candidate.chunkId === citation.chunkId);
+    if (existing >= 0) {
+      this.run.citations[existing] = view;
+    } else {
+      this.run.citations.push(view);
     }
   }
 

@@ -17,8 +17,12 @@ export function formatSearchHits(query: string, results: readonly SearchResult[]
   const blocks = results.map((result) => {
     const location = locationLabel(ownRange(result), result.pageNumbers);
     const trail = result.headings.length > 0 ? result.headings.join(' > ') : result.title;
+    // The text below is the expanded context: say where it starts and ends when that is more than the chunk's own
+    // lines, so that a hit labelled L176–L195 is not read as the sentence of L73 that opens its context.
+    const contextLocation = result.chunkSourceRange ? locationLabel(result.sourceRange, result.pageNumbers) : '';
+    const context = contextLocation && contextLocation !== location ? ` (${t('text: {0}', contextLocation)})` : '';
     return [
-      `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''} — ${trail}`,
+      `[${result.rank}] ${relativePathOf(result.uri)}${location ? ` ${location}` : ''}${context} — ${trail}`,
       t('chunk: {0} · score {1}', result.chunkId, result.score.toFixed(3)),
       result.content.trim(),
     ].join('\n');

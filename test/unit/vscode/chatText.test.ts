@@ -1,5 +1,5 @@
 import * as assert from 'node:assert';
-import { agentModeFor, CitationMarkerSplitter, attachedDocumentIds, followupPrompts, historyMessages, readTurnMetadata, routeFor, type AnswerSegment } from '../../../src/vscode/chat/chatText';
+import { agentModeFor, AnswerCitationNumbers, CitationMarkerSplitter, attachedDocumentIds, followupPrompts, historyMessages, readTurnMetadata, routeFor, type AnswerSegment } from '../../../src/vscode/chat/chatText';
 import { chatErrorView, indexNotReadyView } from '../../../src/vscode/chat/chatErrors';
 
 function collect(splitter: CitationMarkerSplitter, deltas: string[]): AnswerSegment[] {
@@ -98,5 +98,20 @@ describe('@haiku participant text helpers', () => {
     assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 0 })?.button?.command, 'haiku.buildIndex');
     assert.strictEqual(indexNotReadyView({ state: 'waiting-for-trust', documents: 0 })?.button?.command, 'workbench.trust.manage');
     assert.strictEqual(indexNotReadyView({ state: 'ready', documents: 3 }), undefined);
+  });
+
+  it('numbers each answer\'s citations from [1], whatever the conversation\'s numbering', () => {
+    // A follow-up: the conversation already holds citation 1, so the agent registers this answer's as 2 and 3.
+    const numbers = new AnswerCitationNumbers<{ chunkId: string; index: number }>();
+    assert.deepStrictEqual(numbers.add({ chunkId: 'b', index: 2 }), { chunkId: 'b', index: 1 });
+    assert.deepStrictEqual(numbers.add({ chunkId: 'c', index: 3 }), { chunkId: 'c', index: 2 });
+    assert.deepStrictEqual(numbers.add({ chunkId: 'b', index: 2 }), { chunkId: 'b', index: 1 }, 'the same chunk keeps its number');
+    assert.strictEqual(numbers.get(1)?.chunkId, 'b');
+    assert.strictEqual(numbers.get(3), undefined);
+    // The answer's list: the numbers the text showed, then the next ones for citations not seen while streaming.
+    assert.deepStrictEqual(numbers.all([{ chunkId: 'b', index: 2 }, { chunkId: 'c', index: 3 }, { chunkId: 'a', index: 1 }]).map((citation) => `${citation.chunkId}${citation.index}`), ['b1', 'c2', 'a3']);
+    // The model writes [1] and [2]: both are known markers of this answer.
+    const splitter = new CitationMarkerSplitter((index) => numbers.get(index) !== undefined);
+    assert.deepStrictEqual(collect(splitter, ['Deps are pre-bundled [1] and cached [2].']).filter((segment) => segment.kind === 'citation'), [{ kind: 'citation', index: 1 }, { kind: 'citation', index: 2 }]);
   });
 });

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert';
-import { citationLabel, contextAround, editorRange, linkFragment, locationLabel, markdownCitation, ownRange, plainCitation, preview, relativeLinkPath } from '../../../src/vscode/citationFormat';
+import type { SearchResult } from '../../../src/core/model/search';
+import { formatSearchHits } from '../../../src/vscode/tools/toolFormatting';
+import { citationLabel, contextAround, openChunkLink, editorRange, linkFragment, locationLabel, markdownCitation, ownRange, plainCitation, preview, relativeLinkPath } from '../../../src/vscode/citationFormat';
 
 describe('citation formatting', () => {
   it('labels line ranges 1-based and treats an end at column 0 as the previous line', () => {
@@ -54,5 +56,27 @@ describe('jump ranges: the chunk selected, the context shaded', () => {
     assert.deepStrictEqual(contextAround({ startLine: 71, endLine: 76, endColumn: 0 }, { startLine: 71, endLine: 76, endColumn: 0 }), [], 'no context when nothing was expanded');
     // The chunk ends mid-line: that line is the chunk's, the context starts on the next one.
     assert.deepStrictEqual(contextAround({ startLine: 10, endLine: 20, endColumn: 4 }, { startLine: 10, endLine: 12, endColumn: 7 }), [{ startLine: 13, endLine: 20 }]);
+  });
+
+  it('links [n] to the Open Chunk command with the chunk id and its context as arguments', () => {
+    const link = openChunkLink('[2]', 'chunk-1', { sourceRange: { startLine: 72, endLine: 95, endColumn: 0 }, docItemRefs: ['#/texts/(3)'] });
+    const match = /^\[(.*)\]\(command:haiku\.openChunk\?([^()\s]+)\)$/.exec(link);
+    assert.ok(match, link);
+    assert.strictEqual(match[1], '\\[2\\]', 'the brackets of the number are escaped, so the text shows [2]');
+    assert.deepStrictEqual(JSON.parse(decodeURIComponent(match[2])), ['chunk-1', { sourceRange: { startLine: 72, endLine: 95, endColumn: 0 }, docItemRefs: ['#/texts/(3)'] }]);
+    assert.strictEqual(openChunkLink('papers/a.pdf p. 3', 'c'), '[papers/a.pdf p. 3](command:haiku.openChunk?%5B%22c%22%5D)');
+  });
+});
+
+describe('the LM search tool\'s hits', () => {
+  it('labels a hit by its own lines and says where its expanded text starts and ends', () => {
+    const result = {
+      chunkId: 'c1', documentId: 'd1', uri: 'file:///w/guide.md', title: 'Guide', headings: ['Guide', 'Analyze'], labels: ['paragraph'], pageNumbers: [], docItemRefs: [],
+      content: 'Line 73 opens the context.\nThe analysis.', sourceRange: { startLine: 72, endLine: 200, endColumn: 0 }, chunkSourceRange: { startLine: 175, endLine: 195, endColumn: 0 }, score: 0.5, rank: 1,
+    } as SearchResult;
+    const text = formatSearchHits('analyze', [result], (uri) => uri.replace('file:///w/', ''));
+    assert.match(text, /\[1\] guide\.md L176–L195 \(text: L73–L200\) — Guide > Analyze/);
+    const plain = formatSearchHits('analyze', [{ ...result, chunkSourceRange: undefined, sourceRange: { startLine: 175, endLine: 195, endColumn: 0 } }], (uri) => uri);
+    assert.doesNotMatch(plain, /text:/, 'a hit that was not expanded is its own text');
   });
 });

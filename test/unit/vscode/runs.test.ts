@@ -3,7 +3,7 @@ import type { Citation } from '../../../src/core/agent/conversationState';
 import type { SearchResult } from '../../../src/core/model/search';
 import { RUNS_KEPT, RUNS_THUMBNAILS_PER_STEP } from '../../../src/core/limits';
 import { parseWebviewMessage, picturesOf, runPictures } from '../../../src/shared/runsProtocol';
-import { RunRecorder } from '../../../src/vscode/runs/runRecorder';
+import { hitView, RunRecorder } from '../../../src/vscode/runs/runRecorder';
 import { RunsStore } from '../../../src/vscode/runs/runsStore';
 import { answerHtml } from '../../../src/webview/runs/answerMarkdown';
 import { tokenize } from '../../../src/webview/runs/highlight';
@@ -116,5 +116,23 @@ describe('runs: recorder, store, protocol, highlighter', () => {
     assert.deepStrictEqual(kinds('"caching"'), ['string']);
     assert.deepStrictEqual(kinds('3'), ['number']);
     assert.deepStrictEqual(kinds('// top hits'), ['comment']);
+  });
+
+  it('previews a hit\'s and a citation\'s own text, not the expanded context before it', () => {
+    // An expanded hit: its own lines are L176–L195, its context starts 100 lines earlier in another section.
+    const expanded: SearchResult = {
+      ...hit, chunkId: 'own-1', mergedChunkIds: ['own-1', 'own-2'], content: 'Line 73 opens the context of another section. Then the analysis itself.',
+      sourceRange: { startLine: 72, endLine: 200, endColumn: 0 }, chunkSourceRange: { startLine: 175, endLine: 195, endColumn: 0 },
+    };
+    const ownTexts = new Map([['own-1', 'Analyze the profile first.'], ['own-2', 'Then compare the runs.']]);
+    const view = hitView(expanded, relativePathOf, ownTexts);
+    assert.strictEqual(view.locationLabel, 'L176–L195');
+    assert.strictEqual(view.preview, 'Analyze the profile first. Then compare the runs.');
+    assert.strictEqual(hitView(expanded, relativePathOf).preview.startsWith('Line 73'), true, 'without stored chunks the content stands');
+    const recorder = new RunRecorder({ id: 'run-own', question: 'q', route: 'ask', model: 'm' }, relativePathOf);
+    recorder.addCitation({ ...citation, index: 3, chunkId: 'own-1', chunkIds: ['own-1'], content: expanded.content });
+    // The answer's own number and the own text replace what was recorded while the answer streamed.
+    recorder.addCitation({ ...citation, index: 1, chunkId: 'own-1', chunkIds: ['own-1'], content: expanded.content }, ownTexts);
+    assert.deepStrictEqual(recorder.run.citations.map((view) => [view.index, view.preview]), [[1, 'Analyze the profile first.']]);
   });
 });
