@@ -3,6 +3,8 @@
 // runs every file either way. A new test file joins the fast tier unless it is listed here.
 // Chosen by timing every file once (HAIKU_TEST_TIMINGS=<file>, test/support/specWithSummary.js) on a busy 2-core
 // machine: these 30 took 1182 of 1327 s, the other 78 files 145 s (the seconds below are from that run).
+// Then the fast tier alone, with the files added since (integrity, full disk, long MCP calls) timed once more: its
+// slowest files (the last group) joined this list, leaving ~75 s of tests to it on a machine busier still.
 const integrationTestFiles = [
   'test/unit/convert/hostileInput.test.ts', // 153 s
   'test/unit/index/indexer.test.ts', // 137 s
@@ -39,6 +41,24 @@ const integrationTestFiles = [
   'test/unit/packaging/vsixContents.test.ts', // 18 s with the VSIX files built
   'test/unit/packaging/npmTarball.test.ts', // 60 s with the tarball built
   'test/unit/packaging/installedVsixMcp.test.ts', // 22 s with the VSIX built
+  // The fast tier's slowest, timed on their own.
+  'test/unit/index/indexIntegrity.test.ts', // 325 s
+  'test/unit/store/fullDiskRuns.test.ts', // 220 s
+  'test/unit/mcp/longCall.test.ts', // 100 s
+  'test/unit/store/firstRunRace.test.ts', // 53 s
+  'test/unit/mcp/httpAuth.test.ts', // 32 s
+  'test/unit/mcp/serverStart.test.ts', // 17 s
+  'test/unit/mcp/configuredServer.test.ts', // 16 s
+  'test/unit/mcp/httpServer.test.ts', // 16 s
+  'test/unit/mcp/bundledServer.test.ts', // 15 s
+  'test/unit/index/tokenizerLoading.test.ts', // 14 s
+  'test/unit/convert/pictureInputs.test.ts', // 11 s
+  'test/unit/mcp/toolContracts.test.ts', // 11 s
+  'test/unit/index/writeBatchSlices.test.ts', // 11 s
+  'test/unit/visualize/pageRenderer.test.ts', // 9 s
+  'test/unit/convert/pictures.test.ts', // 9 s
+  'test/unit/mcp/httpSessions.test.ts', // 8 s
+  'test/unit/agent/realIndex.test.ts', // 6 s
 ];
 
 module.exports = { integrationTestFiles };
