@@ -8,6 +8,8 @@
 export const PICTURE_MIN_SIDE_PX = 64;
 /** Stored pictures are scaled down so their longer side is at most this (vision models downscale further anyway). */
 export const PICTURE_MAX_SIDE_PX = 2048;
+/** JPEG quality of a picture re-encoded at that size (where @napi-rs/canvas is installed). */
+export const PICTURE_SCALED_JPEG_QUALITY = 85;
 /** Source images above this many pixels are not decoded at all (a 20000x20000 image would need 1.6 GB). */
 export const PICTURE_MAX_SOURCE_PIXELS = 25_000_000;
 /** Pictures kept per document; later ones keep their caption but no bytes. */

@@ -54,6 +54,23 @@ describe('oversized pictures', function () {
     assert.equal(fs.readFileSync(path.join(folder, 'small.png')).equals(Buffer.from(small.picture!.bytes!)), true, 'a small PNG keeps its own bytes');
   });
 
+  it('scales an oversized JPEG too (with @napi-rs/canvas, installed for the CLI), keeping it JPEG', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const canvas = createCanvas(3000, 2000);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#336699';
+    context.fillRect(0, 0, 3000, 2000);
+    fs.writeFileSync(path.join(folder, 'photo.jpg'), canvas.toBuffer('image/jpeg', 80));
+    fs.writeFileSync(path.join(folder, 'photo.md'), '# Photo\n\n![Photo](photo.jpg)\n');
+    const document = await convertFile(path.join(folder, 'photo.md'), { pictureRoots: [folder] });
+    const [photo] = document.items.filter((item) => item.label === 'picture');
+    assert.equal(photo.picture?.mimeType, 'image/jpeg');
+    assert.deepEqual([photo.picture!.width, photo.picture!.height], [2048, 1365]);
+    const { loadImage } = await import('@napi-rs/canvas');
+    const stored = await loadImage(Buffer.from(photo.picture!.bytes!));
+    assert.deepEqual([stored.width, stored.height], [2048, 1365]);
+  });
+
   it('decodes filtered PNGs (a canvas encoder, the fixtures) exactly as fast-png does', async () => {
     const { createCanvas } = await import('@napi-rs/canvas');
     const canvas = createCanvas(700, 500);

@@ -1,10 +1,32 @@
 import { createHash } from 'node:crypto';
 import type { PictureData } from '../../../core/model/document';
-import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
+import { PICTURE_MAX_SIDE_PX, PICTURE_MIN_SIDE_PX, PICTURE_SCALED_JPEG_QUALITY, PICTURES_MAX_BYTES_PER_DOCUMENT, PICTURES_MAX_PER_DOCUMENT } from '../../../core/limits';
 import { sniffImage } from '../../../core/pictures/imageInfo';
 import { downscale, encodePng, type RawImage } from './pngEncoder';
 import { encodedImageProblem } from './encodedImages';
 import { decodeCommonPng } from './pngDecoder';
+
+/**
+ * A JPEG, GIF or WebP scaled to `maxSide` with @napi-rs/canvas (JPEG stays JPEG, the others become PNG), or
+ * undefined where that native package is not installed (the extension does not ship it; the CLI has it).
+ */
+async function scaledWithCanvas(bytes: Uint8Array, info: { mimeType: PictureData['mimeType']; width: number; height: number }, maxSide: number): Promise<{ bytes: Uint8Array; mimeType: PictureData['mimeType']; width: number; height: number } | undefined> {
+  let canvasModule: typeof import('@napi-rs/canvas');
+  try {
+    canvasModule = await import('@napi-rs/canvas');
+  } catch {
+    return undefined;
+  }
+  const image = await canvasModule.loadImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const factor = Math.max(info.width, info.height) / maxSide;
+  const width = Math.max(1, Math.round(info.width / factor));
+  const height = Math.max(1, Math.round(info.height / factor));
+  const canvas = canvasModule.createCanvas(width, height);
+  canvas.getContext('2d').drawImage(image, 0, 0, width, height);
+  return info.mimeType === 'image/jpeg'
+    ? { bytes: new Uint8Array(await canvas.encode('jpeg', PICTURE_SCALED_JPEG_QUALITY)), mimeType: 'image/jpeg', width, height }
+    : { bytes: new Uint8Array(await canvas.encode('png')), mimeType: 'image/png', width, height };
+}
 
 /**
  * A PNG's pixels as 8-bit channels (palettes expanded, 16-bit samples cut to their high byte), or undefined for the
@@ -80,14 +102,18 @@ export class PictureCollector {
 
   /**
    * An encoded image file, as `addEncoded`, except that a PNG whose longer side passes the maximum is decoded,
-   * scaled down to it and re-encoded (a 4000x4000 PNG was stored at full size). Other formats larger than that
-   * are kept as they are: decoding them needs a native image library the extension does not ship.
+   * scaled down to it and re-encoded (a 4000x4000 PNG was stored at full size). JPEG, GIF and WebP are scaled
+   * with @napi-rs/canvas where it is installed (the CLI), else kept as they are (the extension does not ship it).
    */
   async addEncodedScaled(bytes: Uint8Array): Promise<CollectedPicture> {
     const info = sniffImage(bytes);
     const maxSide = this.options.maxSide ?? PICTURE_MAX_SIDE_PX;
-    if (!info || info.mimeType !== 'image/png' || Math.max(info.width, info.height) <= maxSide || this.sizeGate(info.width, info.height) !== undefined || encodedImageProblem(bytes, info)) {
+    if (!info || Math.max(info.width, info.height) <= maxSide || this.sizeGate(info.width, info.height) !== undefined || encodedImageProblem(bytes, info)) {
       return this.addEncoded(bytes);
+    }
+    if (info.mimeType !== 'image/png') {
+      const scaled = await scaledWithCanvas(bytes, info, maxSide).catch(() => undefined);
+      return scaled ? this.keep(scaled.bytes, scaled.mimeType, scaled.width, scaled.height) : this.addEncoded(bytes);
     }
     let pixels: RawImage | undefined;
     try {
