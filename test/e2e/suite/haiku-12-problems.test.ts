@@ -30,6 +30,8 @@ describe('Haiku: a corrupt PDF and an oversized file are shown, not only logged'
     await waitFor(() => haikuDiagnostics(brokenPdf()).length > 0 && haikuDiagnostics(hugeText()).length > 0, 'both files in the Problems panel', 180_000).catch((error: Error) => {
       throw new Error(`${error.message}; status ${JSON.stringify(api.indexService.current)}; not indexed ${JSON.stringify(api.indexService.notIndexed)}; last jobs ${JSON.stringify(api.indexJobs.slice(-3))}`);
     });
+    // The big file's write may report more than one change: let every queued update finish.
+    await api.indexService.whenIdle();
   });
 
   after(async function () {
@@ -54,7 +56,8 @@ describe('Haiku: a corrupt PDF and an oversized file are shown, not only logged'
     assert.match(huge.message, /Setting: haiku\.index\.maxFileSizeMB\./);
   });
 
-  it('counts them on the status item', () => {
+  it('counts them on the status item', async () => {
+    await api.indexService.whenIdle();
     const status = api.indexService.current;
     assert.strictEqual(status.state, 'ready');
     assert.strictEqual(status.notIndexed, 2, JSON.stringify(api.indexService.notIndexed));
@@ -75,6 +78,11 @@ describe('Haiku: a corrupt PDF and an oversized file are shown, not only logged'
     // The corrupt PDF has no setting to change: open, retry, log.
     const pdfActions = (await api.sectionsTree.getChildren(files[0])).map((node: SectionsViewNode) => api.sectionsTree.getTreeItem(node).command!.command);
     assert.deepStrictEqual(pdfActions, ['vscode.open', 'haiku.indexCurrentFile', 'haiku.showOutput']);
+    // The view shows the node: revealing a file under it resolves its parent and selects the row.
+    await vscode.commands.executeCommand('haiku.sections.focus');
+    await api.sectionsView.reveal(hugeNode, { select: true, focus: false, expand: true });
+    assert.deepStrictEqual(api.sectionsView.selection.map((node) => node.key), [hugeNode.key]);
+    await vscode.commands.executeCommand('workbench.actions.view.problems');
     // Retry runs the file again: it fails again, and stays listed with its reason.
     await vscode.commands.executeCommand(actions[2].command, ...(actions[2].arguments ?? []));
     assert.strictEqual(haikuDiagnostics(hugeText()).length, 1);
