@@ -1,5 +1,5 @@
 import type { DocumentSummary, SearchResult } from '../model/search';
-import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_PATH_MAX_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
+import { SANDBOX_CODE_TIMEOUT_SECONDS, SANDBOX_HOST_CALLS_IN_FLIGHT_MAX, SANDBOX_MAX_OUTPUT_CHARS, SANDBOX_MEMORY_LIMIT_BYTES, SANDBOX_PATH_MAX_CHARS, SANDBOX_SEARCH_DEFAULT_LIMIT, SANDBOX_SEARCH_MAX_LIMIT } from '../limits';
 import { citedIdsProblem, searchQueryProblem } from '../agent/hostInputLimits';
 
 /**
@@ -140,7 +140,8 @@ A missing path rejects with an Error whose message starts with ENOENT (code prop
 
 Limits per call: ${limits.codeTimeoutSeconds} s wall-clock (past it no search or read starts; one already running finishes and the call
 returns what was printed, variables kept; code still computing is stopped and the session reset, so earlier variables are gone); output beyond ${limits.maxOutputChars} characters is cut;
-memory is about ${Math.round(SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024)} MiB (read a large file once and keep slices, not copies).
+memory is about ${Math.round(SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024)} MiB (read a large file once and keep slices, not copies);
+at most ${SANDBOX_HOST_CALLS_IN_FLIGHT_MAX} searches and reads may be pending at once (Promise.all over more: await them in batches).
 
 Example:
 const toc = await readJson(\`/documents/\${id}/toc.json\`);

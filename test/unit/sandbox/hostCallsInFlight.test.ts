@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SandboxHost } from '../../../src/core/agent/codeSandbox';
+import { SANDBOX_API_DESCRIPTION } from '../../../src/core/analysis/sandboxApi';
 import { SANDBOX_HOST_CALLS_IN_FLIGHT_MAX } from '../../../src/core/limits';
 import { createCodeSandbox } from '../../../src/node/sandbox/codeSandbox';
 
@@ -17,6 +18,10 @@ function bulkyHost(): SandboxHost {
 
 describe('sandbox host calls in flight', function () {
   this.timeout(120_000);
+
+  it('tells the model the bound', () => {
+    assert.ok(SANDBOX_API_DESCRIPTION.includes(`at most ${SANDBOX_HOST_CALLS_IN_FLIGHT_MAX} searches and reads may be pending at once`));
+  });
 
   it('refuses 20,000 parallel reads with a clear error, and host memory stays bounded', async () => {
     const sandbox = await createCodeSandbox({ host: bulkyHost(), limits: { codeTimeoutSeconds: 60 } });
