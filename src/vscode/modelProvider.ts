@@ -50,12 +50,13 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider, 
 
   provideLanguageModelChatInformation(): vscode.LanguageModelChatInformation[] {
     const baseUrl = String(this.read('model.baseUrl') ?? '').trim();
-    if (baseUrl === '') {
+    const names = baseUrl === '' ? [] : configuredModelNames(this.read);
+    if (names.length === 0) {
       // With no model at all VS Code never calls a participant ("Language model unavailable"): this entry lets
       // `@haiku` run, search, and say how to set a model up.
       return this.otherModelsExist === false ? [searchOnlyModel()] : [];
     }
-    return configuredModelNames(this.read).map((name) => ({
+    return names.map((name) => ({
       id: name,
       name,
       family: 'openai-compatible',
