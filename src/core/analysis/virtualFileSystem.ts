@@ -214,7 +214,8 @@ export function metadataFile(summary: DocumentSummary): VirtualMetadataFile {
 /** One line per position 0..max; a gap gets a placeholder line so that line index = position always holds. */
 export function itemsJsonl(items: readonly StoredItem[]): string {
   const byPosition = new Map(items.map((item) => [item.position, item]));
-  const count = items.length === 0 ? 0 : Math.max(...items.map((item) => item.position)) + 1;
+  // A loop, not Math.max(...positions): spreading ~200,000 arguments overflows the stack.
+  const count = items.reduce((highest, item) => Math.max(highest, item.position + 1), 0);
   const lines: string[] = [];
   for (let position = 0; position < count; position++) {
     const item = byPosition.get(position);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SectionNode } from '../../../src/core/model/document';
+import { itemsJsonl } from '../../../src/core/analysis/virtualFileSystem';
 import { buildSectionTree, walkSections, type SectionSourceItem } from '../../../src/core/toc';
 
 /** The section tree as it was built before (a look-ahead per header, every item per node): the reference. */
@@ -106,11 +107,31 @@ describe('buildSectionTree at scale', () => {
     const started = performance.now();
     const tree = buildSectionTree(items, chunkIdsByRef);
     const elapsed = performance.now() - started;
+    console.log(`      45,000 sections (90,000 items) in ${Math.round(elapsed)} ms`);
     const nodes = [...walkSections(tree)];
     assert.equal(nodes.length, 45_000);
     assert.equal(tree.length, 15_000);
     assert.deepEqual(tree[0].itemRange, [0, 6]);
     assert.deepEqual(tree[0].chunkIds, ['chunk-0', 'chunk-1', 'chunk-2']);
     assert.ok(elapsed <= 2000, `45,000 sections took ${Math.round(elapsed)} ms (limit 2000)`);
+  });
+});
+
+describe('items.jsonl of a very large document', () => {
+  it('is written for 250,000 items (spreading their positions into Math.max overflowed the stack)', () => {
+    const items = Array.from({ length: 250_000 }, (_, position) => ({
+      documentId: 'd',
+      position,
+      selfRef: `#/texts/${position}`,
+      label: 'paragraph' as const,
+      text: `Line ${position}`,
+      headingLevel: 0,
+      pageNumbers: [],
+      treeDepth: 0,
+      chunkIds: [],
+    }));
+    const lines = itemsJsonl(items).split('\n');
+    assert.equal(lines.length, 250_000);
+    assert.equal(JSON.parse(lines[249_999]).text, 'Line 249999');
   });
 });

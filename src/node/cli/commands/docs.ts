@@ -25,7 +25,7 @@ export const docsCommand: CliCommand = {
     }
     // Paths and titles are one field of one line each: newlines, tabs and bidirectional controls show escaped.
     const paths = documents.map((document) => terminalFileName(document.relativePath));
-    const width = Math.max(...paths.map((shown) => shown.length));
+    const width = paths.reduce((widest, shown) => Math.max(widest, shown.length), 0);
     documents.forEach((document, index) => {
       context.io.stdout(`${paths[index].padEnd(width)}  ${document.format.padEnd(8)}  ${document.id}  ${terminalFileName(document.title)}\n`);
     });
