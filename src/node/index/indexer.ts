@@ -152,7 +152,13 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
     refuseToEmptyRoots(run, scan, await stored);
     // The phase's first draw already names a file: a fast run may not redraw before it ends.
     run.report({ phase: 'converting', currentFile: plan.toConvert[0]?.relativePath });
-    await convertAndWriteStep(run, plan);
+    await convertAndWriteStep(run, plan).catch(async (error: unknown) => {
+      // A cancelled first index kept what it had written: `rebuild` must know the folders it came from.
+      if (run.summary.added.length > 0) {
+        await options.store.recordRoots(scan.roots.filter((root) => !scan.missingRoots.includes(root.path))).catch(() => undefined);
+      }
+      throw error;
+    });
   } finally {
     await run.earlyWorkers.dispose();
   }

@@ -144,6 +144,10 @@ describe('index runs that never empty or lose an index', function () {
     assert.equal(interrupted.code, 130, interrupted.stderr);
     const kept = await documentPaths(workspace.path, path.join(workspace.path, 'index'));
     assert.ok(kept.length >= 30 && kept.length < 400, `kept ${kept.length} of 400`);
+    // The folder is recorded too: a rebuild now would re-index it.
+    const store = await openStore({ uri: path.join(workspace.path, 'index'), readOnly: true });
+    assert.deepEqual(store.roots.map((root) => root.path), [path.join(workspace.path, 'docs')]);
+    await store.close();
     const completed = await runProcess(['index', 'docs', '--db', 'index', '--quiet'], { cwd: workspace.path, timeoutMs: 300_000 });
     assert.equal(completed.code, 0, completed.stderr);
     assert.match(completed.stdout, new RegExp(`^Added ${400 - kept.length}, updated 0, unchanged ${kept.length}`));
