@@ -28,6 +28,8 @@ export interface ParticipantRequestRecord {
   anchorLocations: vscode.Location[];
   /** Commands of the buttons shown. */
   buttons: string[];
+  /** The Open Chunk links streamed as trusted Markdown (an answer's `[n]`, a /search PDF hit): text and arguments. */
+  chunkLinks: Array<{ text: string; chunkId: string; context?: { sourceRange?: unknown; docItemRefs?: string[] } }>;
   /** The error shown (`ChatResult.errorDetails`) and its code. */
   error?: { code: string; message: string };
   done: boolean;
@@ -80,7 +82,7 @@ export class TestRecorder {
 
   /** Wraps a response stream so the anchors, references and buttons it carries are recorded. */
   readonly observeStream = (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream => {
-    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], anchorLocations: [], buttons: [], done: false };
+    const entry: ParticipantRequestRecord = { runId: '', route: 'both', prompt: request.prompt, model: '', documentFilter: null, anchors: [], references: [], anchorLocations: [], buttons: [], chunkLinks: [], done: false };
     this.participantRequests.push(entry);
     this.pending.set(request, entry);
     // The host's stream is frozen (a Proxy may not change its methods): inherit from it, override three.
@@ -98,6 +100,12 @@ export class TestRecorder {
       reference: { value: (value: vscode.Uri | vscode.Location, iconPath?: vscode.IconPath) => {
         record(entry.references, value);
         stream.reference(value, iconPath);
+      } },
+      markdown: { value: (value: string | vscode.MarkdownString) => {
+        if (typeof value !== 'string') {
+          entry.chunkLinks.push(...chunkLinksOf(value.value));
+        }
+        stream.markdown(value);
       } },
       button: { value: (command: vscode.Command) => {
         entry.buttons.push(command.command);
@@ -139,6 +147,14 @@ export class TestRecorder {
 }
 
 /** `uri#line` (0-based start line) for a location, the URI itself for a whole document. */
+/** The `command:haiku.openChunk?…` links of a Markdown text, their arguments decoded. */
+function chunkLinksOf(markdown: string): ParticipantRequestRecord['chunkLinks'] {
+  return [...markdown.matchAll(/\[((?:\\.|[^\]\\])*)\]\(command:haiku\.openChunk\?([^)\s]+)\)/g)].map((match) => {
+    const [chunkId, context] = JSON.parse(decodeURIComponent(match[2])) as [string, ParticipantRequestRecord['chunkLinks'][number]['context']?];
+    return { text: match[1].replace(/\\(.)/g, '$1'), chunkId, context };
+  });
+}
+
 export function locationKey(value: vscode.Location | vscode.Uri): string {
   return value instanceof vscode.Location ? `${value.uri.toString()}#${value.range.start.line}` : value.toString();
 }

@@ -50,6 +50,17 @@ function searchResultTexts(messages) {
   return texts;
 }
 
+/** The chunk ids of the latest cite call. */
+function lastCitedIds(messages) {
+  let ids = [];
+  for (const message of messages) {
+    for (const part of message.content) {
+      if (part instanceof vscode.LanguageModelToolCallPart && /cite$/.test(part.name)) { ids = (part.input && part.input.chunk_ids) || []; }
+    }
+  }
+  return ids;
+}
+
 let callCounter = 0;
 function toolCall(name, input) {
   callCounter += 1;
@@ -66,9 +77,11 @@ function decide(messages, toolNames) {
     const name = lastResultName;
     const text = partsText({ content: [resultPart] });
     if (name === 'rag_search' || name === 'search') {
-      const chunkId = (/\[([A-Za-z0-9_-]{6,})\]/.exec(text) || [])[1];
+      // A question that asks for "two sources" cites the first two distinct ids, else the first.
+      const wanted = /\btwo sources\b/i.test(lastUserText(messages)) ? 2 : 1;
+      const chunkIds = [...new Set([...text.matchAll(/\[([A-Za-z0-9_-]{6,})\]/g)].map((match) => match[1]))].slice(0, wanted);
       const citeTool = toolNames.includes('rag_cite') ? 'rag_cite' : toolNames.includes('cite') ? 'cite' : undefined;
-      if (chunkId && citeTool) { return [toolCall(citeTool, { chunk_ids: [chunkId] })]; }
+      if (chunkIds.length > 0 && citeTool) { return [toolCall(citeTool, { chunk_ids: chunkIds })]; }
       return [new vscode.LanguageModelTextPart('No evidence found.')];
     }
     if (name === 'execute_code') {
@@ -78,7 +91,10 @@ function decide(messages, toolNames) {
       // The evidence is the latest search result the conversation holds (not the instructions or tool descriptions).
       const evidence = searchResultTexts(messages).pop() || '';
       const content = ((/Content:\s*([^\n]{1,80})/.exec(evidence) || [])[1] || 'the cited source').trim();
-      return [new vscode.LanguageModelTextPart(`According to the documents, ${content} [1]`)];
+      // One marker per cited id, numbered from 1 in the order cited.
+      const cited = lastCitedIds(messages).length;
+      const more = Array.from({ length: Math.max(0, cited - 1) }, (_, index) => ` and another source agrees [${index + 2}]`).join('');
+      return [new vscode.LanguageModelTextPart(`According to the documents, ${content} [1]${more}.`)];
     }
     return [new vscode.LanguageModelTextPart(`Tool ${name} answered.`)];
   }

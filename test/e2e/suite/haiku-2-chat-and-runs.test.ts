@@ -29,7 +29,7 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     assert.ok(search && search.kind === 'search' && search.hits.length > 0, 'the search and its hits are recorded');
     assert.strictEqual(run.citations.length, 1);
     assertTargets(record.references, [citationTarget(run.citations[0])], 'the citation is referenced');
-    assertTargets(record.anchors, [citationTarget(run.citations[0])], 'the [1] marker became an anchor');
+    assert.deepStrictEqual(record.chunkLinks.map((link) => [link.text, link.chunkId]), [['[1]', run.citations[0].chunkId]], 'the [1] marker became a link to its chunk');
     assert.ok(record.buttons.includes('haiku.showRuns'));
   });
 
@@ -61,7 +61,8 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     const record = await askHaiku(api, '@haiku /search garbage collector pacing');
     assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
     assert.strictEqual(fakeModelRequests().length, requestsBefore, 'no model request for /search');
-    assert.ok(record.anchors.length > 0 && record.anchors.length === record.references.length);
+    // Each hit is an anchor, or (a PDF hit, named by its page) an Open Chunk link; each is referenced.
+    assert.ok(record.anchors.length > 0 && record.anchors.length + record.chunkLinks.length === record.references.length);
     const run = api.runsStore.get(record.runId)!;
     const [search] = run.steps;
     assert.ok(search.kind === 'search' && search.hits[0].relativePath === 'guides/gc-guide.html', JSON.stringify(search));

@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
 import { lastToolText, offeredToolNames, startScriptedChatServer, type ScriptedChatServer } from '../../support/scriptedChatServer';
-import { activateHaiku, askHaiku, assertTargets, citationTarget, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
+import { activateHaiku, askHaiku, waitFor, waitForIndex, workspaceUri } from '../haikuSupport';
 
 /**
  * An OpenAI-compatible endpoint configured in the settings (a scripted server on 127.0.0.1): its model is offered
@@ -79,7 +79,7 @@ describe('Haiku: a configured OpenAI-compatible endpoint', () => {
     assert.strictEqual(run.answer, 'The collector runs as the heap grows, paced by GOGC [1].');
     assert.strictEqual(run.citations.length, 1);
     assert.strictEqual(run.citations[0].relativePath, 'guides/gc-guide.html');
-    assertTargets(record.anchors, [citationTarget(run.citations[0])], 'the [1] marker became an anchor');
+    assert.deepStrictEqual(record.chunkLinks.map((link) => [link.text, link.chunkId]), [['[1]', run.citations[0].chunkId]], 'the [1] marker became a link to its chunk');
   });
 
   it('sends the API key set with "Haiku: Set API Key" (kept in secret storage)', async () => {

@@ -36,16 +36,16 @@ describe('Haiku: precise jumps and the PDF viewer', () => {
     assert.strictEqual(cited.relativePath, 'guides/features.md');
     const [chunk] = await (await api.knowledgeBase()).getChunks([cited.chunkId]);
     const own = chunk.sourceRange!;
-    const [location] = record.anchorLocations;
-    assert.ok(location, `the [1] marker is an anchor with a location (${record.anchors.join(', ')})`);
-    assert.deepStrictEqual([location.range.start.line, location.range.end.line], [own.startLine, own.endLine], 'the anchor names the chunk\'s own lines');
+    const [link] = record.chunkLinks;
+    assert.ok(link && link.text === '[1]' && link.chunkId === cited.chunkId, `the [1] marker is a link to the cited chunk (${JSON.stringify(record.chunkLinks)})`);
     assert.match(cited.locationLabel, new RegExp(`^L${own.startLine! + 1}\\b`), 'the run labels the chunk\'s own lines');
     const expanded = cited.sourceRange!;
     assert.ok(expanded.startLine! < own.startLine! || expanded.endLine! > own.endLine!, `expansion added context around the chunk (${JSON.stringify({ expanded, own })})`);
 
-    // What the chat does on a click: open the location's file with its range selected.
-    const editor = await vscode.window.showTextDocument(location.uri, { selection: location.range, preview: true });
-    const highlight = await waitFor(() => api.lastHighlight?.uri === location.uri.toString() && api.lastHighlight.range.isEqual(location.range) ? api.lastHighlight : undefined, 'the context shading after the chat jump');
+    // What the chat does on a click: Open Chunk with the link's arguments (the chunk, the context the model read).
+    await vscode.commands.executeCommand('haiku.openChunk', link.chunkId, link.context);
+    const editor = await waitFor(() => vscode.window.activeTextEditor?.document.uri.toString() === chunk.uri && vscode.window.activeTextEditor, 'the cited file open');
+    const highlight = await waitFor(() => api.lastHighlight?.uri === chunk.uri && api.lastHighlight.range.start.line === own.startLine ? api.lastHighlight : undefined, 'the context shading after the chat jump');
     assert.strictEqual(editor.selection.start.line, own.startLine);
     assert.strictEqual(editor.selection.start.character, own.startColumn ?? 0);
     assert.strictEqual(editor.selection.end.line, own.endLine);
