@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { vscodeRemedy } from './errorWording';
 import type { IndexService } from './indexService';
-import { remedySettingOf, type NotIndexedFile } from './notIndexed';
+import { notIndexedReason, remedySettingOf, type NotIndexedFile } from './notIndexed';
 
 /** The diagnostics' source and collection name, as the Problems panel shows them. */
 export const PROBLEMS_SOURCE = 'Haiku';
@@ -12,7 +12,7 @@ export function notIndexedProblem(file: NotIndexedFile): { message: string; sett
   const remedy = setting ? vscodeRemedy({ settings: [setting] }, vscode.l10n.t) : undefined;
   const settingName = remedy?.button.command === 'workbench.action.openSettings' ? String(remedy.button.arguments?.[0]) : undefined;
   return {
-    message: remedy ? `${vscode.l10n.t('Not indexed: {0}', file.message)} ${remedy.text}` : vscode.l10n.t('Not indexed: {0}', file.message),
+    message: remedy ? `${vscode.l10n.t('Not indexed: {0}', notIndexedReason(file))} ${remedy.text}` : vscode.l10n.t('Not indexed: {0}', notIndexedReason(file)),
     setting: settingName,
     openSetting: remedy ? { command: remedy.button.command, title: remedy.button.title, arguments: remedy.button.arguments } : undefined,
   };

@@ -28,6 +28,22 @@ const CODES_WITHOUT_FILE = new Set(['not_found']);
 /** The configuration path whose setting fixes a failure, by its code (the others are fixed in the file itself). */
 const REMEDY_SETTINGS: Readonly<Record<string, ConfigPath>> = { file_too_large: 'index.maxFileBytes' };
 
+/**
+ * The reason, naming the file by its name instead of the full path the indexer put first (the Problems panel and the
+ * tree show the path already): `/w/docs/a.pdf: is damaged…` becomes `a.pdf is damaged…`.
+ */
+export function notIndexedReason(file: NotIndexedFile): string {
+  const fsPath = file.fsPath.replace(/\\/g, '/');
+  const name = fsPath.slice(fsPath.lastIndexOf('/') + 1);
+  const end = file.message.indexOf(`${name}: `);
+  const prefix = end < 0 ? '' : file.message.slice(0, end + name.length).replace(/\\/g, '/');
+  if (prefix === '' || !fsPath.endsWith(prefix)) {
+    return file.message;
+  }
+  const reason = file.message.slice(end + name.length + 2);
+  return reason.startsWith('is ') ? `${name} ${reason}` : `${name}: ${reason}`;
+}
+
 export function remedySettingOf(file: NotIndexedFile): ConfigPath | undefined {
   return file.code === undefined ? undefined : REMEDY_SETTINGS[file.code];
 }

@@ -8,7 +8,7 @@ import type { PictureTarget } from './pictureView';
 import { figureLabel, figuresDirectlyIn } from './pictureViewModel';
 import { folderOf, headerItem, sectionPathAtLine, sectionPathAtRenderingLine } from './sectionLocate';
 import { notIndexedProblem } from './indexProblems';
-import type { NotIndexedFile } from './notIndexed';
+import { notIndexedReason, type NotIndexedFile } from './notIndexed';
 
 export type SectionsTreeNode =
   | { kind: 'folder'; key: string; path: string }
@@ -178,7 +178,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsVie
         item.id = element.key;
         item.label = vscode.workspace.asRelativePath(uri, false);
         const problem = notIndexedProblem(element.file);
-        item.description = element.file.message;
+        item.description = notIndexedReason(element.file);
         item.tooltip = problem.message;
         item.iconPath = new vscode.ThemeIcon('warning');
         item.contextValue = 'haiku.notIndexedFile';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { NotIndexedFiles, remedySettingOf } from '../../../src/vscode/notIndexed';
+import { notIndexedReason, NotIndexedFiles, remedySettingOf } from '../../../src/vscode/notIndexed';
 import { vscodeRemedy } from '../../../src/vscode/errorWording';
 
 const corrupt = { fsPath: '/work/docs/broken.pdf', message: 'broken.pdf: the PDF is damaged.', code: 'corrupt_file' };
@@ -40,5 +40,14 @@ describe('files not indexed (Problems panel, status item, Not indexed node)', ()
     const remedy = vscodeRemedy({ settings: [remedySettingOf(oversized)!] });
     assert.equal(remedy?.text, 'Setting: haiku.index.maxFileSizeMB.');
     assert.deepEqual(remedy?.button, { command: 'workbench.action.openSettings', title: 'Open Setting', arguments: ['haiku.index.maxFileSizeMB'] });
+  });
+
+  it('names the file by its name in the reason, not by the full path the indexer put first', () => {
+    assert.equal(notIndexedReason({ fsPath: '/w/docs/broken.pdf', message: '/w/docs/broken.pdf: is damaged or not a valid PDF.' }), 'broken.pdf is damaged or not a valid PDF.');
+    assert.equal(notIndexedReason({ fsPath: '/w/docs/big/huge.md', message: 'docs/big/huge.md: the file is 60 MB, above the 50 MB limit.' }), 'huge.md: the file is 60 MB, above the 50 MB limit.');
+    assert.equal(notIndexedReason({ fsPath: 'C:\\w\\a.pdf', message: 'C:\\w\\a.pdf: is encrypted.' }), 'a.pdf is encrypted.');
+    // A message that does not start with this file's path stays as it is.
+    assert.equal(notIndexedReason({ fsPath: '/w/a.pdf', message: 'other/a.pdf: is damaged.' }), 'other/a.pdf: is damaged.');
+    assert.equal(notIndexedReason({ fsPath: '/w/a.pdf', message: 'Something went wrong.' }), 'Something went wrong.');
   });
 });
