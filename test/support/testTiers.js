@@ -59,6 +59,12 @@ const integrationTestFiles = [
   'test/unit/convert/pictures.test.ts', // 9 s
   'test/unit/mcp/httpSessions.test.ts', // 8 s
   'test/unit/agent/realIndex.test.ts', // 6 s
+  // Slow tests added later still, from a third timed run of the fast tier (their slowest test's seconds).
+  'test/unit/store/unansweringBucket.test.ts', // 41 s
+  'test/unit/store/largeDocumentItems.test.ts', // 34 s
+  'test/unit/core/contextExpansionCorpus.test.ts', // 18 s
+  'test/unit/sandbox/hostCallsInFlight.test.ts', // 15 s
+  'test/unit/convert/oversizedPictures.test.ts', // 14 s
 ];
 
 module.exports = { integrationTestFiles };
