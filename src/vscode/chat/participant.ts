@@ -299,7 +299,8 @@ export class HaikuParticipant implements vscode.Disposable {
     for (const result of results) {
       const location = await chunkLocation(knowledgeBase, this.dependencies.navigator, result, formats);
       const trail = result.headings.length > 0 ? result.headings.map(escapeMarkdown).join(' › ') : escapeMarkdown(result.title);
-      stream.markdown(`\n\n**${result.rank}.** `);
+      // One trust for the hit's parts (only Open Chunk), so that the chat keeps a PDF hit's link in its line.
+      stream.markdown(trustedOpenChunk(`\n\n**${result.rank}.** `));
       const label = `${relativePathOf(result.uri)} ${locationLabel(ownRange(result), result.pageNumbers)}`.trim();
       if (formats.get(result.documentId)?.format === 'pdf') {
         // An anchor shows its target's name (the text rendering, `file.pdf.md:65`), never its title: a PDF hit is
@@ -308,7 +309,7 @@ export class HaikuParticipant implements vscode.Disposable {
       } else {
         stream.anchor(location, label);
       }
-      stream.markdown(` — ${trail} (${vscode.l10n.t('score {0}', result.score.toFixed(3))})\n\n`);
+      stream.markdown(trustedOpenChunk(` — ${trail} (${vscode.l10n.t('score {0}', result.score.toFixed(3))})\n\n`));
       stream.markdown(quote(result.content));
       stream.reference(location);
     }
@@ -572,14 +573,15 @@ class AnswerStream {
       for (const segment of segments) {
         const citation = segment.kind === 'citation' ? this.numbers.get(segment.index) : undefined;
         if (segment.kind === 'text') {
-          this.stream.markdown(segment.text);
+          // Trusted like the links between them (only Open Chunk), or the chat puts each link in a paragraph of its own.
+          this.stream.markdown(trustedOpenChunk(segment.text));
         } else if (citation) {
           // A link whose text is the number (an anchor would show its file's name instead): it opens the chunk, a
           // PDF chunk on its page, with the context the model read shaded.
           const context = { sourceRange: citation.sourceRange, docItemRefs: citation.docItemRefs };
           this.stream.markdown(trustedOpenChunk(openChunkLink(`[${segment.index}]`, citation.chunkId, context)));
         } else {
-          this.stream.markdown(`[${segment.index}]`);
+          this.stream.markdown(trustedOpenChunk(`[${segment.index}]`));
         }
       }
     }).catch((error: unknown) => this.log.warn(`Streaming the answer: ${errorMessage(error)}`));
