@@ -5,7 +5,7 @@ import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { ConvertOptions, LocalImageConvertOptions } from './html';
 import { localPicturesFor, type LocalPictures } from './pictures/localImages';
 
-const HEADING = /^(={1,6})\s+(\S.*?)\s*(?:\s=+)?$/;
+const HEADING = /^(={1,6})[ \t]+(\S.*)$/;
 const ATTRIBUTE_ENTRY = /^:(!?[\w][\w-]*!?):(?:\s+(.*))?$/;
 const BLOCK_ATTRIBUTES = /^\[([^\]]*)\]\s*$/;
 /** `.Title` of the next block (not `..`, not `. item`). */
@@ -91,7 +91,7 @@ class AsciidocConverter {
       const heading = HEADING.exec(line);
       if (heading) {
         const level = heading[1].length - 1;
-        const headingText = this.inline(heading[2]);
+        const headingText = this.inline(headingTitle(heading[2]));
         this.builder.add({ label: level === 0 ? 'title' : 'section_header', text: headingText, headingLevel: Math.max(1, level), sourceRange: this.range(index, index) });
         this.pending = {};
         index++;
@@ -220,7 +220,7 @@ class AsciidocConverter {
       }
       this.addTitleCaption();
       const language = style === 'source' || style === 'listing' ? this.pending.attributes?.[1] : undefined;
-      const code = body.join('\n').replace(/\s+$/, '');
+      const code = body.join('\n').trimEnd();
       if (code.trim()) {
         this.builder.add({ label: 'code', text: code, language: language || undefined, treeDepth: depth, sourceRange: this.range(open + 1, Math.max(open + 1, close - 1)) });
       }
@@ -404,17 +404,19 @@ class AsciidocConverter {
   /** Inline markup to plain text: attribute references, formatting marks, links and cross references. */
   private inline(text: string): string {
     return this.substitute(text)
-      .replace(/\bimage:([^\s[]+)\[([^\]]*)\]/g, (_, target: string, alt: string) => alt.split(',')[0] || target)
-      .replace(/\b(?:link|mailto):([^\s[]+)\[([^\]]*)\]/g, (_, target: string, label: string) => label.split(',')[0] || target)
-      .replace(/\b((?:https?|ftp|file):\/\/[^\s[]+)\[([^\]]*)\]/g, (_, target: string, label: string) => label.split(',')[0] || target)
-      .replace(/<<([^,>]+)(?:,\s*([^>]+))?>>/g, (_, target: string, label: string | undefined) => label ?? target)
-      .replace(/\bxref:([^\s[]+)\[([^\]]*)\]/g, (_, target: string, label: string) => label || target)
-      .replace(/\[\[[^\]]*\]\]/g, '')
+      .replace(/\bimage:([^\s[]+)\[([^\][]*)\]/g, (_, target: string, alt: string) => alt.split(',')[0] || target)
+      .replace(/\b(?:link|mailto):([^\s[]+)\[([^\][]*)\]/g, (_, target: string, label: string) => label.split(',')[0] || target)
+      .replace(/\b((?:https?|ftp|file):\/\/[^\s[]+)\[([^\][]*)\]/g, (_, target: string, label: string) => label.split(',')[0] || target)
+      .replace(/<<([^,<>]+)(?:,\s*([^<>]+))?>>/g, (_, target: string, label: string | undefined) => label ?? target)
+      .replace(/\bxref:([^\s[]+)\[([^\][]*)\]/g, (_, target: string, label: string) => label || target)
+      .replace(/\[\[[^\][]*\]\]/g, '')
       .replace(/(^|[^\w*])\*\*?([^*\n]+?)\*\*?(?=[^\w*]|$)/g, '$1$2')
       .replace(/(^|[^\w_])__?([^_\n]+?)__?(?=[^\w_]|$)/g, '$1$2')
       .replace(/``?([^`\n]+?)``?/g, '$1')
       .replace(/(^|[^\w#])##?([^#\n]+?)##?(?=[^\w#]|$)/g, '$1$2')
       .replace(/ \+$/, '')
+      // Runs of spaces become one (the Markdown rendering's `\s*\n\s*` on a heading is quadratic in a long run).
+      .replace(/\s+/g, ' ')
       .trim();
   }
 
@@ -456,10 +458,23 @@ function splitCells(line: string, separator: string): string[] | undefined {
 
 /** A cell's text without the specifier of the next cell glued to its end (`a 2+|b` leaves `a`). */
 function cleanCell(cell: string): string {
-  return cell.replace(/\s+(?:\d+[+*]|\d*\.\d+[+*])$/, '').trim();
+  const trimmed = cell.trim();
+  // Only the end is searched: a regular expression over a long run of spaces would be quadratic.
+  const specifier = /\s(?:\d+[+*]|\d*\.\d+[+*])$/.exec(trimmed.slice(-16));
+  return specifier ? trimmed.slice(0, trimmed.length - specifier[0].length).trim() : trimmed;
+}
+
+/** A heading's title without the closing `=` marks of the symmetric style (`== Title ==`). */
+function headingTitle(text: string): string {
+  const trimmed = text.trimEnd();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === '=') {
+    end--;
+  }
+  return end < trimmed.length && end > 0 && /\s/.test(trimmed[end - 1]) ? trimmed.slice(0, end).trimEnd() : trimmed;
 }
 
 function dedent(lines: readonly string[]): string {
   const indent = Math.min(...lines.filter((line) => line.trim()).map((line) => /^\s*/.exec(line)![0].length));
-  return lines.map((line) => line.slice(indent)).join('\n').replace(/\s+$/, '');
+  return lines.map((line) => line.slice(indent)).join('\n').trimEnd();
 }

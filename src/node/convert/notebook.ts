@@ -99,7 +99,7 @@ export async function convertNotebook(text: string, options: ConvertOptions & Lo
         builder.add({ label: 'section_header', text: heading, headingLevel: typeof cell.level === 'number' ? cell.level : 1, sourceRange: cellRange });
       }
     } else if (type === 'code') {
-      const source = sourceText(cell.source ?? cell.input).replace(/\s+$/, '');
+      const source = sourceText(cell.source ?? cell.input).trimEnd();
       if (source.trim()) {
         builder.add({ label: 'code', text: source, language, sourceRange: rangeInCell({ startLine: 0, startColumn: 0, endLine: source.split('\n').length - 1, endColumn: 0 }, lines, lineIndex) ?? cellRange });
       }
@@ -172,7 +172,7 @@ async function addOutputs(outputs: unknown, builder: DocumentBuilder, collector:
 
 function addOutputText(builder: DocumentBuilder, text: string, language: 'output' | 'error', range: SourceRange | undefined): void {
   // Terminal colours in tracebacks and progress bars are not text.
-  let body = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\s+$/, '');
+  let body = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').trimEnd();
   if (!body.trim()) {
     return;
   }
@@ -207,10 +207,12 @@ function locateCells(text: string, lineIndex: LineIndex, cellCount: number): Cel
   }
   return starts.map((start, index) => {
     const next = starts[index + 1] ?? text.length;
-    const sourceKey = /"(?:source|input)"\s*:\s*/g;
-    sourceKey.lastIndex = start;
-    const found = sourceKey.exec(text);
-    if (!found || found.index >= next) {
+    // Searched within the cell only, so cells without a source cost their own length, not the rest of the file.
+    const found = /"(?:source|input)"\s*:\s*/.exec(text.slice(start, next));
+    if (found) {
+      found.index += start;
+    }
+    if (!found) {
       const startLine = lineIndex.position(start).line;
       return { cell: { startLine, startColumn: 0, endLine: startLine, endColumn: lineIndex.lineText(startLine).length } };
     }

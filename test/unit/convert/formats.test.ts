@@ -199,7 +199,8 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
       const rows = Array.from({ length: CSV_MAX_ROWS + 5 }, (_, index) => `${index},x`);
       const document = convertCsv(rows.join('\n'), { fileName: 'big.csv' });
       const lastTable = document.items.filter((item) => item.label === 'table').at(-1)!;
-      assert.equal(lastTable.sourceRange!.endLine, CSV_MAX_ROWS - 1);
+      // The first line is the header, then the limit's rows.
+      assert.equal(lastTable.sourceRange!.endLine, CSV_MAX_ROWS);
       assert.match(document.warnings.join('\n'), /more than 100,000 rows; only the first 100,000 are indexed/);
       const wide = convertCsv(`${Array.from({ length: CSV_MAX_COLUMNS + 10 }, (_, index) => `c${index}`).join(',')}\n1,2\n`, { fileName: 'wide.csv' });
       assert.equal(tableRows(wide.items[1].text)[0].length, CSV_MAX_COLUMNS);
@@ -340,6 +341,28 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
     it('dispatches .adoc, .asciidoc and .asc', () => {
       assert.deepEqual(['a.adoc', 'b.asciidoc', 'c.ASC'].map(converterFor), ['asciidoc', 'asciidoc', 'asciidoc']);
     });
+  });
+
+  describe('hostile input converts in linear time', () => {
+    const cases: Array<[string, () => Promise<ConvertedDocument>]> = [
+      ['AsciiDoc: a 200 KB line of <', () => convertAsciidoc('<'.repeat(200_000), { fileName: 'a.adoc' })],
+      ['AsciiDoc: image:a[ repeated 25,000 times', () => convertAsciidoc('image:a['.repeat(25_000), { fileName: 'a.adoc' })],
+      ['AsciiDoc: a heading with 200 KB of spaces', () => convertAsciidoc(`= a${' '.repeat(200_000)}x`, { fileName: 'a.adoc' })],
+      ['AsciiDoc: 200 KB of spaces inside a listing and a table cell', () => convertAsciidoc(`----\na${' '.repeat(200_000)}b\n----\n|===\n|a${' '.repeat(200_000)}b |c\n|===\n`, { fileName: 'a.adoc' })],
+      ['AsciiDoc: 20,000 nested list markers', () => convertAsciidoc(Array.from({ length: 20_000 }, (_, index) => `${'*'.repeat((index % 5) + 1)} item ${index}`).join('\n'), { fileName: 'a.adoc' })],
+      ['CSV: an unclosed quote of 900 KB', async () => convertCsv(`a,b\n1,"${'x,\n'.repeat(300_000)}`, { fileName: 'a.csv' })],
+      ['CSV: 200 KB of delimiters on one line', async () => convertCsv(`${';'.repeat(200_000)}\n`, { fileName: 'a.csv' })],
+      ['notebook: 5,000 cells without a source and 200 KB of spaces in a cell', () => convertNotebook(JSON.stringify({ cells: [...Array.from({ length: 5_000 }, () => ({ cell_type: 'code', outputs: [] })), { cell_type: 'code', source: `a${' '.repeat(200_000)}b` }] }, null, 1), { fileName: 'a.ipynb' })],
+    ];
+    for (const [name, convert] of cases) {
+      it(name, async () => {
+        const started = performance.now();
+        const document = await convert();
+        const seconds = (performance.now() - started) / 1000;
+        assert.ok(seconds < 5, `${seconds.toFixed(1)} s`);
+        assert.ok(document.items.length >= 1);
+      });
+    }
   });
 
   describe('code files', () => {
