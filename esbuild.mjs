@@ -81,8 +81,8 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: out('extension.js') },
   // The extension's heavy half (store, indexer, agent, sandbox host), required on first use so activation stays cheap.
   { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: out('backend.js') },
-  // The shebang comes from main.ts itself; esbuild keeps it on the first line.
-  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli.js') },
+  // The full CLI, which the small `haiku` entry (dist/cli.js, built last: see cliEntryBuild) requires for any command.
+  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli-main.js') },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: out('sandbox-worker.js') },
   // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).
   { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: out('conversion-worker.js'), plugins: [pdfjsFilePlugin(outputFolder), o200kRanksPlugin(outputFolder)] },
@@ -127,11 +127,34 @@ function copyAssets() {
   }
 }
 
+/**
+ * The `haiku` executable, dist/cli.js (src/node/cli/entry.ts): commander and the commands' help table, so `--version`
+ * and help answer without loading dist/cli-main.js. The table is read from the command modules at build time, through
+ * a throwaway bundle that requires LanceDB from node_modules (this machine's, whatever the target). Under --watch the
+ * table is left out (it would go stale) and the entry hands every invocation to cli-main.js.
+ */
+async function cliEntryBuild(withTable) {
+  let table;
+  if (withTable) {
+    const tableBundle = path.resolve('.cache', 'cli-command-table.js');
+    await esbuild.build({ ...nodeCommon, external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'], sourcemap: false, minify: false,
+      stdin: { contents: "export { cliCommands } from './src/node/cli/cliCommands'; export { commandTable } from './src/node/cli/commandTable';", resolveDir: path.resolve('.'), loader: 'ts' },
+      outfile: tableBundle, plugins: [pdfjsFilePlugin(path.dirname(tableBundle))] });
+    const { cliCommands, commandTable } = require(tableBundle);
+    table = commandTable(cliCommands);
+    fs.rmSync(tableBundle, { force: true });
+  }
+  // The shebang comes from entry.ts itself; esbuild keeps it on the first line.
+  return { ...nodeCommon, external: [], entryPoints: ['src/node/cli/entry.ts'], outfile: out('cli.js'), plugins: [],
+    define: { ...nodeCommon.define, HAIKU_FULL_CLI_BUNDLE: JSON.stringify('cli-main.js'), ...(table === undefined ? {} : { HAIKU_BUILT_COMMAND_TABLE: JSON.stringify(table) }) } };
+}
+
 if (watch) {
-  const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
+  const contexts = await Promise.all([...builds, await cliEntryBuild(false)].map((options) => esbuild.context(options)));
   await Promise.all(contexts.map((context) => context.watch()));
   copyAssets();
 } else {
   await Promise.all(builds.map((options) => esbuild.build(options)));
+  await esbuild.build(await cliEntryBuild(true));
   copyAssets();
 }

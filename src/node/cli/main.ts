@@ -1,32 +1,12 @@
 #!/usr/bin/env node
-import type { CliCommand, CommandIo } from './command';
+import type { CommandIo } from './command';
 import { UsageError } from './command';
 import { errorMessage } from '../../core/errors';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
 import { CONFIG_OPTION, parseInvocation, USAGE_EXIT_CODE } from './program';
 import { cliErrorText, flagNames } from '../config/cliErrorWording';
 import { stripTerminalControls } from './terminalText';
-import { convertCommand } from './commands/convert';
-import { indexCommand } from './commands/indexFiles';
-import { searchCommand } from './commands/search';
-import { docsCommand } from './commands/docs';
-import { tocCommand } from './commands/toc';
-import { rebuildCommand } from './commands/rebuild';
-import { removeCommand } from './commands/remove';
-import { demoCommand } from './commands/demo';
-import { askCommand } from './commands/ask';
-import { chatCommand } from './commands/chat';
-import { analyzeCommand } from './commands/analyze';
-import { mcpCommand } from './commands/mcp';
-import { visualizeCommand } from './commands/visualize';
-import { trustCommand } from './commands/trust';
-import { completionCommand } from './commands/completion';
-
-/** Every command, in the order `haiku help` lists them. */
-const commands: readonly CliCommand[] = [
-  demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
-  mcpCommand, trustCommand, completionCommand(() => commands),
-];
+import { cliCommands } from './cliCommands';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 export const INTERRUPTED_EXIT_CODE = 130;
@@ -36,7 +16,7 @@ export const INTERRUPTED_EXIT_CODE = 130;
  * 0 success, 1 the command failed, 2 a usage error, 130 cancelled through `abortSignal` (Ctrl-C).
  */
 export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSignal = new AbortController().signal): Promise<number> {
-  const invocation = parseInvocation(commands, argv, io);
+  const invocation = parseInvocation(cliCommands, argv, io);
   if ('exitCode' in invocation) {
     return invocation.exitCode;
   }
@@ -61,7 +41,11 @@ export async function runCli(argv: string[], io: CommandIo, abortSignal: AbortSi
   }
 }
 
-if (require.main === module) {
+/**
+ * Runs the process's own invocation: Ctrl-C, a closed stdout, the exit code. Called when this module is the main
+ * script (tsx) and by the small entry (`entry.ts`, `dist/cli.js`) for everything but help and the version.
+ */
+export function startCli(): void {
   process.env.LANCEDB_LOG ??= 'error';
   const controller = new AbortController();
   // The first Ctrl-C cancels the running work, which closes the index cleanly; a second one exits at once.
@@ -102,4 +86,8 @@ if (require.main === module) {
       process.exitCode = 1;
     },
   );
+}
+
+if (require.main === module) {
+  startCli();
 }

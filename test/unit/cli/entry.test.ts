@@ -1,0 +1,81 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CommandIo } from '../../../src/node/cli/command';
+import { cliCommands } from '../../../src/node/cli/cliCommands';
+import { commandTable } from '../../../src/node/cli/commandTable';
+import { answerHelpOrVersion } from '../../../src/node/cli/entry';
+import { runCli } from '../../../src/node/cli/main';
+import { repositoryRoot } from '../../support/paths';
+
+function capturingIo(stderrColumns?: number): { io: CommandIo; output: () => string } {
+  let output = '';
+  const io: CommandIo = { stdout: (text) => { output += `out:${text}`; }, stderr: (text) => { output += `err:${text}`; }, cwd: os.tmpdir(), env: {}, stderrColumns };
+  return { io, output: () => output };
+}
+
+describe('CLI entry: help and --version without the full CLI', () => {
+  const table = commandTable(cliCommands);
+
+  for (const argv of [['--version'], ['-V'], ['version'], ['--help'], ['help'], ['help', 'search'], ['help', '--help'], ['search', '--help'], ['index', '-h'], ['ask', 'why', '--help'], ['bogus', '--help']]) {
+    it(`answers 'haiku ${argv.join(' ')}' exactly as the full CLI does`, async () => {
+      for (const columns of [undefined, 132]) {
+        const entry = capturingIo(columns);
+        const full = capturingIo(columns);
+        assert.equal(answerHelpOrVersion(table, argv, entry.io), 0);
+        assert.equal(await runCli(argv, full.io), 0);
+        assert.equal(entry.output(), full.output());
+      }
+    });
+  }
+
+  for (const argv of [[], ['search', 'help'], ['help', 'bogus'], ['search', '--limit', 'many', 'x'], ['docs']]) {
+    it(`hands 'haiku ${argv.join(' ')}' to the full CLI, printing nothing`, () => {
+      const entry = capturingIo();
+      assert.equal(answerHelpOrVersion(table, argv, entry.io), undefined);
+      assert.equal(entry.output(), '');
+    });
+  }
+
+  it('the table is plain data (the build writes it into dist/cli.js as JSON)', () => {
+    assert.deepEqual(JSON.parse(JSON.stringify(table)), table);
+    assert.deepEqual(table.map((command) => command.name), cliCommands.map((command) => command.name));
+  });
+
+  it('dist/cli.js answers --version and help without loading LanceDB or the full CLI, and runs commands through it', function () {
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const sources = ['esbuild.mjs', 'src/node/cli/entry.ts', 'src/node/cli/main.ts', 'src/node/cli/cliCommands.ts', 'src/node/cli/commandTable.ts', 'src/node/cli/program.ts'];
+    const newestSource = Math.max(...sources.map((source) => fs.statSync(path.join(repositoryRoot, source)).mtimeMs));
+    // Building here would race other work on the tree; `npm run test:unit` builds before testing.
+    assert.ok(fs.existsSync(bundle) && fs.statSync(bundle).mtimeMs >= newestSource, 'dist/cli.js is missing or older than its sources: run `npm run build` first');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-entry-'));
+    try {
+      // Preloaded: reports at exit every loaded module whose path names LanceDB, Arrow or the full CLI bundle.
+      const reporter = path.join(folder, 'loadedModules.js');
+      fs.writeFileSync(reporter, "process.on('exit', () => process.stderr.write('LOADED:' + JSON.stringify(Object.keys(require.cache).filter((name) => /lancedb|apache-arrow|cli-main/.test(name))) + '\\n'));\n");
+      const withLoaded = (argv: string[]): { stdout: string; loaded: string[] } => {
+        const outputFile = path.join(folder, 'stderr.txt');
+        const stdout = execFileSync(process.execPath, ['--require', reporter, bundle, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', fs.openSync(outputFile, 'w')] });
+        const line = fs.readFileSync(outputFile, 'utf8').split('\n').find((text) => text.startsWith('LOADED:'));
+        assert.ok(line !== undefined, 'the preloaded reporter wrote nothing');
+        return { stdout, loaded: JSON.parse(line.slice('LOADED:'.length)) as string[] };
+      };
+      const { version } = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+      const versionRun = withLoaded(['--version']);
+      assert.equal(versionRun.stdout, `${version}\n`);
+      assert.deepEqual(versionRun.loaded, []);
+      const helpRun = withLoaded(['search', '--help']);
+      assert.match(helpRun.stdout, /Usage: haiku search/);
+      assert.deepEqual(helpRun.loaded, []);
+      // A command goes to dist/cli-main.js: `docs` on a missing index fails there (exit 1), having loaded it.
+      assert.throws(
+        () => execFileSync(process.execPath, ['--require', reporter, bundle, 'docs', '--db', path.join(folder, 'no-index')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+        (error: { status?: number; stderr?: string }) => error.status === 1 && /haiku docs:/.test(error.stderr ?? '') && /cli-main\.js/.test(error.stderr ?? ''),
+      );
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
