@@ -75,7 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HaikuE
   context.subscriptions.push(
     indexService, navigator, pdfViewer.disposable, runsPanel, sectionsTree, sectionsViewDisposable, participant, modelProvider,
     createStatusBar(indexService),
-    registerWalkthroughProgress({ indexService, sectionsView }),
+    registerWalkthroughProgress({ indexService, sectionsView, tabGroups: vscode.window.tabGroups }),
     registerIndexProblems(indexService),
     indexService.onDidChangeNotIndexed(() => sectionsTree.refresh()),
     registerEndpointModelProvider(modelProvider),

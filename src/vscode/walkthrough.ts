@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
-import type { IndexService, IndexStatus } from './indexService';
+import type { IndexService } from './indexService';
 
 /**
  * Context keys the walkthrough's steps complete on (`completionEvents: onContext:<key>` in package.json). The
- * workbench checks a step off when its expression becomes true; an expression already true when the walkthrough is
- * registered is never checked off in that session, so these start false at activation and turn true on the event.
+ * workbench checks a step off when its expression turns true while its walkthrough service runs; that service starts
+ * only when a workbench page such as Welcome first opens (seen in code-server 4.139: events before it are lost), and an
+ * expression already true then is recorded as seen and never checks its step in that session. So the keys stay false
+ * until such a page has opened in this window, then follow the index and the Sections view.
  */
 export const WALKTHROUGH_CONTEXT_KEYS = {
   /** The workspace index is ready (built now, or already built when the window opened). */
@@ -17,10 +19,16 @@ export const WALKTHROUGH_CONTEXT_KEYS = {
 export interface WalkthroughSources {
   indexService: Pick<IndexService, 'current' | 'onDidChangeStatus'>;
   sectionsView: Pick<vscode.TreeView<unknown>, 'visible' | 'onDidChangeVisibility'>;
+  tabGroups: Pick<vscode.TabGroups, 'all' | 'onDidChangeTabs'>;
+}
+
+/** A workbench page (Welcome, a walkthrough, Settings): the extension API gives such tabs no input. */
+function workbenchPageOpen(tabGroups: WalkthroughSources['tabGroups']): boolean {
+  return tabGroups.all.some((group) => group.tabs.some((tab) => tab.input === undefined));
 }
 
 /** Keeps the walkthrough's context keys in step with the index and the Sections view. */
-export function registerWalkthroughProgress({ indexService, sectionsView }: WalkthroughSources): vscode.Disposable {
+export function registerWalkthroughProgress({ indexService, sectionsView, tabGroups }: WalkthroughSources): vscode.Disposable {
   const values = new Map<string, boolean>();
   const set = (key: string, value: boolean): void => {
     if (values.get(key) !== value) {
@@ -28,14 +36,16 @@ export function registerWalkthroughProgress({ indexService, sectionsView }: Walk
       void vscode.commands.executeCommand('setContext', key, value);
     }
   };
-  const followIndex = (status: IndexStatus): void => set(WALKTHROUGH_CONTEXT_KEYS.indexReady, status.state === 'ready');
-  const followView = (visible: boolean): void => set(WALKTHROUGH_CONTEXT_KEYS.sectionsVisible, visible);
-  set(WALKTHROUGH_CONTEXT_KEYS.indexReady, false);
-  set(WALKTHROUGH_CONTEXT_KEYS.sectionsVisible, false);
-  followIndex(indexService.current);
-  followView(sectionsView.visible);
+  let walkthroughServiceRuns = false;
+  const update = (): void => {
+    walkthroughServiceRuns ||= workbenchPageOpen(tabGroups);
+    set(WALKTHROUGH_CONTEXT_KEYS.indexReady, walkthroughServiceRuns && indexService.current.state === 'ready');
+    set(WALKTHROUGH_CONTEXT_KEYS.sectionsVisible, walkthroughServiceRuns && sectionsView.visible);
+  };
+  update();
   return vscode.Disposable.from(
-    indexService.onDidChangeStatus(followIndex),
-    sectionsView.onDidChangeVisibility((event) => followView(event.visible)),
+    indexService.onDidChangeStatus(update),
+    sectionsView.onDidChangeVisibility(update),
+    tabGroups.onDidChangeTabs(update),
   );
 }
