@@ -1,7 +1,7 @@
 // The files Haiku could not index, as a person sees them: a copy of samples/ with a corrupt PDF and an oversized
 // Markdown file, the extension loaded from this checkout's dist/ (run `npm run build` first) into code-server, driven
 // by headless Chromium (playwright-core). Reads the status item, the Problems panel's rows and the Sections view's
-// "Not indexed (2)" node from the screen, and saves a screenshot of each.
+// "Not indexed (2)" node from the screen, and the one-time MCP server offer from the notifications; a screenshot of each.
 // Usage: node e2e/ui-problems-e2e.js [--out DIR]. Prints `N passed, N failed`; exit code 0 when every step passed.
 const { spawn, execFileSync } = require('child_process');
 const fs = require('fs');
@@ -67,7 +67,7 @@ async function step(page, name, action) {
     const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
     const auth = `127.0.0.1:${port}`;
     const payload = [['extensionDevelopmentPath', `vscode-remote://${auth}${encodeURI(repository)}`], ['skipWelcome', 'true']];
-    await page.goto(`http://${auth}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    await page.goto(`http://${auth}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`, { timeout: 120000 });
     const runCommand = async (label) => {
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input');
@@ -79,7 +79,7 @@ async function step(page, name, action) {
 
     await step(page, 'status item warns of 2 files not indexed', async () => {
       const item = page.locator('.statusbar-item', { hasText: /not indexed/ }).first();
-      await item.waitFor({ timeout: 180000 });
+      await item.waitFor({ timeout: 360000 });
       const text = (await item.innerText()).trim();
       if (!/Haiku: \d+ documents · 2 not indexed/.test(text)) { throw new Error(`status item says "${text}"`); }
       console.log(`  status item: ${text}`);
@@ -104,6 +104,11 @@ async function step(page, name, action) {
       for (const action of ['Open File', 'Open Setting haiku.index.maxFileSizeMB', 'Retry', 'Show Log']) {
         await page.locator('.monaco-list-row', { hasText: action }).first().waitFor({ timeout: 10000 });
       }
+    });
+    await step(page, 'the MCP server is offered in a notification, not in a chat answer', async () => {
+      await runCommand('Notifications: Show Notifications');
+      await page.locator('.notifications-center .notification-list-item', { hasText: /serve them to MCP clients/ }).first().waitFor({ timeout: 20000 });
+      await page.locator('.notifications-center .monaco-button', { hasText: 'Enable MCP Server' }).first().waitFor({ timeout: 5000 });
     });
   } catch (error) {
     console.log(`[${elapsed()}] FAIL setup: ${error.message}`);
