@@ -5,7 +5,10 @@ import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { ConvertOptions, LocalImageConvertOptions } from './html';
 import { localPicturesFor, type LocalPictures } from './pictures/localImages';
 
-const HEADING = /^(={1,6})[ \t]+(\S.*)$/;
+/** `=` headings, and the Markdown-style `#` ones Asciidoctor also accepts. */
+const HEADING = /^(={1,6}|#{1,6})[ \t]+(\S.*)$/;
+/** Preprocessor and macro lines that are not text: includes, conditionals, the table of contents, breaks. */
+const DIRECTIVE = /^(?:include::|ifdef::|ifndef::|ifeval::|endif::|toc::|<<<\s*$|'{3,}\s*$)/;
 const ATTRIBUTE_ENTRY = /^:(!?[\w][\w-]*!?):(?:\s+(.*))?$/;
 const BLOCK_ATTRIBUTES = /^\[([^\]]*)\]\s*$/;
 /** `.Title` of the next block (not `..`, not `. item`). */
@@ -73,7 +76,7 @@ class AsciidocConverter {
         index = this.closingLine(index, to) + 1;
         continue;
       }
-      if (line.startsWith('//')) {
+      if (line.startsWith('//') || DIRECTIVE.test(line)) {
         index++;
         continue;
       }
@@ -362,7 +365,7 @@ class AsciidocConverter {
         index++;
         continue;
       }
-      if (DELIMITER.test(line) || TABLE_DELIMITER.test(line) || HEADING.test(line) || BLOCK_ATTRIBUTES.test(line) || BLOCK_IMAGE.test(line)) {
+      if (line.startsWith('//') || DIRECTIVE.test(line) || DELIMITER.test(line) || TABLE_DELIMITER.test(line) || HEADING.test(line) || BLOCK_ATTRIBUTES.test(line) || BLOCK_IMAGE.test(line)) {
         break;
       }
       // A continuation line of the item's text.
@@ -381,7 +384,7 @@ class AsciidocConverter {
     let end = start;
     while (end + 1 < to) {
       const next = this.lines[end + 1];
-      if (!next.trim() || HEADING.test(next) || DELIMITER.test(next) || TABLE_DELIMITER.test(next) || BLOCK_IMAGE.test(next) || (BLOCK_ATTRIBUTES.test(next) && !next.startsWith('[['))) {
+      if (!next.trim() || next.startsWith('//') || DIRECTIVE.test(next) || HEADING.test(next) || DELIMITER.test(next) || TABLE_DELIMITER.test(next) || BLOCK_IMAGE.test(next) || (BLOCK_ATTRIBUTES.test(next) && !next.startsWith('[['))) {
         break;
       }
       end++;

@@ -338,6 +338,12 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
       }
     });
 
+    it('leaves includes, conditionals, the table of contents and breaks out of the text; reads # headings', async () => {
+      const source = ['# Manual', '', 'include::chapter.adoc[]', 'ifdef::backend-html5[]', 'Only in HTML.', 'endif::[]', 'toc::[]', '', "'''", '', '<<<', '', '## Part', 'Text.'].join('\n');
+      const document = await convertAsciidoc(source, { fileName: 'manual.adoc' });
+      assert.deepEqual(document.items.map((item) => [item.label, item.text]), [['title', 'Manual'], ['paragraph', 'Only in HTML.'], ['section_header', 'Part'], ['paragraph', 'Text.']]);
+    });
+
     it('dispatches .adoc, .asciidoc and .asc', () => {
       assert.deepEqual(['a.adoc', 'b.asciidoc', 'c.ASC'].map(converterFor), ['asciidoc', 'asciidoc', 'asciidoc']);
     });
