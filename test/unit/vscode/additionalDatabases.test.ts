@@ -11,6 +11,7 @@ import { combinedKnowledgeBase } from '../../../src/vscode/combinedKnowledgeBase
 import type { ExtensionKnowledgeBase } from '../../../src/vscode/indexBackend';
 import { configFromSettings } from '../../../src/vscode/settingsMapping';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { runInProcess } from '../cli/cliHarness';
 
 describe('haiku.index.additionalDatabases: other indexes searched and cited with the workspace index', function () {
   this.timeout(180_000);
@@ -87,6 +88,14 @@ describe('haiku.index.additionalDatabases: other indexes searched and cited with
   it('names that cannot prefix an id are refused with the setting to fix', () => {
     assert.throws(() => checkDatabaseNames(['team', 'my team']), (error) =>
       isHaikuError(error) && error.code === 'invalid_settings' && /"my team"/.test(error.message));
+  });
+
+  it('haiku search reads index.additional_databases from haiku.config.json and labels each result', async () => {
+    writeFiles(folder.path, { 'haiku.config.json': JSON.stringify({ index: { database: 'workspace-index', additional_databases: { team: path.join(folder.path, 'team-index') } } }) });
+    const run = await runInProcess(['search', 'walrus', '--json'], { cwd: folder.path });
+    assert.equal(run.code, 0, run.stderr);
+    const results = JSON.parse(run.stdout) as Array<{ database: string; title: string }>;
+    assert.deepEqual(results.map((result) => `${result.database}: ${result.title}`).sort(), ['team: Team guide', 'workspace-index: Guide']);
   });
 
   it('VS Code reads the setting as a map of strings (other values dropped)', () => {

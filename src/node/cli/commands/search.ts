@@ -1,4 +1,4 @@
-import { listFlag, stringFlag, UsageError, type CliCommand, type CommandContext } from '../command';
+import { stringFlag, UsageError, type CliCommand, type CommandContext } from '../command';
 import { commandConfig } from '../../config/cliConfig';
 import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { DocumentSummary, SearchResult } from '../../../core/model/search';
@@ -6,7 +6,7 @@ import { chunkMetaOf } from '../../../core/agent/citations';
 import type { Embedder } from '../../../core/embeddings/embedder';
 import type { EngineSearchOptions, SearchMode } from '../../search/searchEngine';
 import { textArgument } from '../textInput';
-import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
+import { DATABASE_OPTIONS, databaseLocations, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
 
 export const searchCommand: CliCommand = {
   name: 'search',
@@ -41,8 +41,8 @@ export const searchCommand: CliCommand = {
       documentMeta: document?.metadata ?? {},
       chunkMeta: chunkMetaOf(result),
     });
-    const results: Array<ReturnType<typeof withMetadata> & { database?: string }> = (listFlag(context, 'db')?.length ?? 0) > 1
-      // Several --db: one ranking fused across the databases, each result labelled with its database.
+    const results: Array<ReturnType<typeof withMetadata> & { database?: string }> = databaseLocations(context).length > 1
+      // Several --db (or the config file's index.additional_databases): one ranking fused across the databases, each result labelled with its database.
       ? await withDatabaseSet(context, storeOptions, async (set) => {
         const documents = new Map<string, DocumentSummary>();
         for (const database of set.databases) {
