@@ -2,7 +2,7 @@ import type { ConvertedDocument, SourceRange } from '../../core/model/document';
 import { ConversionError, throwIfAborted } from '../../core/errors';
 import { NOTEBOOK_MAX_CELLS, NOTEBOOK_OUTPUT_MAX_CHARS } from '../../core/limits';
 import { DocumentBuilder, LineIndex } from './documentBuilder';
-import type { ConvertOptions, LocalImageConvertOptions } from './html';
+import { convertHtml, type ConvertOptions, type LocalImageConvertOptions } from './html';
 import { convertMarkdown } from './markdown';
 import { PictureCollector } from './pictures/pictureCollector';
 
@@ -38,7 +38,7 @@ interface CellLines {
  * Jupyter notebooks (`.ipynb`). Markdown cells go through the Markdown converter (headings, lists, tables, code,
  * local images); code cells become `code` items in the kernel's language, followed by their text outputs
  * (`stream`, `execute_result`/`display_data` `text/plain`, errors) as `code` items of language `output` (or
- * `error`), and their PNG/JPEG outputs as pictures with bytes. Provenance is the lines of the cell in the JSON
+ * `error`), HTML tables among outputs (pandas) as `table` items, and their PNG/JPEG outputs as pictures with bytes. Provenance is the lines of the cell in the JSON
  * file: a Markdown item covers its own source lines when the source is written one line per JSON line (as
  * Jupyter writes it), else its whole cell. Invalid JSON or a file without cells is a `corrupt_file` error.
  */
@@ -164,7 +164,16 @@ async function addOutputs(outputs: unknown, builder: DocumentBuilder, collector:
         // The text/plain of an image output is a repr such as `<Figure size 640x480 with 1 Axes>`: kept as the picture's text.
         builder.add({ label: 'picture', text: plain.trim(), picture, sourceRange: range });
       } else {
-        addOutputText(builder, plain, 'output', range);
+        // A pandas DataFrame shows as an HTML table beside its text repr: the table keeps rows and columns apart.
+        const html = sourceText(data['text/html']);
+        const tables = /<table[\s>]/i.test(html) ? (await convertHtml(html, { fileName: 'output.html', pictures: 'none' })).items.filter((item) => item.label === 'table') : [];
+        if (tables.length > 0) {
+          for (const table of tables) {
+            builder.add({ label: 'table', text: table.text, sourceRange: range });
+          }
+        } else {
+          addOutputText(builder, plain, 'output', range);
+        }
       }
     }
   }

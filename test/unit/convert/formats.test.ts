@@ -264,6 +264,14 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
       assert.match(lines[document.items[4].sourceRange!.endLine!], /print/);
     });
 
+    it('makes an HTML table output (a pandas DataFrame) a table item instead of its text repr', async () => {
+      const html = '<div><style scoped>.dataframe td { color: red }</style><table class="dataframe"><thead><tr><th></th><th>city</th><th>people</th></tr></thead><tbody><tr><th>0</th><td>Oslo</td><td>700</td></tr></tbody></table></div>';
+      const text = notebookJson([{ cell_type: 'code', metadata: {}, outputs: [{ output_type: 'execute_result', metadata: {}, data: { 'text/html': html, 'text/plain': '   city  people\n0  Oslo     700' } }], source: 'frame' }]);
+      const document = await convertNotebook(text, { fileName: 'frame.ipynb' });
+      assert.deepEqual(document.items.map((item) => item.label), ['code', 'table']);
+      assert.deepEqual(tableRows(document.items[1].text), [['', 'city', 'people'], ['0', 'Oslo', '700']]);
+    });
+
     it('without pictures, an image output keeps its text but no bytes', async () => {
       const text = notebookJson([{ cell_type: 'code', metadata: {}, outputs: [{ output_type: 'display_data', metadata: {}, data: { 'image/png': Buffer.from(png).toString('base64') } }], source: 'plot()' }]);
       const document = await convertNotebook(text, { fileName: 'plot.ipynb', pictures: 'none' });
