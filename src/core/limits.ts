@@ -364,5 +364,8 @@ export const MCP_DOCUMENT_MAX_CHARS = 20_000;
 export const DOCUMENT_CANDIDATES_SHOWN = 10;
 /** Characters of a section (or item range) `read_section` returns; the rest is cut with a marker. */
 export const MCP_SECTION_MAX_CHARS = 40_000;
-/** Longest silence between two progress notifications of a long MCP call (ms): clients that reset their request timeout on progress (the TypeScript SDK's `resetTimeoutOnProgress`, 60 s by default) keep waiting. */
+/**
+ * Longest silence between two progress notifications of a long MCP call (ms): clients that reset their request
+ * timeout on progress (the TypeScript SDK's `resetTimeoutOnProgress`, 60 s by default) keep waiting.
+ */
 export const MCP_PROGRESS_HEARTBEAT_MS = 10_000;
