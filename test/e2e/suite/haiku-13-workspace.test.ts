@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HaikuTestApi } from '../../../src/vscode/testApi';
-import { activateHaiku, EXTENSION_ID, invokeToolText, waitFor, waitForIndex } from '../haikuSupport';
+import { activateHaiku, askHaiku, EXTENSION_ID, invokeToolText, waitFor, waitForIndex } from '../haikuSupport';
 
 /** Builds an index of `folder` into `database` with the bundled CLI, as a teammate's job would. */
 function buildIndex(folder: string, database: string): Promise<void> {
@@ -70,6 +70,18 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     const selected = editor.document.getText(editor.selection);
     assert.ok(!editor.selection.isEmpty, 'the chunk is selected');
     assert.match(selected, /capybara rotation hands the pager over every Tuesday/, `selection: ${JSON.stringify(selected)}`);
+  });
+
+  it('@haiku /search cites the other index\'s passage with an anchor on its file and lines', async function () {
+    this.timeout(180_000);
+    const record = await askHaiku(api, '@haiku /search capybara rotation pager Tuesday');
+    assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
+    assert.strictEqual(record.route, 'search');
+    const teamFile = vscode.Uri.file(path.join(folder, 'notes', 'runbook.md')).toString();
+    const location = record.anchorLocations.find((anchor) => anchor.uri.toString() === teamFile);
+    assert.ok(location, `an anchor on the team file among: ${record.anchors.join(', ')}`);
+    const document = await vscode.workspace.openTextDocument(location.uri);
+    assert.match(document.getText(location.range), /capybara rotation hands the pager over/);
   });
 
   it('the workspace index\'s own hits keep their ids and still open from the workspace', async function () {
