@@ -6,7 +6,19 @@ import type { ChunkCandidate } from './storeReader';
 import type { StoreTables } from './storeTables';
 import { VectorCache } from './vectorCache';
 
-type VectorCacheState = { kind: 'unloaded' } | { kind: 'loaded'; cache: VectorCache } | { kind: 'too_large' };
+type VectorCacheState =
+  | { kind: 'unloaded' }
+  | { kind: 'warming'; timer: ReturnType<typeof setTimeout> | undefined }
+  | { kind: 'loaded'; cache: VectorCache }
+  | { kind: 'too_large' };
+
+/**
+ * How long after a process's first vector query the resident cache starts loading. The first query scans in LanceDB
+ * instead (loading every vector cost a first hybrid search 24× a first full-text one); the timer is unref'd, so a
+ * one-shot `haiku search` exits without loading, and a long-lived process (VS Code, MCP) has the cache soon after.
+ * Here rather than in core/limits.ts because it is this class's scheduling detail, not a user-facing limit.
+ */
+export const VECTOR_CACHE_WARM_DELAY_MS = 250;
 
 export interface VectorSearchOptions {
   /** Above this many bytes of vectors, vector search scans in LanceDB instead of the resident cache. */
@@ -35,8 +47,15 @@ export class VectorSearch {
   }
 
   invalidate(): void {
+    this.stopWarming();
     this.state = { kind: 'unloaded' };
     this.residentRows = undefined;
+  }
+
+  /** Loads the resident cache now (tests, and a caller that knows many vector queries follow). */
+  async warm(): Promise<void> {
+    this.stopWarming();
+    await this.vectorCache();
   }
 
   residentRow(chunkId: string): StoredChunkFields | undefined {
@@ -45,6 +64,7 @@ export class VectorSearch {
 
   /** Follows a write of this process: the document's vectors and result fields replace its old ones. */
   setDocument(documentId: string, chunkIds: readonly string[], vectors: readonly Float32Array[], rows: readonly StoredChunkFields[]): void {
+    this.loadEpoch++;
     if (this.state.kind === 'loaded') {
       this.state.cache.setDocument(documentId, chunkIds, vectors);
     }
@@ -54,6 +74,7 @@ export class VectorSearch {
   }
 
   removeDocument(documentId: string): void {
+    this.loadEpoch++;
     if (this.state.kind === 'loaded') {
       this.state.cache.removeDocument(documentId);
     }
@@ -62,9 +83,12 @@ export class VectorSearch {
 
   /** Nearest chunks by dot product (vectors are unit length), best first. */
   async vectorCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
-    const cache = await this.vectorCache();
+    const cache = this.state.kind === 'loaded' ? this.state.cache : undefined;
     if (cache) {
       return cache.search(vector, limit, allowedDocumentIds);
+    }
+    if (this.state.kind === 'unloaded') {
+      this.scheduleWarming();
     }
     const states = await this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
@@ -84,8 +108,39 @@ export class VectorSearch {
     }
   }
 
-  /** The resident vector cache, loaded on first use; undefined without vectors or above its budget. */
+  /** Starts the resident cache's load `VECTOR_CACHE_WARM_DELAY_MS` from now, unless a process exit comes first. */
+  private scheduleWarming(): void {
+    if (!this.tables.settings?.embedder_dimensions) {
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (this.state.kind === 'warming' && this.state.timer === timer) {
+        this.state = { kind: 'warming', timer: undefined };
+        // A failed load (the store closed meanwhile) leaves the cache unloaded; the next query scans in LanceDB again.
+        this.vectorCache().catch(() => {
+          if (this.state.kind === 'warming') {
+            this.state = { kind: 'unloaded' };
+          }
+        });
+      }
+    }, VECTOR_CACHE_WARM_DELAY_MS);
+    timer.unref();
+    this.state = { kind: 'warming', timer };
+  }
+
+  private stopWarming(): void {
+    if (this.state.kind === 'warming' && this.state.timer !== undefined) {
+      clearTimeout(this.state.timer);
+      this.state = { kind: 'unloaded' };
+    }
+  }
+
+  /** Bumped by every write this process follows, so a load that read the table before the write is dropped. */
+  private loadEpoch = 0;
+
+  /** The resident vector cache, loaded now if need be; undefined without vectors or above its budget. */
   private async vectorCache(): Promise<VectorCache | undefined> {
+    const epoch = this.loadEpoch;
     const dimensions = this.tables.settings?.embedder_dimensions;
     if (!dimensions || this.state.kind === 'too_large') {
       return undefined;
@@ -126,6 +181,11 @@ export class VectorSearch {
       if (resident && !resident.setDocument(documentId, entry.rows)) {
         resident = undefined;
       }
+    }
+    if (epoch !== this.loadEpoch) {
+      // A write landed while the rows were read: this copy may miss it, so the next query scans in LanceDB again.
+      this.state = { kind: 'unloaded' };
+      return undefined;
     }
     this.state = { kind: 'loaded', cache };
     this.residentRows = resident;
