@@ -13,6 +13,7 @@ import { RECENT_CHUNKS_TABLE, singleTokenPieces } from '../../../src/node/store/
 import { CHUNKS_TABLE } from '../../../src/node/store/schema';
 import { FULL_TEXT_INDEX_NAME } from '../../../src/node/store/storeTables';
 import { temporaryFolder } from '../../support/indexFixtures';
+import { scifactAvailable, skipUnlessScifact } from '../../support/paths';
 
 /** What is on disk: rows in the recent table, and rows the main FTS index does not cover yet. */
 async function fullTextState(indexFolder: string): Promise<{ recentRows: number; mainUnindexed: number }> {
@@ -37,6 +38,13 @@ describe('Recent chunks: edits searchable at once, without rebuilding the main F
   let pool: ConversionPool;
   let documents: string;
   let indexFolder: string;
+  if (!scifactAvailable) {
+    // The dataset is optional (a clone alone has none): say so instead of failing while the suite loads.
+    it('needs the SciFact dataset', function () {
+      skipUnlessScifact(this);
+    });
+    return;
+  }
   const corpus = loadScifactCorpus(600);
 
   beforeEach(async () => {

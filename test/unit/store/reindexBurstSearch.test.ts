@@ -6,6 +6,7 @@ import { createConversionPool } from '../../../src/node/convert/conversionPool';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore } from '../../../src/node/store/lanceStore';
 import { temporaryFolder } from '../../support/indexFixtures';
+import { skipUnlessScifact } from '../../support/paths';
 
 // The watcher's case: one file edited again and again, each version searched for at once. LanceDB 0.31.0's
 // incremental FTS update (what `optimize()` does with new rows) gives a partitioned index whose queries
@@ -15,7 +16,9 @@ import { temporaryFolder } from '../../support/indexFixtures';
 describe('LanceStore: full-text search right after each re-index of one file', function () {
   this.timeout(120_000);
 
-  it('ranks the newest version of the edited file first for a term only that version has', async () => {
+  it('ranks the newest version of the edited file first for a term only that version has', async function () {
+    // 2,000 real abstracts: the dataset is optional (a clone alone has none), and the test says so when it skips.
+    skipUnlessScifact(this);
     const folder = temporaryFolder('haiku-reindex-burst-');
     const store = await openStore({ uri: path.join(folder.path, 'index') });
     const pool = createConversionPool();
