@@ -69,11 +69,35 @@ describe('CLI entry: help and --version without the full CLI', () => {
       const helpRun = withLoaded(['search', '--help']);
       assert.match(helpRun.stdout, /Usage: haiku search/);
       assert.deepEqual(helpRun.loaded, []);
-      // A command goes to dist/cli-main.js: `docs` on a missing index fails there (exit 1), having loaded it.
+      // A command goes to dist/cli-main.js: `docs` on a missing index fails there (exit 1), having loaded LanceDB.
       assert.throws(
-        () => execFileSync(process.execPath, ['--require', reporter, bundle, 'docs', '--db', path.join(folder, 'no-index')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
-        (error: { status?: number; stderr?: string }) => error.status === 1 && /haiku docs:/.test(error.stderr ?? '') && /cli-main\.js/.test(error.stderr ?? ''),
+        () => execFileSync(process.execPath, ['--require', reporter, bundle, 'docs', '--db', path.join(folder, 'no-index')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HAIKU_COMPILE_CACHE_DIR: 'off' } }),
+        (error: { status?: number; stderr?: string }) => error.status === 1 && /haiku docs:/.test(error.stderr ?? '') && /@lancedb/.test(error.stderr ?? ''),
       );
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('dist/cli.js keeps V8\'s code cache of dist/cli-main.js, and a damaged cache only costs a compile', function () {
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-compile-cache-'));
+    try {
+      const cacheFolder = path.join(folder, 'cache');
+      fs.mkdirSync(path.join(folder, 'docs'));
+      fs.writeFileSync(path.join(folder, 'docs', 'wombat.md'), '# Wombats\n\nWombats dig burrows with their claws.\n');
+      const haiku = (...argv: string[]): string => execFileSync(process.execPath, [bundle, ...argv], { encoding: 'utf8', env: { ...process.env, HAIKU_COMPILE_CACHE_DIR: cacheFolder } });
+      haiku('index', path.join(folder, 'docs'), '--db', path.join(folder, 'db'), '--quiet');
+      const cached = fs.readdirSync(cacheFolder);
+      assert.equal(cached.length, 1, 'one cache file for dist/cli-main.js');
+      assert.match(cached[0], /^cli-main\.js-.*\.v8cache$/);
+      const cacheFile = path.join(cacheFolder, cached[0]);
+      const written = fs.statSync(cacheFile).mtimeMs;
+      assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
+      assert.equal(fs.statSync(cacheFile).mtimeMs, written, 'an accepted cache is not written again');
+      fs.writeFileSync(cacheFile, Buffer.alloc(4096, 7));
+      assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
+      assert.ok(fs.statSync(cacheFile).size > 4096, 'a rejected cache is replaced');
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
