@@ -21,6 +21,7 @@ import type { Embedder } from '../src/core/embeddings/embedder';
 import { minisearchReference } from './minisearchReference';
 import { objectStorageBenchmarks } from './objectStorage';
 import { idleMemoryInChild } from './idleMemory';
+import { coldStartBenchmarks } from './coldStart';
 import { pictureBenchmarks } from './pictures';
 import { analysisProgram, bundledWorker } from './sandbox';
 import { atomicSwitchFloorMs, bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       ['SciFact', () => scifactBenchmarks(work, rows, notes)],
       ['synthetic', () => syntheticBenchmarks(work, syntheticFiles, rows, notes)],
       ['sandbox', () => sandboxBenchmarks(work, rows, notes)],
+      ['cold start', async () => coldStartBenchmarks(work, path.join(work, 'synthetic-ours'), 'synthetic', syntheticQueries(1)[0], DIMENSIONS, rows, notes)],
       ['idle memory', async () => idleMemoryInChild(work, rows, notes)],
       ['pictures', () => pictureBenchmarks(work, rows, notes)],
       [
