@@ -114,7 +114,7 @@ describe('conversion pool', function () {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['vscode', '@lancedb/lancedb', 'apache-arrow'],
+      external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
       define: { 'import.meta.url': '__importMetaUrl' },
       banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
       logLevel: 'silent',

@@ -312,7 +312,7 @@ describe('PDF converter', function () {
       await esbuild.build({
         entryPoints: [entry], outfile: path.join(folder, 'bundle.js'), bundle: true, platform: 'node', format: 'cjs', target: 'node20',
         define: { 'import.meta.url': '__importMetaUrl' }, banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
-        logLevel: 'silent', nodePaths: [path.join(repositoryRoot, 'node_modules')],
+        logLevel: 'silent', nodePaths: [path.join(repositoryRoot, 'node_modules')], external: ['@napi-rs/canvas'],
       });
       const script = `require('./bundle.js').convertPdf(new Uint8Array(require('fs').readFileSync(process.argv[1])), { fileName: 'x.pdf' })
         .then((d) => console.log(JSON.stringify({ pages: d.pageCount, headings: d.items.filter((i) => i.label === 'section_header' || i.label === 'title').length })))`;
