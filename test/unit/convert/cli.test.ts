@@ -117,10 +117,11 @@ describe('haiku convert', function () {
     }
     // A few small files convert in-process, with the converters loaded from dist/converters.js beside the bundle:
     // neither the CLI's bundle nor the extension's backend carries them (or the o200k tokenizer) themselves.
-    for (const name of ['cli.js', 'backend.js']) {
+    // dist/cli.js is the small entry (version and help); the commands run from dist/cli-main.js.
+    for (const name of ['cli.js', 'cli-main.js', 'backend.js']) {
       assert.ok(!fs.readFileSync(path.join(repositoryRoot, 'dist', name), 'utf8').includes('bytePairStringRankEncoder'), `dist/${name} bundles the tokenizer`);
     }
-    for (const name of ['cli.js', 'converters.js', 'conversion-worker.js']) {
+    for (const name of ['cli.js', 'cli-main.js', 'converters.js', 'conversion-worker.js']) {
       assert.ok(!fs.readFileSync(path.join(repositoryRoot, 'dist', name), 'utf8').includes('Invalid PDF structure'), `dist/${name} bundles pdf.js`);
     }
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-bundle-index-'));

@@ -47,7 +47,7 @@ describe('the haiku-rag-cli npm tarball, installed globally', function () {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter((line) => line !== '');
     const tops = new Set(listing.map((line) => line.split('/').slice(1, 3).join('/')));
     assert.deepEqual([...tops].filter((entry) => !/^(dist\/|samples\/|README\.md$|LICENSE$|package\.json$)/.test(entry)), []);
-    assert.ok(listing.includes('package/dist/cli.js') && listing.includes('package/dist/sandbox-worker.js'));
+    assert.ok(listing.includes('package/dist/cli.js') && listing.includes('package/dist/cli-main.js') && listing.includes('package/dist/sandbox-worker.js'));
     assert.deepEqual(listing.filter((line) => /\.map$|^package\/(src|test|bench)\//.test(line)), []);
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })) as { name: string; bin: Record<string, string>; engines: { node: string }; dependencies: Record<string, string> };
     assert.equal(manifest.name, 'haiku-rag-cli');
