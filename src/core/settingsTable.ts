@@ -12,6 +12,7 @@
  */
 import * as z from 'zod/mini';
 import type { ConfigPath } from './config';
+import { DEFAULT_MODEL_BASE_URL, SEARCH_DEFAULT_LIMIT } from './limits';
 
 /** The Settings UI sections of the VS Code settings, in order, with their titles. */
 export const VSCODE_SETTING_CATEGORIES = [
@@ -58,8 +59,23 @@ export interface SettingRow {
   vscode?: VscodeSetting;
   /** The CLI's environment variable (an empty value counts as unset). */
   env?: string;
-  /** The CLI flag, long name without dashes; only the commands that declare it take it. */
-  flag?: string;
+  /** The CLI flag and its help; only the commands that declare it take it (`settingFlagOption` builds their option). */
+  flag?: SettingFlag;
+}
+
+/**
+ * A setting's CLI flag as `haiku <command> --help` shows it. The commands build their option from here, so a flag's
+ * syntax and help are written once (`test/unit/cli/flagDocs.test.ts` fails on a hand-written copy).
+ */
+export interface SettingFlag {
+  /** Long name without dashes. */
+  name: string;
+  /** The value's placeholder (`<url>`); absent for a switch. */
+  value?: string;
+  /** The English help text. */
+  description: string;
+  /** How the value is checked at parse time (the CLI's `OptionValueKind`); absent: any text. */
+  check?: 'number' | 'positive number' | 'positive integer' | 'repeatable';
 }
 
 const positiveInteger = (description: string) => z.int().check(z.positive(), z.describe(description));
@@ -83,7 +99,11 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.databaseUri', category: 'index', order: 8, type: 'string', default: '', scope: 'machine-overridable',
       description: 'Folder or LanceDB URI of the index. Empty: the workspace storage folder VS Code gives the extension.',
     },
-    env: 'HAIKU_DB', flag: 'db',
+    env: 'HAIKU_DB',
+    flag: {
+      name: 'db', value: '<folder or uri>', check: 'repeatable',
+      description: 'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder). `haiku search` takes several (name=uri to label them).',
+    },
   },
   {
     path: 'index.include',
@@ -117,7 +137,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.sourceRoot', category: 'index', order: 10, type: 'string', default: '', scope: 'resource',
       description: 'For a read-only team index: the folder (relative to the workspace folder) that holds the same files as the publisher\'s source root. Citations open those files; files missing here open as a read-only rendering.',
     },
-    flag: 'source-root',
+    flag: {
+      name: 'source-root', value: '<folder>',
+      description: 'Store paths relative to this folder (default: the current folder), so a published index resolves on every machine that has the same tree.',
+    },
   },
   {
     path: 'index.additionalDatabases',
@@ -134,7 +157,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.storage.endpoint', category: 'index', order: 11, type: 'string', default: '', scope: 'machine-overridable',
       description: 'S3-compatible server of an `s3://` index (MinIO, a local server: `http://127.0.0.1:9000`). Empty: AWS S3, or `AWS_ENDPOINT`. Keys: **Haiku: Set API Key** (object storage), or the AWS environment variables.',
     },
-    flag: 'endpoint',
+    flag: {
+      name: 'endpoint', value: '<url>',
+      description: 'S3-compatible server for an s3:// --db, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT, else AWS itself).',
+    },
   },
   {
     path: 'index.storage.region',
@@ -143,7 +169,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.storage.region', category: 'index', order: 12, type: 'string', default: '', scope: 'machine-overridable',
       description: 'Region of the `s3://` bucket. Empty: `AWS_REGION`, else `us-east-1` with a custom endpoint.',
     },
-    flag: 'region',
+    flag: {
+      name: 'region', value: '<name>',
+      description: 'Region of the s3:// bucket (default: AWS_REGION; us-east-1 with --endpoint).',
+    },
   },
   {
     path: 'index.storage.pathStyle',
@@ -152,7 +181,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.storage.pathStyle', category: 'index', order: 13, type: ['boolean', 'null'], default: null, scope: 'machine-overridable',
       description: 'Address the bucket as `endpoint/bucket` (most S3-compatible servers). Unset: on with a custom endpoint.',
     },
-    flag: 'path-style',
+    flag: {
+      name: 'path-style',
+      description: 'Address the bucket as endpoint/bucket (default with --endpoint; AWS_VIRTUAL_HOSTED_STYLE_REQUEST=false).',
+    },
   },
   {
     path: 'index.storage.allowHttp',
@@ -161,7 +193,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.storage.allowHttp', category: 'index', order: 14, type: ['boolean', 'null'], default: null, scope: 'machine-overridable',
       description: 'Allow a plain `http://` endpoint (local servers). Unset: on for `http://` endpoints.',
     },
-    flag: 'allow-http',
+    flag: {
+      name: 'allow-http',
+      description: 'Allow a plain http:// endpoint (local servers; AWS_ALLOW_HTTP=true).',
+    },
   },
   {
     path: 'index.maxFileBytes',
@@ -186,7 +221,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'index.followLinksOutside', category: 'index', order: 7, type: 'boolean', default: false,
       description: 'Index files whose symbolic links point outside the indexed folders. Off: such links are skipped and reported in the Haiku log.',
     },
-    flag: 'follow-links-outside',
+    flag: {
+      name: 'follow-links-outside',
+      description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).',
+    },
   },
   {
     path: 'index.autoIndex',
@@ -211,7 +249,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'search.limit', category: 'search', order: 1, type: 'integer', default: 5, minimum: 1, maximum: 100,
       description: 'Results a search returns when no limit is given.',
     },
-    flag: 'limit',
+    flag: {
+      name: 'limit', value: '<count>', check: 'positive integer',
+      description: `How many results to print (default: search.limit in haiku.config.json, else ${SEARCH_DEFAULT_LIMIT}).`,
+    },
   },
   {
     path: 'search.maxContextChars',
@@ -261,7 +302,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'embeddings.baseUrl', category: 'embeddings', order: 2, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
       description: 'Base URL of the OpenAI-compatible embeddings endpoint. The API key is set with **Haiku: Set API Key**. An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
     },
-    flag: 'embeddings-url',
+    flag: {
+      name: 'embeddings-url', value: '<url>',
+      description: "Base URL of an OpenAI-compatible /embeddings server (default: Ollama's http://127.0.0.1:11434/v1); used with --embeddings-model.",
+    },
   },
   {
     path: 'embeddings.apiKey',
@@ -275,7 +319,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'embeddings.model', category: 'embeddings', order: 3, type: 'string', default: '',
       description: 'Embedding model name, e.g. `nomic-embed-text`.',
     },
-    flag: 'embeddings-model',
+    flag: {
+      name: 'embeddings-model', value: '<name>',
+      description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.',
+    },
   },
   {
     path: 'embeddings.dimensions',
@@ -309,7 +356,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'reranker.baseUrl', category: 'reranker', order: 2, type: 'string', default: '', scope: 'machine-overridable',
       description: 'Base URL of the reranker (posts to `{baseUrl}/rerank`). An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
     },
-    flag: 'reranker-url',
+    flag: {
+      name: 'reranker-url', value: '<url>',
+      description: 'Base URL of an HTTP reranker (POST {url}/rerank, Cohere or TEI style) applied to search hits (or reranker.base_url in haiku.config.json).',
+    },
   },
   {
     path: 'reranker.model',
@@ -318,7 +368,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'reranker.model', category: 'reranker', order: 3, type: 'string', default: '',
       description: 'Reranker model name.',
     },
-    flag: 'reranker-model',
+    flag: {
+      name: 'reranker-model', value: '<name>',
+      description: 'Model name sent to the reranker.',
+    },
   },
   {
     path: 'reranker.apiKey',
@@ -332,12 +385,20 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'model.baseUrl', category: 'model', order: 1, type: 'string', default: '', scope: 'machine-overridable',
       description: 'Base URL of an OpenAI-compatible chat endpoint (e.g. Ollama: `http://127.0.0.1:11434/v1`). With `#haiku.model.name#` set, `@haiku` answers with this model instead of the one picked in the chat, and its models appear in the chat\'s model picker. An API key set with **Haiku: Set API Key** is sent only to the URL it was set for; for another URL Haiku asks first.',
     },
-    env: 'HAIKU_BASE_URL', flag: 'base-url',
+    env: 'HAIKU_BASE_URL',
+    flag: {
+      name: 'base-url', value: '<url>',
+      description: `OpenAI-compatible chat server (or HAIKU_BASE_URL; default: ${DEFAULT_MODEL_BASE_URL}, Ollama).`,
+    },
   },
   {
     path: 'qa.model.apiKey',
     file: { key: 'qa.model.api_key', schema: apiKey },
-    env: 'HAIKU_API_KEY', flag: 'api-key',
+    env: 'HAIKU_API_KEY',
+    flag: {
+      name: 'api-key', value: '<key>',
+      description: 'API key for the chat server. Prefer the HAIKU_API_KEY environment variable: a key on the command line is visible to other users in the process list and stays in shell history.',
+    },
   },
   {
     path: 'qa.model.name',
@@ -346,7 +407,11 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'model.name', category: 'model', order: 2, type: 'array', default: [], items: { type: 'string' },
       description: 'Model names at `#haiku.model.baseUrl#`, e.g. `qwen3:8b`. All are offered in the chat\'s model picker; the first answers `@haiku`.',
     },
-    env: 'HAIKU_MODEL', flag: 'model',
+    env: 'HAIKU_MODEL',
+    flag: {
+      name: 'model', value: '<name>',
+      description: 'Chat model, e.g. qwen3:8b (or HAIKU_MODEL, or qa.model.name in haiku.config.json).',
+    },
   },
   {
     path: 'qa.model.temperature',
@@ -363,7 +428,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'model.thinking', category: 'model', order: 5, type: 'boolean', default: false,
       description: 'The configured model thinks before answering.',
     },
-    flag: 'thinking',
+    flag: {
+      name: 'thinking',
+      description: "Let a reasoning model think before answering (slower; sent as the server's reasoning effort).",
+    },
   },
   {
     path: 'qa.model.vision',
@@ -372,7 +440,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'model.vision', category: 'model', order: 4, type: 'boolean', default: false,
       description: 'The model accepts images: search returns then show it the pictures of their results, each once per response (off: no picture bytes leave the index). When not set, @haiku on a chat model follows the model\'s image capability where VS Code reports it.',
     },
-    flag: 'vision',
+    flag: {
+      name: 'vision',
+      description: 'The model can see images: search returns show it the pictures of their results (each once per response). Off, no picture bytes leave the index.',
+    },
   },
   {
     path: 'analysis.model.name',
@@ -381,7 +452,11 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'analysis.model.name', category: 'model', order: 6, type: 'string', default: '',
       description: 'The model `/analyze` and the `haiku_analyze` tool run on (the analysis capability). Empty: the question-answering model. With `#haiku.analysis.model.baseUrl#` or `#haiku.model.baseUrl#` set, a model name at that endpoint; otherwise a model of the chat\'s model picker, by id or `vendor/id` (e.g. `copilot/gpt-4.1`).',
     },
-    env: 'HAIKU_ANALYSIS_MODEL', flag: 'analysis-model',
+    env: 'HAIKU_ANALYSIS_MODEL',
+    flag: {
+      name: 'analysis-model', value: '<name>',
+      description: 'Model of the analysis capability (or HAIKU_ANALYSIS_MODEL; default: the --model one).',
+    },
   },
   {
     path: 'analysis.model.baseUrl',
@@ -390,7 +465,11 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'analysis.model.baseUrl', category: 'model', order: 7, type: 'string', default: '', scope: 'machine-overridable',
       description: 'Base URL of an OpenAI-compatible endpoint for the analysis model. Empty: `#haiku.model.baseUrl#` (with its API key); another URL gets no API key.',
     },
-    env: 'HAIKU_ANALYSIS_BASE_URL', flag: 'analysis-base-url',
+    env: 'HAIKU_ANALYSIS_BASE_URL',
+    flag: {
+      name: 'analysis-base-url', value: '<url>',
+      description: 'OpenAI-compatible server of the analysis model (or HAIKU_ANALYSIS_BASE_URL; default: the --base-url one). A server other than --base-url gets only the key of HAIKU_ANALYSIS_API_KEY.',
+    },
   },
   {
     path: 'analysis.model.apiKey',
@@ -428,7 +507,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'qa.citationPolicy', category: 'qa', order: 5, type: 'boolean', default: false,
       description: 'When an answer used evidence but cited nothing, ask the model once more to register its citations (one more request in that case).',
     },
-    flag: 'citation-policy',
+    flag: {
+      name: 'citation-policy',
+      description: 'When an answer used evidence but cited nothing, ask the model once more to register its citations (one more request then; or qa.citation_policy in haiku.config.json).',
+    },
   },
   {
     path: 'sandbox.codeTimeoutSeconds',
@@ -466,7 +548,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       description: 'Pictures in PDF, DOCX, Markdown and HTML files (local images inside the indexed folders): `image` keeps each picture (at least 64 px, up to 2048 px, identical images once per document) with its caption for vision models and the sections view; `none` keeps only their alt text and captions. Changing it takes effect when files are re-indexed (**Haiku: Rebuild Index**).',
       enumDescriptions: ['Keep picture images (PNG) in the index.', 'Keep only alt text and captions.', 'Keep picture images, and have a vision model describe each one at indexing time (`#haiku.processing.pictureDescription.model#`); the description is searchable.'],
     },
-    flag: 'pictures',
+    flag: {
+      name: 'pictures', value: '<mode>',
+      description: "Pictures in PDF, DOCX, Markdown and HTML files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions; 'description' also has a vision model (--picture-model) describe each picture, making the description searchable.",
+    },
   },
   {
     path: 'processing.pictureDescription.baseUrl',
@@ -475,7 +560,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'processing.pictureDescription.baseUrl', category: 'index', order: 16, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
       description: 'OpenAI-compatible server of the vision model that describes pictures when `#haiku.processing.pictures#` is `description` (Ollama\'s default shown). When it is the same server as `#haiku.model.baseUrl#`, the model\'s API key is sent with the requests; otherwise none.',
     },
-    flag: 'picture-base-url',
+    flag: {
+      name: 'picture-base-url', value: '<url>',
+      description: `OpenAI-compatible server of --picture-model (default: ${DEFAULT_MODEL_BASE_URL}).`,
+    },
   },
   {
     path: 'processing.pictureDescription.apiKey',
@@ -489,7 +577,10 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
       key: 'processing.pictureDescription.model', category: 'index', order: 17, type: 'string', default: '',
       description: 'Vision model that describes each picture in at most 200 tokens when `#haiku.processing.pictures#` is `description`, e.g. `qwen2.5vl:7b`. A picture whose description fails or takes over 90 s keeps its caption (a warning on the document).',
     },
-    flag: 'picture-model',
+    flag: {
+      name: 'picture-model', value: '<name>',
+      description: 'Vision model that describes pictures with --pictures description, e.g. qwen2.5vl:7b. Its API key comes from HAIKU_PICTURE_API_KEY.',
+    },
   },
   {
     path: 'qa.domainPreamble',

@@ -10,30 +10,20 @@ import { openIndex, type OpenedIndex } from '../backend/openIndex';
 import { DatabaseSet, namedDatabases, type NamedDatabase } from '../store/databaseSet';
 import { storageSettingsFromEnvironment, type ObjectStorageSettings } from '../store/objectStorage';
 import { listFlag, stringFlag, UsageError, type CliOption, type CommandContext } from './command';
+import { settingFlagOption } from './settingFlags';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
-import { DEFAULT_MODEL_BASE_URL } from '../../core/limits';
 import { commandConfig } from '../config/cliConfig';
 import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 
 /** `--db`: which index a command opens. */
-export const DATABASE_OPTION: CliOption = {
-  flags: '--db <folder or uri>',
-  description:
-    'The index: a folder or a LanceDB URI such as s3://bucket/path (or HAIKU_DB, or index.database in haiku.config.json; default: .haiku/ in the current folder). `haiku search` takes several (name=uri to label them).',
-  value: 'repeatable',
-};
+export const DATABASE_OPTION: CliOption = settingFlagOption('db');
 
 /** `--json`: machine-readable output on stdout. */
 export const JSON_OPTION: CliOption = { flags: '--json', description: 'Print JSON instead of text (for scripts).' };
 
 /** Flags for `--db s3://…`; the AWS environment variables fill what is left out (README "Team index"). */
-export const STORAGE_OPTIONS: readonly CliOption[] = [
-  { flags: '--endpoint <url>', description: 'S3-compatible server for an s3:// --db, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT, else AWS itself).' },
-  { flags: '--region <name>', description: 'Region of the s3:// bucket (default: AWS_REGION; us-east-1 with --endpoint).' },
-  { flags: '--path-style', description: 'Address the bucket as endpoint/bucket (default with --endpoint; AWS_VIRTUAL_HOSTED_STYLE_REQUEST=false).' },
-  { flags: '--allow-http', description: 'Allow a plain http:// endpoint (local servers; AWS_ALLOW_HTTP=true).' },
-];
+export const STORAGE_OPTIONS: readonly CliOption[] = ['endpoint', 'region', 'path-style', 'allow-http'].map(settingFlagOption);
 
 /** `--read-only`: open the index without ever writing (a published team index). */
 export const READ_ONLY_OPTION: CliOption = { flags: '--read-only', description: 'Open the index read-only: never create, lock or optimize it (for a team index others publish).' };
@@ -56,20 +46,10 @@ export function storageSettingsFromFlags(context: CommandContext): ObjectStorage
 }
 
 /** Flags of commands that embed (index, rebuild, search, ask): an OpenAI-compatible embeddings server. */
-export const EMBEDDING_OPTIONS: readonly CliOption[] = [
-  { flags: '--embeddings-url <url>', description: "Base URL of an OpenAI-compatible /embeddings server (default: Ollama's http://127.0.0.1:11434/v1); used with --embeddings-model." },
-  { flags: '--embeddings-model <name>', description: 'Embedding model; turns on vectors and hybrid search. Must match the model the index was built with.' },
-];
+export const EMBEDDING_OPTIONS: readonly CliOption[] = ['embeddings-url', 'embeddings-model'].map(settingFlagOption);
 
 /** `--pictures` and its vision endpoint: what indexing keeps of pictures (config `processing.pictures`, `processing.pictureDescription`). */
-export const PICTURES_OPTIONS: readonly CliOption[] = [
-  {
-    flags: '--pictures <mode>',
-    description: "Pictures in PDF, DOCX, Markdown and HTML files: 'image' (default) keeps each picture's image in the index for vision models; 'none' keeps only alt text and captions; 'description' also has a vision model (--picture-model) describe each picture, making the description searchable.",
-  },
-  { flags: '--picture-model <name>', description: "Vision model that describes pictures with --pictures description, e.g. qwen2.5vl:7b. Its API key comes from HAIKU_PICTURE_API_KEY." },
-  { flags: '--picture-base-url <url>', description: `OpenAI-compatible server of --picture-model (default: ${DEFAULT_MODEL_BASE_URL}).` },
-];
+export const PICTURES_OPTIONS: readonly CliOption[] = ['pictures', 'picture-model', 'picture-base-url'].map(settingFlagOption);
 
 /** The pictures mode (`--pictures`, else the config file's `processing.pictures`); anything but `image`, `none` or `description` is a usage error. */
 export function picturesFromFlags(context: CommandContext): PictureProcessing {
@@ -156,10 +136,7 @@ export function embedderFromFlags(context: CommandContext): Embedder | undefined
 }
 
 /** `--reranker-url` and `--reranker-model`: an HTTP reranker applied to search hits (also from the config file). */
-export const RERANKER_OPTIONS: readonly CliOption[] = [
-  { flags: '--reranker-url <url>', description: 'Base URL of an HTTP reranker (POST {url}/rerank, Cohere or TEI style) applied to search hits (or reranker.base_url in haiku.config.json).' },
-  { flags: '--reranker-model <name>', description: 'Model name sent to the reranker.' },
-];
+export const RERANKER_OPTIONS: readonly CliOption[] = ['reranker-url', 'reranker-model'].map(settingFlagOption);
 
 /** The reranker the configuration names (`--reranker-url` switches one on), or none. */
 export function rerankerFromFlags(context: CommandContext): Reranker | undefined {

@@ -7,13 +7,14 @@ import type { AgentEvent } from '../../core/agent/agentEvents';
 import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
 import { agentSettingsFromConfig, runAgent, type AgentAnswer } from '../../core/agent/runAgent';
-import { analysisModelOf, defaultConfig } from '../../core/config';
+import { analysisModelOf } from '../../core/config';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleModelOptions } from '../agent/openAiCompatibleModel';
 import { createCodeSandbox } from '../sandbox/codeSandbox';
 import type { LanceStore } from '../store/lanceStore';
 import { booleanFlag, type CliArgument, type CliOption, type CommandContext } from './command';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, checkedFilter, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withStore } from './indexAccess';
 import { commandConfig } from '../config/cliConfig';
+import { settingFlagOption } from './settingFlags';
 import { textArgument } from './textInput';
 
 /** Flags of `ask`, `analyze` and `chat`. */
@@ -21,33 +22,15 @@ export const QUESTION_OPTIONS: readonly CliOption[] = [
   ...DATABASE_OPTIONS,
   ...EMBEDDING_OPTIONS,
   ...RERANKER_OPTIONS,
-  { flags: '--base-url <url>', description: `OpenAI-compatible chat server (or HAIKU_BASE_URL; default: ${defaultConfig().qa.model.baseUrl}, Ollama).` },
-  { flags: '--model <name>', description: `Chat model (or HAIKU_MODEL; default: ${defaultConfig().qa.model.name}).` },
-  {
-    flags: '--api-key <key>',
-    description: 'API key for the chat server. Prefer the HAIKU_API_KEY environment variable: a key on the command line is visible to other users in the process list and stays in shell history.',
-  },
+  ...['base-url', 'model', 'api-key'].map(settingFlagOption),
   FILTER_OPTION,
-  { flags: '--thinking', description: "Let a reasoning model think before answering (slower; sent as the server's reasoning effort)." },
-  {
-    flags: '--vision',
-    description: 'The model can see images: search returns show it the pictures of their results (each once per response). Off, no picture bytes leave the index.',
-  },
+  ...['thinking', 'vision'].map(settingFlagOption),
   { flags: '--verbose', description: 'Print each search, program run and citation on stderr as it happens.' },
-  {
-    flags: '--citation-policy',
-    description: 'When an answer used evidence but cited nothing, ask the model once more to register its citations (one more request then; or qa.citation_policy in haiku.config.json).',
-  },
+  settingFlagOption('citation-policy'),
 ];
 
 /** Flags of the analysis model (`analyze`, `mcp`); unset, the analysis capability runs on the question model. */
-export const ANALYSIS_MODEL_OPTIONS: readonly CliOption[] = [
-  { flags: '--analysis-model <name>', description: 'Model of the analysis capability (or HAIKU_ANALYSIS_MODEL; default: the --model one).' },
-  {
-    flags: '--analysis-base-url <url>',
-    description: 'OpenAI-compatible server of the analysis model (or HAIKU_ANALYSIS_BASE_URL; default: the --base-url one). A server other than --base-url gets only the key of HAIKU_ANALYSIS_API_KEY.',
-  },
-];
+export const ANALYSIS_MODEL_OPTIONS: readonly CliOption[] = ['analysis-model', 'analysis-base-url'].map(settingFlagOption);
 
 /** The question argument of `ask` and `analyze`. */
 export const QUESTION_ARGUMENT: CliArgument = { syntax: '<question...>', description: 'The question (several words are one question; - reads it from standard input).' };

@@ -17,7 +17,7 @@ import { withholdUntrustedKeys, type ConfigLayer } from './endpointTrust';
 export const ENVIRONMENT_SETTINGS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(SETTINGS_TABLE.flatMap((row) => (row.env ? [[row.env, row.path] as const] : [])));
 
 /** Flags (long name without dashes) that set a configuration path, from `SETTINGS_TABLE`; only the flags a command declares apply to it. */
-export const FLAG_SETTINGS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(SETTINGS_TABLE.flatMap((row) => (row.flag ? [[row.flag, row.path] as const] : [])));
+export const FLAG_SETTINGS: Readonly<Record<string, ConfigPath>> = Object.fromEntries(SETTINGS_TABLE.flatMap((row) => (row.flag ? [[row.flag.name, row.path] as const] : [])));
 
 /** The flag and the variable that set a path, for messages that tell the user how to set it themselves. */
 const CLI_SPELLINGS = {

@@ -34,7 +34,7 @@ describe('the settings table', () => {
     const named = new Set<string>();
     for (const row of SETTINGS_TABLE) {
       assert.ok(paths.has(row.path), `${row.path} is a configuration path`);
-      for (const [front, name] of [['file', row.file?.key], ['vscode', row.vscode?.key], ['env', row.env], ['flag', row.flag]] as const) {
+      for (const [front, name] of [['file', row.file?.key], ['vscode', row.vscode?.key], ['env', row.env], ['flag', row.flag?.name]] as const) {
         if (name !== undefined) {
           assert.ok(!seen[front].has(name), `${front} name ${name} is given once`);
           seen[front].add(name);

@@ -4,6 +4,7 @@ import { globProblem } from '../../../core/excludeGlobs';
 import type { IndexWarning } from '../../index/indexer';
 import { indexWithRules } from '../../backend/indexWithRules';
 import { createProgressReporter } from '../progress';
+import { settingFlagOption } from '../settingFlags';
 import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, PICTURES_OPTIONS, QUIET_OPTION, embedderFromFlags, picturesFromFlags, printJson, summaryText, wantsJson, withIndex } from '../indexAccess';
 
 export const indexCommand: CliCommand = {
@@ -17,8 +18,8 @@ export const indexCommand: CliCommand = {
     { flags: '--include <glob>', description: 'Index only files matching this glob (repeat for more).', value: 'repeatable' },
     { flags: '--exclude <glob>', description: 'Skip files matching this glob, on top of the default exclusions (repeat for more).', value: 'repeatable' },
     { flags: '--prune', description: 'Remove the documents of a folder even when no file in it matches the patterns (without it, such a run changes nothing and fails).' },
-    { flags: '--follow-links-outside', description: 'Also index linked files whose target lies outside the indexed folders (off by default: a link to /etc/passwd would expose it).' },
-    { flags: '--source-root <folder>', description: 'Store paths relative to this folder (default: the current folder), so a published index resolves on every machine that has the same tree.' },
+    settingFlagOption('follow-links-outside'),
+    settingFlagOption('source-root'),
     ...PICTURES_OPTIONS,
     QUIET_OPTION,
   ],

@@ -1,10 +1,10 @@
 import { stringFlag, UsageError, type CliCommand, type CommandContext } from '../command';
 import { commandConfig } from '../../config/cliConfig';
-import { SEARCH_DEFAULT_LIMIT } from '../../../core/limits';
 import type { DocumentSummary, SearchResult } from '../../../core/model/search';
 import { chunkMetaOf } from '../../../core/agent/citations';
 import type { Embedder } from '../../../core/embeddings/embedder';
 import type { EngineSearchOptions, SearchMode } from '../../search/searchEngine';
+import { settingFlagOption } from '../settingFlags';
 import { textArgument } from '../textInput';
 import { DATABASE_OPTIONS, databaseLocations, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, filterFlag, embedderFromFlags, locationText, printJson, rerankerFromFlags, snippet, wantsJson, withDatabaseSet, withStore } from '../indexAccess';
 
@@ -17,7 +17,7 @@ export const searchCommand: CliCommand = {
   options: [
     ...DATABASE_OPTIONS,
     ...EMBEDDING_OPTIONS,
-    { flags: '--limit <count>', description: `How many results to print (default: search.limit in haiku.config.json, else ${SEARCH_DEFAULT_LIMIT}).`, value: 'positive integer' },
+    settingFlagOption('limit'),
     FILTER_OPTION,
     {
       flags: '--search-type <type>',
