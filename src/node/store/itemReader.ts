@@ -1,8 +1,8 @@
 import { ITEM_CACHE_MAX_ITEMS, ITEM_READ_ROWS_PER_TURN } from '../../core/limits';
 import type { Table as ArrowTable } from 'apache-arrow';
 import type { StoredItem } from '../../core/model/search';
-import { plainRows } from './arrowRows';
-import { ITEM_COLUMNS, parseJson, storedItem, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
+import { columnValues, plainRows } from './arrowRows';
+import { ITEM_COLUMNS, parseJson, storedItem, type DocumentState, type ItemRow } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
 
@@ -129,43 +129,81 @@ export class ItemReader {
     }
     const where = sqlIn('document_id', ids);
     const withChunkIds = options.withChunkIds ?? true;
-    const [itemRows, chunkRows] = await Promise.all([
-      plainRowsInTurns<ItemRow>(this.tables.items.query().where(where).select(ITEM_COLUMNS)),
-      withChunkIds
-        ? plainRowsInTurns<Pick<StoredChunkFields, 'id' | 'document_id' | 'generation' | 'chunk_order' | 'doc_item_refs'>>(this.tables.chunks.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs']))
-        : Promise.resolve([]),
+    const [items, chunks] = await Promise.all([
+      columnsInTurns(this.tables.items.query().where(where).select(ITEM_COLUMNS)),
+      withChunkIds ? columnsInTurns(this.tables.chunks.query().where(where).select(['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs'])) : undefined,
     ]);
-    const chunkIdsByItem = new Map<string, string[]>();
-    const liveChunks = chunkRows.filter((row) => states.get(row.document_id)?.generation === row.generation).sort((left, right) => left.chunk_order - right.chunk_order);
-    let done = 0;
-    for (const chunk of liveChunks) {
-      if (++done % ITEM_READ_ROWS_PER_TURN === 0) {
-        await nextTurn();
+    // Chunk ids by document, then by item: per-document maps spare a joined key per lookup.
+    const chunkIdsByItem = new Map<string, Map<string, string[]>>();
+    if (chunks) {
+      const [chunkIds, chunkDocuments, chunkGenerations, chunkOrders, chunkRefs] = ['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs'].map((name) => chunks.get(name) ?? []) as [string[], string[], string[], number[], string[]];
+      const live: number[] = [];
+      for (let index = 0; index < chunkIds.length; index++) {
+        if (states.get(chunkDocuments[index])?.generation === chunkGenerations[index]) {
+          live.push(index);
+        }
       }
-      for (const selfRef of parseJson<string[]>(chunk.doc_item_refs, [])) {
-        const key = `${chunk.document_id}\u0000${selfRef}`;
-        const list = chunkIdsByItem.get(key);
-        if (list) {
-          // Chunks come in order, so a repeat of this chunk's id can only be the last one: O(1) where
-          // `includes` made a document with 638k chunks on one item quadratic (minutes).
-          if (list[list.length - 1] !== chunk.id) {
-            list.push(chunk.id);
+      live.sort((left, right) => chunkOrders[left] - chunkOrders[right]);
+      let done = 0;
+      for (const index of live) {
+        if (++done % ITEM_READ_ROWS_PER_TURN === 0) {
+          await nextTurn();
+        }
+        const chunkId = chunkIds[index];
+        let byItem = chunkIdsByItem.get(chunkDocuments[index]);
+        if (!byItem) {
+          byItem = new Map();
+          chunkIdsByItem.set(chunkDocuments[index], byItem);
+        }
+        for (const selfRef of parseJson<string[]>(chunkRefs[index], [])) {
+          const list = byItem.get(selfRef);
+          if (list) {
+            // Chunks come in order, so a repeat of this chunk's id can only be the last one: O(1) where
+            // `includes` made a document with 638k chunks on one item quadratic (minutes).
+            if (list[list.length - 1] !== chunkId) {
+              list.push(chunkId);
+            }
+          } else {
+            byItem.set(selfRef, [chunkId]);
           }
-        } else {
-          chunkIdsByItem.set(key, [chunk.id]);
         }
       }
     }
-    for (const row of itemRows) {
-      if (++done % ITEM_READ_ROWS_PER_TURN === 0) {
+    // An empty result may come without its columns.
+    const column = <T>(name: keyof ItemRow) => (items.get(name) ?? []) as T[];
+    const [itemDocuments, generations, positions, selfRefs, labels, texts, headingLevels, pageNumbers, treeDepths, sourceRanges, languages, boxes, pictures] = [
+      column<string>('document_id'), column<string>('generation'), column<number>('position'), column<string>('self_ref'), column<string>('label'), column<string>('text'), column<number>('heading_level'),
+      column<string>('page_numbers'), column<number>('tree_depth'), column<string | null>('source_range'), column<string | null>('language'), column<string | null>('boxes'), column<string | null>('picture'),
+    ];
+    for (let index = 0; index < itemDocuments.length; index++) {
+      if (index > 0 && index % ITEM_READ_ROWS_PER_TURN === 0) {
         await nextTurn();
       }
-      if (states.get(row.document_id)?.generation !== row.generation) {
+      const documentId = itemDocuments[index];
+      if (states.get(documentId)?.generation !== generations[index]) {
         continue;
       }
-      const list = result.get(row.document_id) ?? [];
-      list.push(storedItem(row, chunkIdsByItem.get(`${row.document_id}\u0000${row.self_ref}`) ?? []));
-      result.set(row.document_id, list);
+      const row: ItemRow = {
+        document_id: documentId,
+        generation: generations[index],
+        position: positions[index],
+        self_ref: selfRefs[index],
+        label: labels[index],
+        text: texts[index],
+        heading_level: headingLevels[index],
+        page_numbers: pageNumbers[index],
+        tree_depth: treeDepths[index],
+        source_range: sourceRanges[index],
+        language: languages[index],
+        boxes: boxes[index],
+        picture: pictures[index],
+      };
+      let list = result.get(documentId);
+      if (!list) {
+        list = [];
+        result.set(documentId, list);
+      }
+      list.push(storedItem(row, chunkIdsByItem.get(documentId)?.get(row.self_ref) ?? []));
     }
     for (const list of result.values()) {
       list.sort((left, right) => left.position - right.position);
@@ -180,23 +218,15 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * `plainRows`, converting `ITEM_READ_ROWS_PER_TURN` rows per turn of the event loop: a whole large document's
- * rows (90,000 items) took seconds of one uninterrupted loop.
+ * A query's columns as plain arrays, one column converted per turn of the event loop: converting a whole large
+ * document's rows (90,000 items) took seconds of one uninterrupted loop.
  */
-async function plainRowsInTurns<T>(query: { toArrow(): Promise<ArrowTable> }): Promise<T[]> {
+async function columnsInTurns(query: { toArrow(): Promise<ArrowTable> }): Promise<Map<string, unknown[]>> {
   const table = await query.toArrow();
-  const names = table.schema.fields.map((field) => field.name);
-  const columns = names.map((name) => table.getChild(name)!);
-  const rows = new Array<T>(table.numRows);
-  for (let index = 0; index < table.numRows; index++) {
-    if (index > 0 && index % ITEM_READ_ROWS_PER_TURN === 0) {
-      await nextTurn();
-    }
-    const row: Record<string, unknown> = {};
-    for (let column = 0; column < names.length; column++) {
-      row[names[column]] = columns[column].get(index);
-    }
-    rows[index] = row as T;
+  const columns = new Map<string, unknown[]>();
+  for (const field of table.schema.fields) {
+    await nextTurn();
+    columns.set(field.name, columnValues(table.getChild(field.name)!));
   }
-  return rows;
+  return columns;
 }

@@ -120,14 +120,18 @@ describe('A 45,000-section document', function () {
     }
   });
 
-  it('`haiku toc` prints its whole tree', async () => {
+  it('`haiku toc` prints its whole tree within 2 s', async () => {
+    // Measured in this process: the command's own work (open the index, find the document, read its items and
+    // chunk ids, build the tree, write the outline), without node's start-up.
     const started = performance.now();
     const toc = await runInProcess(['toc', 'big.md'], { cwd: folder.path });
     const elapsed = performance.now() - started;
     console.log(`      haiku toc: ${Math.round(elapsed)} ms`);
     assert.equal(toc.code, 0, toc.stderr);
-    assert.equal(toc.stdout.trimEnd().split('\n').length, SECTIONS + 1);
-    // It took 71-116 s with the look-ahead tree; what is left is reading the rows.
-    assert.ok(elapsed < 30_000, `haiku toc took ${Math.round(elapsed)} ms`);
+    const lines = toc.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, SECTIONS + 1);
+    assert.match(lines[SECTIONS], /^ {6}Section 44999 {2}\[big\.md:179997, 1 chunk\]$/);
+    // 71-116 s with the look-ahead tree, then 4.1 s converting Arrow cell by cell; the issue asks for 2 s.
+    assert.ok(elapsed < 2_000, `haiku toc took ${Math.round(elapsed)} ms`);
   });
 });
