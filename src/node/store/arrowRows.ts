@@ -36,13 +36,18 @@ export function columnValues(vector: Vector): unknown[] {
   const values = new Array<unknown>(vector.length);
   let at = 0;
   for (const data of vector.data) {
-    const checkNulls = data.nullCount > 0;
+    // Read from the null bitmap here: `getValid` checks for a union type on every call.
+    const nullBitmap = data.nullable && data.nullCount > 0 ? data.nullBitmap : undefined;
+    const isValid = (index: number) => {
+      const bit = data.offset + index;
+      return (nullBitmap![bit >> 3] & (1 << (bit & 7))) !== 0;
+    };
     if (DataType.isUtf8(data.type)) {
       const bytes = Buffer.from(data.values.buffer, data.values.byteOffset, data.values.byteLength);
       const offsets = data.valueOffsets;
       let previous: string | undefined;
       for (let index = 0; index < data.length; index++) {
-        if (checkNulls && !data.getValid(index)) {
+        if (nullBitmap && !isValid(index)) {
           values[at++] = null;
           previous = undefined;
           continue;
@@ -63,7 +68,7 @@ export function columnValues(vector: Vector): unknown[] {
     } else if ((DataType.isInt(data.type) || (DataType.isFloat(data.type) && data.type.precision !== Precision.HALF)) && data.stride === 1) {
       const numbers = data.values as ArrayLike<unknown>;
       for (let index = 0; index < data.length; index++) {
-        values[at++] = checkNulls && !data.getValid(index) ? null : numbers[index];
+        values[at++] = nullBitmap && !isValid(index) ? null : numbers[index];
       }
     } else {
       const chunk = makeVector(data);

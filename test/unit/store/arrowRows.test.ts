@@ -33,6 +33,15 @@ describe('Arrow columns as plain arrays', () => {
     assert.deepEqual(columnValues(integers), [1, null, -3]);
   });
 
+  it('reads a slice, whose null bits start inside a byte', () => {
+    const texts = vectorFromArray(['a', null, 'b', 'b', null, '', 'c', null, 'd', 'e'], new Utf8()).slice(3);
+    const numbers = vectorFromArray([1, null, 2, 3, null, 4, 5, null, 6], new Int32()).slice(3);
+    assert.equal(texts.data[0].offset, 3);
+    for (const vector of [texts, numbers]) {
+      assert.deepEqual(columnValues(vector), cellByCell(vector));
+    }
+  });
+
   it('makes rows with every column', () => {
     const table = tableFromArrays({ id: ['a', 'b'], order: Int32Array.from([2, 1]) });
     assert.deepEqual(rowsFromColumns(table), [
