@@ -16,6 +16,11 @@ import { temporaryFolder } from '../../support/indexFixtures';
 
 const SECTIONS = 45_000;
 
+/** The issue's 2 s hold on an idle machine; more runnable processes than cores stretch them by that ratio. */
+function crowding(): number {
+  return Math.max(1, os.loadavg()[0] / os.cpus().length);
+}
+
 /** Runs `work` while a timer measures the longest time the event loop went without a turn (ms). */
 async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
   let last = performance.now();
@@ -111,6 +116,8 @@ describe('A 45,000-section document', function () {
         console.log(`      ${call.name}: ${Math.round(read.ms)} ms; meanwhile another session's list_documents answered ${answered} times, the slowest in ${Math.round(slowestMs)} ms`);
         assert.match(read.text, /Section 44997/);
         assert.ok(slowestMs < 8_000, `another session waited ${Math.round(slowestMs)} ms`);
+        // 5.3 s and 6.3 s before the column-wise reading; the issue's 2 s, stretched as for `haiku toc` below.
+        assert.ok(read.ms < 2_000 * crowding(), `${call.name} took ${Math.round(read.ms)} ms at load ${os.loadavg()[0].toFixed(1)}`);
       }
     } finally {
       await reader.close();
@@ -137,9 +144,7 @@ describe('A 45,000-section document', function () {
     }
     console.log(`      haiku toc: ${timings.map((ms) => Math.round(ms)).join(' ms, ')} ms`);
     // 71-116 s with the look-ahead tree, then 4.1 s converting Arrow cell by cell; 0.9 s now on a quiet machine.
-    // The issue's 2 s holds on an idle machine; more processes than cores stretch it by their ratio.
-    const crowding = Math.max(1, os.loadavg()[0] / os.cpus().length);
-    const limitMs = 2_000 * crowding;
+    const limitMs = 2_000 * crowding();
     assert.ok(Math.min(...timings) < limitMs, `haiku toc took ${timings.map((ms) => Math.round(ms)).join(' ms and ')} ms (limit ${Math.round(limitMs)} ms at load ${os.loadavg()[0].toFixed(1)})`);
   });
 });
