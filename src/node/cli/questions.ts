@@ -4,7 +4,7 @@
  */
 import type { ModelMessage } from 'ai';
 import type { AgentEvent } from '../../core/agent/agentEvents';
-import type { Citation, ConversationState, ExecutionRecord } from '../../core/agent/conversationState';
+import type { Citation, ConversationState } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
 import { agentSettingsFromConfig, runAgent, type AgentAnswer } from '../../core/agent/runAgent';
 import { analysisModelOf } from '../../core/config';
@@ -16,6 +16,7 @@ import { DATABASE_OPTIONS, EMBEDDING_OPTIONS, FILTER_OPTION, RERANKER_OPTIONS, c
 import { commandConfig } from '../config/cliConfig';
 import { settingFlagOption } from './settingFlags';
 import { textArgument } from './textInput';
+import { citationJson, executionJson } from '../../core/agent/answerJson';
 
 /** Flags of `ask`, `analyze` and `chat`. */
 export const QUESTION_OPTIONS: readonly CliOption[] = [
@@ -127,28 +128,6 @@ export function printAnswer(context: CommandContext, answer: AgentAnswer): void 
   context.io.stdout(lines.join('\n') + '\n');
 }
 
-/** The `--json` shape of one citation (snake_case, like the rest of the CLI's JSON). */
-export function citationJson(citation: Citation) {
-  return {
-    index: citation.index,
-    chunk_id: citation.chunkId,
-    chunk_ids: citation.chunkIds,
-    document_id: citation.documentId,
-    uri: citation.uri,
-    title: citation.title,
-    headings: citation.headings,
-    page_numbers: citation.pageNumbers,
-    content: citation.content,
-    source_range: citation.sourceRange ?? null,
-    picture_refs: citation.pictureRefs,
-    document_meta: citation.documentMeta ?? {},
-    chunk_meta: citation.chunkMeta ?? {},
-  };
-}
-
-export function executionJson(execution: ExecutionRecord) {
-  return { code: execution.code, stdout: execution.stdout, stderr: execution.stderr, success: execution.success, duration_ms: execution.durationMs };
-}
 
 function citationLine(citation: Citation): string {
   const where = locationText(citation.uri.replace(/^file:\/\//, ''), citation.sourceRange, citation.pageNumbers);

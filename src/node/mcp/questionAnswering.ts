@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventListener } from '../../core/agent/agentEvents';
-import type { Citation, ExecutionRecord } from '../../core/agent/conversationState';
+import { citationJson, executionJson } from '../../core/agent/answerJson';
+import type { Citation } from '../../core/agent/conversationState';
 import type { AgentMode } from '../../core/agent/instructions';
 import { agentSettingsFromConfig, runAgent, type AgentAnswer } from '../../core/agent/runAgent';
 import { defaultConfig } from '../../core/config';
@@ -65,31 +66,17 @@ export async function relativePathsOf(context: McpToolContext, citations: readon
   return new Map(documents.map((document) => [document.id, document.relativePath]));
 }
 
-/** A citation as structured content (`citationOutputSchema`): the fields of the CLI's `--json` citation, plus the document's path and a 1-based location. */
+/** A citation as structured content (`citationOutputSchema`): the CLI's `--json` citation, plus the document's path and a 1-based location. */
 export function citationOutput(citation: Citation, relativePaths: ReadonlyMap<string, string>) {
   return {
-    index: citation.index,
-    chunk_id: citation.chunkId,
-    chunk_ids: citation.chunkIds,
-    document_id: citation.documentId,
-    uri: citation.uri,
-    title: citation.title,
-    headings: citation.headings,
-    page_numbers: citation.pageNumbers,
-    content: citation.content,
-    source_range: citation.sourceRange ?? null,
-    picture_refs: citation.pictureRefs,
-    document_meta: citation.documentMeta ?? {},
-    chunk_meta: citation.chunkMeta ?? {},
+    ...citationJson(citation),
     relative_path: relativePaths.get(citation.documentId) ?? citation.uri,
     location: locationJson([citation.sourceRange], citation.pageNumbers),
   };
 }
 
 /** One `execute_code` run of an analysis as structured content (`executionOutputSchema`). */
-export function executionOutput(execution: ExecutionRecord) {
-  return { code: execution.code, stdout: execution.stdout, stderr: execution.stderr, success: execution.success, duration_ms: execution.durationMs };
-}
+export const executionOutput = executionJson;
 
 /**
  * The plain-text citation block, after haiku.rag's MCP server: `## Citations`, then per citation
