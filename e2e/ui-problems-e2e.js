@@ -121,6 +121,7 @@ async function step(page, name, action) {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   const failed = results.filter((result) => !result.ok).length;
-  console.log(`${results.length - failed} passed, ${failed} failed; screenshots in ${outDir}`);
+  console.log(`screenshots in ${outDir}`);
+  console.log(`${results.length - failed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 })();
