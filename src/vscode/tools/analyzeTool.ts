@@ -2,13 +2,11 @@ import * as vscode from 'vscode';
 import type { LanguageModel } from 'ai';
 import type { SandboxFactory } from '../../core/agent/agentRun';
 import type { AgentAnswer } from '../../core/agent/runAgent';
-import { isHaikuError } from '../../core/errors';
-import { documentFilterFor } from '../../core/documents/documentAccess';
 import type { ResolvedModel } from '../analysisModel';
 import { locationLabel } from '../citationFormat';
 import { TOOL_NAMES } from '../contributionIds';
 import { languageModelFromChat } from '../languageModelAdapter';
-import { signalOf, textResult, TOOL_DOCUMENT_LIST_HINT, type ToolContext } from './toolSupport';
+import { documentFilterForTool, signalOf, textResult, type ToolContext } from './toolSupport';
 
 export interface AnalyzeToolInput {
   question: string;
@@ -91,15 +89,9 @@ export function createAnalyzeTool(context: AnalyzeToolContext): vscode.LanguageM
         settings.temperature = undefined;
       }
       const knowledgeBase = await context.knowledgeBase();
-      let documentFilter: string | undefined;
-      try {
-        // The document by id, path or unique path suffix, as haiku_search and haiku_readSection take it.
-        documentFilter = await documentFilterFor(knowledgeBase, path, { listHint: TOOL_DOCUMENT_LIST_HINT, abortSignal: signalOf(token) });
-      } catch (error) {
-        if (isHaikuError(error, 'not_found')) {
-          return textResult(error.message);
-        }
-        throw error;
+      const documentFilter = await documentFilterForTool(knowledgeBase, path, token);
+      if (documentFilter instanceof vscode.LanguageModelToolResult) {
+        return documentFilter;
       }
       const answer = await agent.runAgent({
         model: resolved.model,
@@ -107,7 +99,7 @@ export function createAnalyzeTool(context: AnalyzeToolContext): vscode.LanguageM
         knowledgeBase,
         question,
         mode: 'analysis',
-        documentFilter: documentFilter ?? null,
+        documentFilter: documentFilter.filter ?? null,
         settings,
         createSandbox,
         abortSignal: signalOf(token),

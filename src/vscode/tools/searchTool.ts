@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
-import { documentFilterFor } from '../../core/documents/documentAccess';
-import { isHaikuError } from '../../core/errors';
 import { TOOL_NAMES } from '../contributionIds';
 import { formatSearchHits, searchToolLimit } from './toolFormatting';
-import { signalOf, textResult, TOOL_DOCUMENT_LIST_HINT, type ToolContext } from './toolSupport';
+import { documentFilterForTool, signalOf, textResult, type ToolContext } from './toolSupport';
 
 export interface SearchToolInput {
   query: string;
@@ -24,16 +22,11 @@ export function registerSearchTool(context: ToolContext): vscode.Disposable {
       }
       const limit = searchToolLimit(options.input.limit, context.getConfig().search.limit);
       const knowledgeBase = await context.knowledgeBase();
-      let filter: string | undefined;
-      try {
-        // The document by id, path or unique path suffix, as the other tools take it.
-        filter = await documentFilterFor(knowledgeBase, path, { listHint: TOOL_DOCUMENT_LIST_HINT, abortSignal: signalOf(token) });
-      } catch (error) {
-        if (isHaikuError(error, 'not_found')) {
-          return textResult(error.message);
-        }
-        throw error;
+      const documentFilter = await documentFilterForTool(knowledgeBase, path, token);
+      if (documentFilter instanceof vscode.LanguageModelToolResult) {
+        return documentFilter;
       }
+      const { filter } = documentFilter;
       const results = await knowledgeBase.search(query, { limit, filter, expand: true, abortSignal: signalOf(token) });
       return textResult(formatSearchHits(query, results, context.relativePathOf, vscode.l10n.t));
     },

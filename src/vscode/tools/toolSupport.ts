@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { HaikuConfig } from '../../core/config';
 import type { DocumentSummary, StoredItem } from '../../core/model/search';
 import type { ExtensionKnowledgeBase } from '../indexBackend';
-import { matchDocument } from '../../core/documents/documentAccess';
+import { documentFilterFor, matchDocument } from '../../core/documents/documentAccess';
+import { isHaikuError } from '../../core/errors';
 import { DOCUMENT_CANDIDATES_SHOWN } from '../../core/limits';
 
 /** What every language-model tool needs: the store (opened on demand), path display and the settings. */
@@ -45,4 +46,23 @@ export async function documentForTool(
       : `No indexed document matches "${reference}". ${TOOL_DOCUMENT_LIST_HINT}`);
   }
   return { knowledgeBase, document, items: await knowledgeBase.getDocumentItems(document.id) };
+}
+
+/**
+ * The filter a tool's optional `path` input names (the document by id, path or unique path suffix, as the other
+ * tools take it), or the result saying no document matches.
+ */
+export async function documentFilterForTool(
+  knowledgeBase: ExtensionKnowledgeBase,
+  reference: string | undefined,
+  token: vscode.CancellationToken,
+): Promise<{ filter: string | undefined } | vscode.LanguageModelToolResult> {
+  try {
+    return { filter: await documentFilterFor(knowledgeBase, reference, { listHint: TOOL_DOCUMENT_LIST_HINT, abortSignal: signalOf(token) }) };
+  } catch (error) {
+    if (isHaikuError(error, 'not_found')) {
+      return textResult(error.message);
+    }
+    throw error;
+  }
 }
