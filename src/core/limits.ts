@@ -51,6 +51,10 @@ export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
 export const DOCX_MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 /** What a DOCX's XML parts may inflate to together (bytes): each becomes a DOM tree, about ten times its size. */
 export const DOCX_MAX_INFLATED_XML_BYTES = 64 * 1024 * 1024;
+/** What all parts of a PPTX, XLSX or OpenDocument file may inflate to (bytes): the same budget as a DOCX. */
+export const OFFICE_MAX_INFLATED_BYTES = DOCX_MAX_INFLATED_BYTES;
+/** What an office file's XML parts may inflate to together (bytes): each is parsed into a tree. */
+export const OFFICE_MAX_INFLATED_XML_BYTES = DOCX_MAX_INFLATED_XML_BYTES;
 /** A file whose first bytes hold a NUL within this window is treated as binary. */
 export const BINARY_SNIFF_BYTES = 8192;
 /** A PDF page whose conversion takes longer than this is abandoned (ms). */

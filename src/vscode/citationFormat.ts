@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { SourceRange } from '../core/model/document';
+import { namedLocation } from '../core/sourceRanges';
 import type { LineSpan } from './sectionLocate';
 import { COMMANDS } from './contributionIds';
 
@@ -17,8 +18,12 @@ export interface CitableChunk {
   sourceRange?: SourceRange;
 }
 
-/** "L12–L20" (1-based), "p. 3", "pp. 3–4", or "" when nothing locates the chunk. */
+/** "slide 3", "sheet Sales, A1:D9", "cell 4", "L12–L20" (1-based), "p. 3", "pp. 3–4", or "" when nothing locates the chunk. */
 export function locationLabel(sourceRange: SourceRange | undefined, pageNumbers: readonly number[] = []): string {
+  const named = namedLocation(sourceRange);
+  if (named !== undefined) {
+    return named;
+  }
   if (sourceRange?.startLine !== undefined) {
     const start = sourceRange.startLine + 1;
     const end = lastLine(sourceRange) + 1;

@@ -53,9 +53,12 @@ export function folderOf(relativePath: string): string {
   return slash < 0 ? '' : relativePath.slice(0, slash);
 }
 
-/** Documents whose source has no lines (PDF, DOCX) open as a Markdown rendering. */
+/** Formats whose source has no lines to select (PDF, office files, images) open as a Markdown rendering. */
+const RENDERED_FORMATS: ReadonlySet<string> = new Set(['pdf', 'docx', 'odt', 'pptx', 'odp', 'xlsx', 'ods', 'image']);
+
+/** Documents whose source has no lines (PDF, DOCX, slides, sheets, images) open as a Markdown rendering. */
 export function opensAsRendering(format: string): boolean {
-  return format === 'pdf' || format === 'docx';
+  return RENDERED_FORMATS.has(format);
 }
 
 /**

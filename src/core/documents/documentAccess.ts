@@ -10,6 +10,7 @@ import type { SectionNode, SourceRange } from '../model/document';
 import type { DocumentSummary, KnowledgeBase } from '../model/search';
 import { compileDocumentFilter } from '../search/documentFilter';
 import { walkSections } from '../toc';
+import { namedLocation } from '../sourceRanges';
 
 /** A path compared with forward slashes, without a trailing one, Windows drive letters in lower case. */
 function comparablePath(file: string): string {
@@ -127,8 +128,15 @@ export function lookUpSection(tree: readonly SectionNode[], reference: string): 
   return partial.length === 1 ? { section: partial[0], ambiguous: [] } : { ambiguous: partial.map((node) => node.title) };
 }
 
-/** `path:line` for text formats (1-based line), `path (page n)` for PDFs, else the path. */
+/**
+ * `path (slide 3)`, `path (sheet Sales, A1:D9)` or `path (cell 4)` where the format names its places;
+ * `path:line` for text formats (1-based line), `path (page n)` for PDFs, else the path.
+ */
 export function locationText(relativePath: string, sourceRange: SourceRange | undefined, pageNumbers: readonly number[]): string {
+  const named = namedLocation(sourceRange);
+  if (named !== undefined) {
+    return `${relativePath} (${named})`;
+  }
   if (sourceRange?.startLine !== undefined) {
     return `${relativePath}:${sourceRange.startLine + 1}`;
   }

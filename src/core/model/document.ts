@@ -20,12 +20,30 @@ export type ItemLabel =
 export const NOISE_LABELS: ReadonlySet<ItemLabel> = new Set<ItemLabel>(['footnote', 'page_header', 'page_footer', 'document_index']);
 
 /** The file formats Haiku converts. */
-export type DocumentFormat = 'markdown' | 'html' | 'pdf' | 'docx' | 'text' | 'csv' | 'notebook' | 'asciidoc' | 'code';
+export type DocumentFormat =
+  | 'markdown'
+  | 'html'
+  | 'pdf'
+  | 'docx'
+  | 'text'
+  | 'csv'
+  | 'notebook'
+  | 'asciidoc'
+  | 'code'
+  | 'pptx'
+  | 'odp'
+  | 'xlsx'
+  | 'ods'
+  | 'latex'
+  | 'odt'
+  | 'image';
 
 /**
- * Where an item came from, so the editor can jump to it.
+ * Where an item came from, so the editor can jump to it and a reader can name the place.
  * Text formats: 0-based lines and columns as VS Code's `Range` uses them; the end is exclusive.
  * PDF: `page` (1-based) only. DOCX has neither (the editor opens a rendering of the converted document).
+ * Slides, sheets and notebook cells carry their own names (`slide`, `sheet` + `cells`, `cell`), which labels
+ * prefer over lines and pages (see `namedLocation`).
  */
 export interface SourceRange {
   startLine?: number;
@@ -33,6 +51,14 @@ export interface SourceRange {
   endLine?: number;
   endColumn?: number;
   page?: number;
+  /** Presentations (PPTX, ODP): the 1-based slide number. */
+  slide?: number;
+  /** Spreadsheets (XLSX, ODS, CSV): the sheet's name. */
+  sheet?: string;
+  /** Spreadsheets: the A1-style cell range the item covers on its sheet (`B2:D9`). */
+  cells?: string;
+  /** Notebooks: the 0-based index of the cell (named 1-based, "cell 3"). */
+  cell?: number;
 }
 
 export interface DocumentItem {

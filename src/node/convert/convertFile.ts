@@ -28,7 +28,24 @@ export interface ConvertFileOptions {
 export type PictureProcessing = 'none' | 'image' | 'description';
 
 /** Which converter a file goes to, by extension; anything unknown is read as text. */
-export type ConverterKind = 'markdown' | 'html' | 'docx' | 'pdf' | 'restructuredText' | 'csv' | 'notebook' | 'asciidoc' | 'code' | 'text';
+export type ConverterKind =
+  | 'markdown'
+  | 'html'
+  | 'docx'
+  | 'pdf'
+  | 'restructuredText'
+  | 'csv'
+  | 'notebook'
+  | 'asciidoc'
+  | 'code'
+  | 'pptx'
+  | 'odp'
+  | 'xlsx'
+  | 'ods'
+  | 'odt'
+  | 'latex'
+  | 'image'
+  | 'text';
 
 const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
   '.md': 'markdown',
@@ -48,7 +65,24 @@ const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
   '.adoc': 'asciidoc',
   '.asciidoc': 'asciidoc',
   '.asc': 'asciidoc',
+  '.pptx': 'pptx',
+  '.pptm': 'pptx',
+  '.odp': 'odp',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  '.ods': 'ods',
+  '.odt': 'odt',
+  '.tex': 'latex',
+  '.png': 'image',
+  '.jpg': 'image',
+  '.jpeg': 'image',
+  '.tif': 'image',
+  '.tiff': 'image',
+  '.webp': 'image',
 };
+
+/** Formats whose bytes are not text (zips, images, PDF): read without decoding and without the text-file limit. */
+const BINARY_KINDS: ReadonlySet<ConverterKind> = new Set<ConverterKind>(['pdf', 'docx', 'pptx', 'odp', 'xlsx', 'ods', 'odt', 'image']);
 
 export function converterFor(filePath: string): ConverterKind {
   const extension = path.extname(filePath).toLowerCase();
@@ -71,7 +105,7 @@ export async function convertFile(filePath: string, options: ConvertFileOptions 
  */
 function textFileLimit(filePath: string, maxBytes: number): number | undefined {
   const kind = converterFor(filePath);
-  return kind === 'pdf' || kind === 'docx' || kind === 'notebook' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
+  return BINARY_KINDS.has(kind) || kind === 'notebook' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
 }
 
 /**
@@ -182,6 +216,26 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
     const { convertDocx } = require('./docx') as typeof import('./docx');
     return convertDocx(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
   }
+  if (kind === 'pptx' || kind === 'odp') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertPresentation } = require('./presentation') as typeof import('./presentation');
+    return convertPresentation(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures, format: kind });
+  }
+  if (kind === 'xlsx' || kind === 'ods') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertSpreadsheet } = require('./spreadsheet') as typeof import('./spreadsheet');
+    return convertSpreadsheet(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures, format: kind });
+  }
+  if (kind === 'odt') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertOdt } = require('./odt') as typeof import('./odt');
+    return convertOdt(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
+  }
+  if (kind === 'image') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { convertImage } = require('./image') as typeof import('./image');
+    return convertImage(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
+  }
   const text = decodeText(filePath, bytes);
   switch (kind) {
     case 'markdown':
@@ -196,6 +250,11 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
       return convertNotebook(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
     case 'asciidoc':
       return convertAsciidoc(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
+    case 'latex': {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { convertLatex } = require('./latex') as typeof import('./latex');
+      return convertLatex(text, { fileName, abortSignal: options.abortSignal, filePath: path.resolve(filePath), pictures: options.pictures, pictureRoots: options.pictureRoots });
+    }
     case 'code':
       return convertCode(text, { fileName, abortSignal: options.abortSignal, language: CODE_LANGUAGE_BY_EXTENSION[path.extname(filePath).toLowerCase()] });
     default:

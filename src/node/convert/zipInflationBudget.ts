@@ -23,7 +23,8 @@ export type ZipInflationProblem =
   | { kind: 'declared_markup'; declaredBytes: number; limitBytes: number }
   | { kind: 'inflates_past_declared'; entry: string; declaredBytes: number };
 
-interface ZipEntry {
+/** One entry of a zip's central directory. */
+export interface ZipEntry {
   name: string;
   method: number;
   compressedSize: number;
@@ -87,7 +88,8 @@ export async function zipInflationProblem(bytes: Uint8Array, budget: ZipInflatio
 }
 
 /** The entries of the central directory, or undefined when there is none to read. */
-function readCentralDirectory(bytes: Uint8Array): ZipEntry[] | undefined {
+/** The entries of a zip's central directory (ZIP64 aware), or undefined when `bytes` is not a zip. */
+export function readCentralDirectory(bytes: Uint8Array): ZipEntry[] | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let end = -1;
   for (let offset = bytes.length - 22; offset >= Math.max(0, bytes.length - END_OF_DIRECTORY_SEARCH_BYTES); offset--) {

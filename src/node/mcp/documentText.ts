@@ -1,5 +1,6 @@
 import type { SectionNode, SourceRange } from '../../core/model/document';
 import type { StoredItem } from '../../core/model/search';
+import { namedLocation, unionSourceRanges } from '../../core/sourceRanges';
 
 /** The 1-based, inclusive lines the ranges cover (first range's start to last range's end), or undefined without lines. */
 function lineSpan(ranges: ReadonlyArray<SourceRange | undefined>): { first: number; last: number } | undefined {
@@ -20,8 +21,15 @@ function pagesOf(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: re
   return [...new Set(pages)].sort((left, right) => left - right);
 }
 
-/** Where content sits, for a reader: `lines 12-20` (1-based, inclusive), `p. 3` or `pp. 3-5`, or '' when unknown. */
+/**
+ * Where content sits, for a reader: `slide 3`, `sheet Sales, A1:D9`, `cell 4`, `lines 12-20` (1-based, inclusive),
+ * `p. 3` or `pp. 3-5`, or '' when unknown.
+ */
 export function whereText(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: readonly number[]): string {
+  const named = namedLocation(unionSourceRanges(ranges));
+  if (named !== undefined) {
+    return named;
+  }
   const lines = lineSpan(ranges);
   if (lines) {
     return lines.first === lines.last ? `line ${lines.first}` : `lines ${lines.first}-${lines.last}`;
@@ -33,10 +41,13 @@ export function whereText(ranges: ReadonlyArray<SourceRange | undefined>, pageNu
   return pages.length === 1 ? `p. ${pages[0]}` : `pp. ${pages[0]}-${pages[pages.length - 1]}`;
 }
 
-/** The JSON shape of a location: 1-based inclusive lines and pages, so clients need not know our 0-based ranges. */
-export function locationJson(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: readonly number[]): { start_line: number | null; end_line: number | null; pages: number[] } {
+/**
+ * The JSON shape of a location: 1-based inclusive lines and pages, so clients need not know our 0-based ranges,
+ * and the place's own name where the format has one (`slide 3`, `sheet Sales, A1:D9`, `cell 4`).
+ */
+export function locationJson(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: readonly number[]): { start_line: number | null; end_line: number | null; pages: number[]; place: string | null } {
   const lines = lineSpan(ranges);
-  return { start_line: lines?.first ?? null, end_line: lines?.last ?? null, pages: pagesOf(ranges, pageNumbers) };
+  return { start_line: lines?.first ?? null, end_line: lines?.last ?? null, pages: pagesOf(ranges, pageNumbers), place: namedLocation(unionSourceRanges(ranges)) ?? null };
 }
 
 /** Items as Markdown, headings with their level and code fenced, each block once. */

@@ -15,11 +15,12 @@ export function strictArguments<Shape extends z.ZodRawShape>(toolName: string, s
 
 const metadataSchema = z.record(z.string(), z.unknown());
 
-/** `locationJson`: 1-based inclusive lines and pages. */
+/** `locationJson`: 1-based inclusive lines and pages, and the place's own name (slide, sheet and cells, notebook cell). */
 export const locationOutputSchema = z.object({
   start_line: z.number().int().nullable(),
   end_line: z.number().int().nullable(),
   pages: z.array(z.number().int()),
+  place: z.string().nullable(),
 });
 
 /** A stored `SourceRange` (0-based lines, exclusive end) as it is in the index; loose, as stored JSON may carry more. */

@@ -15,8 +15,11 @@ describe('MCP document text', () => {
     assert.equal(whereText([{ page: 3 }], [3]), 'p. 3');
     assert.equal(whereText([undefined], [5, 2, 4]), 'pp. 2-5');
     assert.equal(whereText([undefined], []), '');
-    assert.deepEqual(locationJson([{ startLine: 4, endLine: 6, endColumn: 0 }], []), { start_line: 5, end_line: 6, pages: [] });
-    assert.deepEqual(locationJson([{ page: 2 }], [3]), { start_line: null, end_line: null, pages: [2, 3] });
+    assert.deepEqual(locationJson([{ startLine: 4, endLine: 6, endColumn: 0 }], []), { start_line: 5, end_line: 6, pages: [], place: null });
+    assert.deepEqual(locationJson([{ page: 2 }], [3]), { start_line: null, end_line: null, pages: [2, 3], place: null });
+    assert.deepEqual(locationJson([{ slide: 4 }, { slide: 5 }], [4, 5]), { start_line: null, end_line: null, pages: [4, 5], place: 'slide 4' });
+    assert.equal(whereText([{ sheet: 'Sales', cells: 'A1:C4' }], []), 'sheet Sales, A1:C4');
+    assert.equal(whereText([{ startLine: 10, endLine: 20, cell: 2 }], []), 'cell 3');
   });
 
   it('finds a section by title, by trail, or by a unique part of a title, and names the candidates otherwise', () => {

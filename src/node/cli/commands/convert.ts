@@ -5,6 +5,7 @@ import { JSON_OPTION, printJson } from '../indexAccess';
 import type { DocumentItem, PictureData, SectionNode, SourceRange } from '../../../core/model/document';
 import { buildSectionTree } from '../../../core/toc';
 import { createConversionPool } from '../../convert/conversionPool';
+import { namedLocation } from '../../../core/sourceRanges';
 
 /** `haiku convert <file> [--json]`: shows what the converter made of a file (outline, then every item). */
 export const convertCommand: CliCommand = {
@@ -75,8 +76,12 @@ function renderReadable(title: string, format: string, items: readonly DocumentI
   return lines.join('\n') + '\n';
 }
 
-/** `12:1-14:4` (1-based line:column as editors show them, end exclusive), or the pages, or `-`. */
+/** `slide 3` (or the sheet and cells, or the notebook cell), `12:1-14:4` (1-based line:column as editors show them, end exclusive), or the pages, or `-`. */
 function describeRange(range: SourceRange | undefined, pageNumbers: readonly number[]): string {
+  const named = namedLocation(range);
+  if (named !== undefined) {
+    return named;
+  }
   if (range?.startLine !== undefined && range.endLine !== undefined) {
     return `${range.startLine + 1}:${(range.startColumn ?? 0) + 1}-${range.endLine + 1}:${(range.endColumn ?? 0) + 1}`;
   }
