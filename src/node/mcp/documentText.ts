@@ -45,7 +45,10 @@ export function whereText(ranges: ReadonlyArray<SourceRange | undefined>, pageNu
  * The JSON shape of a location: 1-based inclusive lines and pages, so clients need not know our 0-based ranges,
  * and the place's own name where the format has one (`slide 3`, `sheet Sales, A1:D9`, `cell 4`).
  */
-export function locationJson(ranges: ReadonlyArray<SourceRange | undefined>, pageNumbers: readonly number[]): { start_line: number | null; end_line: number | null; pages: number[]; place: string | null } {
+export function locationJson(
+  ranges: ReadonlyArray<SourceRange | undefined>,
+  pageNumbers: readonly number[],
+): { start_line: number | null; end_line: number | null; pages: number[]; place: string | null } {
   const lines = lineSpan(ranges);
   return { start_line: lines?.first ?? null, end_line: lines?.last ?? null, pages: pagesOf(ranges, pageNumbers), place: namedLocation(unionSourceRanges(ranges)) ?? null };
 }

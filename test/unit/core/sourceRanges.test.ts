@@ -28,7 +28,8 @@ describe('source ranges: slides, sheets and notebook cells by their own names', 
     assert.deepEqual(unionSourceRanges([{ slide: 4 }, { slide: 3 }]), { slide: 3 });
     assert.deepEqual(unionSourceRanges([{ sheet: 'S', cells: 'B2:C3' }, { sheet: 'S', cells: 'A5:D6' }]), { sheet: 'S', cells: 'A2:D6' });
     assert.deepEqual(unionSourceRanges([{ sheet: 'S', cells: 'B2' }, { sheet: 'T', cells: 'A1:A9' }]), { sheet: 'S', cells: 'B2' });
-    assert.deepEqual(unionSourceRanges([{ startLine: 5, endLine: 9, endColumn: 0, cell: 2 }, { startLine: 10, endLine: 12, endColumn: 3, cell: 3 }]), { startLine: 5, startColumn: 0, endLine: 12, endColumn: 3, cell: 2 });
+    const cells = unionSourceRanges([{ startLine: 5, endLine: 9, endColumn: 0, cell: 2 }, { startLine: 10, endLine: 12, endColumn: 3, cell: 3 }]);
+    assert.deepEqual(cells, { startLine: 5, startColumn: 0, endLine: 12, endColumn: 3, cell: 2 });
   });
 
   it('writes A1 ranges with multi-letter columns', () => {
