@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
+import type { ConvertedDocument } from '../../../src/core/model/document';
 import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
 import { CODE_ITEM_MAX_CHARS, CSV_MAX_COLUMNS, CSV_MAX_ROWS, CSV_TABLE_ITEM_MAX_TOKENS, NOTEBOOK_OUTPUT_MAX_CHARS } from '../../../src/core/limits';
 import { isHaikuError } from '../../../src/core/errors';
@@ -12,53 +12,7 @@ import { convertFile, converterFor } from '../../../src/node/convert/convertFile
 import { convertCsv, detectDelimiter, parseCsv } from '../../../src/node/convert/csv';
 import { convertNotebook } from '../../../src/node/convert/notebook';
 import { encodePng } from '../../../src/node/convert/pictures/pngEncoder';
-import { repositoryRoot } from '../../support/paths';
-
-/** Copies of `shared/corpus/formats/` (`test/fixtures/formats/LICENCES.md`). */
-const formatsRoot = path.join(repositoryRoot, 'test', 'fixtures', 'formats');
-
-/** Lowercased words (letters and digits) of a text, counted. */
-function wordCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    counts.set(word, (counts.get(word) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** The share of the expected words (as a multiset) found in the converted items' text. */
-function wordRecall(expected: string, items: readonly DocumentItem[]): number {
-  const wanted = wordCounts(expected);
-  const found = wordCounts(items.map((item) => item.text).join('\n'));
-  let total = 0;
-  let matched = 0;
-  for (const [word, count] of wanted) {
-    total += count;
-    matched += Math.min(count, found.get(word) ?? 0);
-  }
-  return total === 0 ? 1 : matched / total;
-}
-
-/** The ground truth's `#` heading texts. */
-function groundTruthHeadings(markdown: string): string[] {
-  return markdown.split('\n').filter((line) => /^#{1,6} /.test(line)).map((line) => line.replace(/^#+\s+/, '').trim());
-}
-
-function headingTexts(document: ConvertedDocument): string[] {
-  return document.items.filter((item) => item.label === 'title' || item.label === 'section_header').map((item) => item.text);
-}
-
-/** The rows of a Markdown pipe table (separator row dropped), cells trimmed. */
-function tableRows(markdown: string): string[][] {
-  return markdown
-    .split('\n')
-    .filter((line) => line.startsWith('|') && !/^\|(\s*-+\s*\|)+\s*$/.test(line))
-    .map((line) => line.slice(1, line.endsWith('|') ? -1 : undefined).split(/(?<!\\)\|/).map((cell) => cell.trim()));
-}
-
-function filesWithGroundTruth(folder: string): string[] {
-  return fs.readdirSync(path.join(formatsRoot, folder)).filter((name) => !name.endsWith('.groundtruth.md') && fs.existsSync(path.join(formatsRoot, folder, `${name}.groundtruth.md`))).sort();
-}
+import { filesWithGroundTruth, formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
 
 describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
   describe('real files against docling ground truth', () => {
