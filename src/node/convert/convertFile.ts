@@ -22,6 +22,16 @@ export interface ConvertFileOptions {
   pictures?: PictureProcessing;
   /** Folders Markdown and HTML images may be read from (the indexed roots); defaults to the document's folder. */
   pictureRoots?: readonly string[];
+  /** OCR of PDF pages without a text layer and of image files; defaults to `DEFAULT_OCR_OPTIONS`. */
+  ocr?: OcrOptions;
+}
+
+/** The OCR settings as converters take them. */
+export interface OcrOptions {
+  /** Off: scanned pages and images yield no text (a warning says so). */
+  enabled: boolean;
+  /** Tesseract language codes (`eng`, `deu`, …), tried together. */
+  languages: readonly string[];
 }
 
 /** The `processing.pictures` setting as converters take it. */
@@ -234,7 +244,7 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
   if (kind === 'image') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { convertImage } = require('./image') as typeof import('./image');
-    return convertImage(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
+    return convertImage(bytes, { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures, ocr: options.ocr });
   }
   const text = decodeText(filePath, bytes);
   switch (kind) {

@@ -1,12 +1,13 @@
 import type { ConvertedDocument } from '../../core/model/document';
 import { ConversionError } from '../../core/errors';
-import type { PictureProcessing } from './convertFile';
+import type { OcrOptions, PictureProcessing } from './convertFile';
 
 export interface ImageConvertOptions {
   fileName: string;
   filePath: string;
   abortSignal?: AbortSignal;
   pictures?: PictureProcessing;
+  ocr?: OcrOptions;
 }
 
 /** Converts images (OCR). (Scaffold: the converter is being written; until then the file is refused with a clear message.) */
