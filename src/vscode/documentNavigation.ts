@@ -124,6 +124,10 @@ export class DocumentNavigator implements vscode.Disposable {
       this.clear();
       return undefined;
     }
+    if (document?.format === 'notebook' && !options.asText && chunk.sourceRange?.cell !== undefined && await this.openNotebookCell(vscode.Uri.parse(chunk.uri), chunk.sourceRange.cell)) {
+      this.clear();
+      return undefined;
+    }
     if (document && opensAsRendering(document.format)) {
       const textDocument = await vscode.workspace.openTextDocument(renderingUri(document));
       // The items place the chunk among repeated sentences (its own occurrence, not the first).
@@ -137,6 +141,25 @@ export class DocumentNavigator implements vscode.Disposable {
       ? textDocument.validateRange(new vscode.Range(source.startLine, source.startColumn, source.endLine, source.endColumn))
       : new vscode.Range(0, 0, 0, 0);
     return this.showRange(textDocument, range, contextRanges(textDocument, range, context?.sourceRange));
+  }
+
+  /**
+   * Opens a notebook in the notebook editor with the chunk's cell selected and scrolled into view. False when no
+   * notebook editor can open the file (no `.ipynb` serializer, or the cell is gone): the caller opens its JSON.
+   */
+  private async openNotebookCell(uri: vscode.Uri, cell: number): Promise<boolean> {
+    try {
+      const notebook = await vscode.workspace.openNotebookDocument(uri);
+      if (cell >= notebook.cellCount) {
+        return false;
+      }
+      const range = new vscode.NotebookRange(cell, cell + 1);
+      const editor = await vscode.window.showNotebookDocument(notebook, { preview: true, selections: [range] });
+      editor.revealRange(range, vscode.NotebookEditorRevealType.InCenterIfOutsideViewport);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -38,9 +38,10 @@ interface CellLines {
  * Jupyter notebooks (`.ipynb`). Markdown cells go through the Markdown converter (headings, lists, tables, code,
  * local images); code cells become `code` items in the kernel's language, followed by their text outputs
  * (`stream`, `execute_result`/`display_data` `text/plain`, errors) as `code` items of language `output` (or
- * `error`), HTML tables among outputs (pandas) as `table` items, and their PNG/JPEG outputs as pictures with bytes. Provenance is the lines of the cell in the JSON
- * file: a Markdown item covers its own source lines when the source is written one line per JSON line (as
- * Jupyter writes it), else its whole cell. Invalid JSON or a file without cells is a `corrupt_file` error.
+ * `error`), HTML tables among outputs (pandas) as `table` items, and their PNG/JPEG outputs as pictures with bytes.
+ * Provenance is the cell's index (`sourceRange.cell`, named "cell n") and the lines of the cell in the JSON file:
+ * a Markdown item covers its own source lines when the source is written one line per JSON line (as Jupyter writes
+ * it), else its whole cell. Invalid JSON or a file without cells is a `corrupt_file` error.
  */
 export async function convertNotebook(text: string, options: ConvertOptions & LocalImageConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
@@ -70,6 +71,7 @@ export async function convertNotebook(text: string, options: ConvertOptions & Lo
       break;
     }
     const cell = cells[index];
+    const firstItemOfCell = builder.items.length;
     const lines = located?.[index];
     const cellRange = lines?.cell;
     const type = typeof cell.cell_type === 'string' ? cell.cell_type : '';
@@ -109,6 +111,10 @@ export async function convertNotebook(text: string, options: ConvertOptions & Lo
       if (source) {
         builder.add({ label: 'paragraph', text: source, sourceRange: cellRange });
       }
+    }
+    // Every item of the cell is named by it ("cell 4"), whatever lines of the JSON it also points at.
+    for (const item of builder.items.slice(firstItemOfCell)) {
+      item.sourceRange = { ...item.sourceRange, cell: index };
     }
   }
   const title = builder.first('title')?.text ?? builder.first('section_header')?.text ?? options.fileName;

@@ -24,6 +24,17 @@ function buildIndex(folder: string, database: string): Promise<void> {
   });
 }
 
+/** A notebook whose second cell holds the passage searched for, after a first cell long enough to be its own chunk. */
+function teamNotebook(): string {
+  const filler = Array.from({ length: 60 }, (_, index) => `Onboarding step ${index + 1} covers badge ${index * 7} and desk ${index * 3} in building ${index % 4}.`).join(' ');
+  const cells = [
+    { cell_type: 'markdown', metadata: {}, source: ['# Onboarding\n', '\n', filler] },
+    { cell_type: 'markdown', metadata: {}, source: ['## Alpaca tally\n', '\n', 'The quarterly alpaca tally counts llamas separately from vicunas.'] },
+    { cell_type: 'code', execution_count: 1, metadata: {}, outputs: [{ output_type: 'stream', name: 'stdout', text: ['42 alpacas\n'] }], source: ['print(tally())'] },
+  ];
+  return JSON.stringify({ cells, metadata: { language_info: { name: 'python' } }, nbformat: 4, nbformat_minor: 5 }, null, 1);
+}
+
 const TEAM_NOTE = '# Team runbook\n\nIntroduction for new people.\n\n## Capybara rotation\n\nThe capybara rotation hands the pager over every Tuesday at noon.\n';
 
 /** `haiku.index.additionalDatabases`: a second index, outside the workspace, searched and cited with the workspace's. */
@@ -39,6 +50,7 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     fs.mkdirSync(path.join(folder, 'notes'));
     fs.writeFileSync(path.join(folder, 'notes', 'runbook.md'), TEAM_NOTE);
     fs.writeFileSync(path.join(folder, 'notes', 'other.md'), '# Other\n\nNothing about rodents here.\n');
+    fs.writeFileSync(path.join(folder, 'notes', 'tally.ipynb'), teamNotebook());
     await buildIndex(path.join(folder, 'notes'), path.join(folder, 'team-index'));
     await vscode.workspace.getConfiguration('haiku').update('index.additionalDatabases', { team: path.join(folder, 'team-index') }, vscode.ConfigurationTarget.Global);
     await waitFor(async () => {
@@ -70,6 +82,23 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     const selected = editor.document.getText(editor.selection);
     assert.ok(!editor.selection.isEmpty, 'the chunk is selected');
     assert.match(selected, /capybara rotation hands the pager over every Tuesday/, `selection: ${JSON.stringify(selected)}`);
+  });
+
+  it('a notebook\'s chunk opens in the notebook editor with its cell selected, not as JSON', async function () {
+    this.timeout(120_000);
+    const hits = await invokeToolText('haiku_search', { query: 'quarterly alpaca tally llamas vicunas', limit: 3 });
+    const chunkId = /chunk: (team:\S+) · score/.exec(hits)?.[1];
+    assert.ok(chunkId, `a hit from the team index in:\n${hits}`);
+    assert.match(hits, /tally\.ipynb cell \d+/, `hits name the notebook cell:\n${hits}`);
+    await vscode.commands.executeCommand('haiku.openChunk', chunkId);
+    const editor = await waitFor(() => {
+      const active = vscode.window.activeNotebookEditor;
+      return active?.notebook.uri.fsPath === path.join(folder, 'notes', 'tally.ipynb') ? active : undefined;
+    }, `the notebook open in the notebook editor (active text editor: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
+    const selected = editor.notebook.cellAt(editor.selection.start);
+    assert.ok(editor.selection.start >= 1, `the chunk's own cell, not the first one (selected ${editor.selection.start})`);
+    assert.match(selected.document.getText(), /alpaca tally|counts llamas|tally\(\)/, `selected cell: ${selected.document.getText()}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('@haiku /search cites the other index\'s passage with an anchor on its file and lines', async function () {

@@ -216,6 +216,8 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
       assert.match(lines[document.items[2].sourceRange!.startLine!], /- one/);
       assert.match(lines[document.items[4].sourceRange!.startLine!], /x = 41/);
       assert.match(lines[document.items[4].sourceRange!.endLine!], /print/);
+      // Each item names its cell (0-based index; labels say "cell 1", "cell 2", …).
+      assert.deepEqual(document.items.map((item) => item.sourceRange?.cell), [0, 0, 0, 0, 1, 1, 1, 1, 1, 2]);
     });
 
     it('makes an HTML table output (a pandas DataFrame) a table item instead of its text repr', async () => {
