@@ -373,3 +373,14 @@ export const MCP_SECTION_MAX_CHARS = 40_000;
  * timeout on progress (the TypeScript SDK's `resetTimeoutOnProgress`, 60 s by default) keep waiting.
  */
 export const MCP_PROGRESS_HEARTBEAT_MS = 10_000;
+
+// --- Documents from URLs ---
+// (`haiku add <url>`, MCP add_document_from_url)
+/** A download larger than this is stopped and refused (bytes); the index's own file size limit applies too, whichever is smaller. */
+export const URL_DOWNLOAD_MAX_BYTES = 50 * 1024 * 1024;
+/** A server that does not accept the connection (TCP, and TLS for https) within this long is given up (ms). */
+export const URL_CONNECT_TIMEOUT_MS = 10_000;
+/** The whole fetch, redirects and body included, is given up after this long (ms). */
+export const URL_FETCH_TIMEOUT_MS = 60_000;
+/** Redirects followed per fetch (each hop's address checked again); one more is refused. */
+export const URL_MAX_REDIRECTS = 5;

@@ -6,6 +6,7 @@ import { docsCommand } from './commands/docs';
 import { tocCommand } from './commands/toc';
 import { rebuildCommand } from './commands/rebuild';
 import { removeCommand } from './commands/remove';
+import { addCommand } from './commands/add';
 import { demoCommand } from './commands/demo';
 import { askCommand } from './commands/ask';
 import { chatCommand } from './commands/chat';
@@ -20,6 +21,6 @@ import { completionCommand } from './commands/completion';
  * help (`commandTable.ts`) into the small `dist/cli.js` entry without the commands' code.
  */
 export const cliCommands: readonly CliCommand[] = [
-  demoCommand, indexCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
+  demoCommand, indexCommand, addCommand, searchCommand, askCommand, chatCommand, analyzeCommand, docsCommand, tocCommand, rebuildCommand, removeCommand, convertCommand, visualizeCommand,
   mcpCommand, trustCommand, completionCommand(() => cliCommands),
 ];

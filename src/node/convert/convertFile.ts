@@ -195,8 +195,11 @@ function readWhole(descriptor: number, size: number, maxBytes: number): Buffer {
   }
 }
 
-/** Runs the converter; anything it throws that is not already typed becomes a `ConversionError` naming the file. */
-async function convertBytes(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
+/**
+ * Runs the converter chosen by `filePath`'s extension on bytes already in memory (a file read, a download, pasted
+ * text); anything it throws that is not already typed becomes a `ConversionError` naming the file.
+ */
+export async function convertBytes(filePath: string, bytes: Uint8Array, options: ConvertFileOptions): Promise<ConvertedDocument> {
   try {
     return await convertWithConverter(filePath, bytes, options);
   } catch (error) {

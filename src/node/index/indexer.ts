@@ -668,7 +668,8 @@ async function compareWithStored(file: ScannedFile, state: DocumentState): Promi
   }
 }
 
-async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSignal: AbortSignal | undefined): Promise<void> {
+/** Gives each document of the batch its chunks' vectors, in batches of `EMBEDDING_BATCH_SIZE` texts. */
+export async function embedBatch(batch: DocumentWrite[], embedder: Embedder, abortSignal: AbortSignal | undefined): Promise<void> {
   const texts = batch.flatMap((entry) => entry.chunks.map((chunk) => chunk.searchText));
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {

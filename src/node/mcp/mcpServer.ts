@@ -6,6 +6,8 @@ import { CodeSession } from './codeSession';
 import type { OpenedIndex } from '../backend/openIndex';
 import type { McpToolContext } from './toolContext';
 import { registerAddDocumentFromFileTool } from './tools/addDocumentFromFileTool';
+import { registerAddDocumentFromTextTool } from './tools/addDocumentFromTextTool';
+import { registerAddDocumentFromUrlTool } from './tools/addDocumentFromUrlTool';
 import { registerAnalyzeTool } from './tools/analyzeTool';
 import { registerAskQuestionTool } from './tools/askQuestionTool';
 import { registerDeleteDocumentTool } from './tools/deleteDocumentTool';
@@ -39,6 +41,8 @@ export function createHaikuMcpServer(context: McpToolContext, options: { writabl
   registerExecuteCodeTool(server, context);
   if (options.writable) {
     registerAddDocumentFromFileTool(server, context);
+    registerAddDocumentFromUrlTool(server, context);
+    registerAddDocumentFromTextTool(server, context);
     registerDeleteDocumentTool(server, context);
   }
   return server;
@@ -48,7 +52,7 @@ export function createHaikuMcpServer(context: McpToolContext, options: { writabl
 export interface HaikuMcpServerOptions {
   /** Opened by `openIndex` with `followOtherWriters`; a read-only index (`--read-only`, `remote-readonly`) gets no write tools. */
   index: OpenedIndex;
-  /** Offer add_document_from_file and delete_document (never on a read-only index; over HTTP only with `--allow-writes`). */
+  /** Offer add_document_from_file, add_document_from_url, add_document_from_text and delete_document (never on a read-only index; over HTTP only with `--allow-writes`). */
   allowWrites: boolean;
   /** Resolves the model of ask_question/analyze on first use (a server without a model still serves the rest). */
   model: () => OpenAiCompatibleModel;
@@ -60,6 +64,8 @@ export interface HaikuMcpServerOptions {
   agentSettings?: AgentSettings;
   /** Relative paths of `add_document_from_file` resolve against this folder. */
   cwd: string;
+  /** add_document_from_url may fetch from this machine (loopback addresses; `haiku mcp --allow-loopback-urls`). */
+  allowLoopbackUrls?: boolean;
   version: string;
   /** Fires when the server shuts down. */
   abortSignal: AbortSignal;
@@ -83,6 +89,7 @@ export function createSessionServer(options: HaikuMcpServerOptions): McpSessionS
     agentSettings: options.agentSettings,
     codeSession,
     cwd: options.cwd,
+    allowLoopbackUrls: options.allowLoopbackUrls,
     embedder: options.embedder,
     abortSignal: options.abortSignal,
   };

@@ -23,6 +23,8 @@ export interface McpToolContext {
   codeSession: CodeSession;
   /** Relative file paths of `add_document_from_file` resolve against this folder (the server's working folder). */
   cwd: string;
+  /** add_document_from_url may fetch from loopback addresses (`haiku mcp --allow-loopback-urls`). */
+  allowLoopbackUrls?: boolean;
   embedder?: Embedder;
   /** Fires when the server shuts down; every tool's work is cancelled with it. */
   abortSignal: AbortSignal;

@@ -73,3 +73,16 @@ export const executionOutputSchema = z.object({
 });
 
 export const citationStatusOutputSchema = z.enum(['missing', 'grounded', 'ungrounded', 'none']);
+
+/** The user's metadata of add_document_from_url / add_document_from_text: flat pairs of plain values. */
+export const addMetadataInputSchema = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+/** What add_document_from_url and add_document_from_text return: the document and whether it was written. */
+export const addedDocumentOutputSchema = {
+  document_id: z.string(),
+  status: z.enum(['added', 'updated', 'unchanged']),
+  unchanged_because: z.enum(['not_modified', 'same_content']).nullable(),
+  document: documentOutputSchema,
+  chunks: z.number().int().nullable(),
+  warnings: z.array(z.string()),
+};

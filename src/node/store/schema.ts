@@ -179,9 +179,12 @@ export function recordedRowCounts(state: Pick<DocumentState, 'metadata'>): { chu
   return typeof counts.chunkCount === 'number' && typeof counts.itemCount === 'number' ? { chunks: counts.chunkCount, items: counts.itemCount } : undefined;
 }
 
-/** `chunkCount` goes into the metadata beside the item count: `index` repairs a document whose rows went missing. */
-export function documentRow(document: HaikuDocument, chunkCount: number, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string): DocumentRow {
-  const metadata: Record<string, unknown> = { format: document.format, chunkCount, itemCount: document.items.length };
+/**
+ * `chunkCount` goes into the metadata beside the item count: `index` repairs a document whose rows went missing.
+ * `sourceMetadata` (a URL's ETag, the user's pairs) comes first, so the counts above always win.
+ */
+export function documentRow(document: HaikuDocument, chunkCount: number, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string, sourceMetadata?: Record<string, unknown>): DocumentRow {
+  const metadata: Record<string, unknown> = { ...sourceMetadata, format: document.format, chunkCount, itemCount: document.items.length };
   if (document.pageCount !== undefined) {
     metadata.pageCount = document.pageCount;
   }

@@ -22,6 +22,8 @@ export interface DocumentWrite {
   chunks: Chunk[];
   vectors?: Float32Array[];
   file: { mtimeMs: number; size: number };
+  /** Where the document came from (a URL's ETag, the user's `--meta` pairs): merged into the row's metadata JSON. */
+  sourceMetadata?: Record<string, unknown>;
 }
 
 /** Options of the write methods. */
@@ -112,7 +114,7 @@ export class StoreWriter {
         for (const item of document.items) {
           itemRows.push(itemRow(document.id, item, generation));
         }
-        documentRows.push(documentRow(document, chunks.length, generation, entry.file, states.get(document.id)?.created_at ?? now, now));
+        documentRows.push(documentRow(document, chunks.length, generation, entry.file, states.get(document.id)?.created_at ?? now, now, entry.sourceMetadata));
       }
       const replaced = documentRows.filter((row) => states.has(row.id)).map((row) => row.id);
       try {

@@ -16,7 +16,7 @@ async function initializeStatus(url: string, authorization?: string): Promise<nu
   return response.status;
 }
 
-const WRITE_TOOLS = ['add_document_from_file', 'delete_document'];
+const WRITE_TOOLS = ['add_document_from_file', 'add_document_from_text', 'add_document_from_url', 'delete_document'];
 
 describe('haiku mcp --http: bearer token and write tools (real processes)', function () {
   this.timeout(240_000);

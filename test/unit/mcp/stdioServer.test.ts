@@ -40,7 +40,7 @@ describe('haiku mcp over stdio (real process, real LanceDB index, scripted model
   it('lists the read tools and, without --read-only, the write tools', async () => {
     const { tools } = await session.client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
-      'add_document_from_file', 'analyze', 'ask_question', 'delete_document', 'execute_code', 'get_document', 'list_documents', 'read_section', 'search_documents',
+      'add_document_from_file', 'add_document_from_text', 'add_document_from_url', 'analyze', 'ask_question', 'delete_document', 'execute_code', 'get_document', 'list_documents', 'read_section', 'search_documents',
     ]);
     assert.match(session.stderr(), /Haiku MCP server on stdio \(index .*index\)\./);
     const manifest = JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };

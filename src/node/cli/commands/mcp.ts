@@ -50,7 +50,7 @@ export const mcpCommand: CliCommand = {
   arguments: [],
   summary: 'Serve the index to MCP clients: stdio, or Streamable HTTP on 127.0.0.1 (search, documents, ask, analyze, code)',
   description:
-    'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / delete_document unless read-only (over --http only with --allow-writes). Over --http every request needs the bearer token (HAIKU_MCP_TOKEN, else one printed at start). The index must exist; it is opened once at start.',
+    'Serve the index to MCP clients (Copilot agent mode, Claude, any MCP host): stdio by default, or Streamable HTTP on 127.0.0.1 with --http. Tools: search_documents, list_documents, get_document, read_section, ask_question, analyze, execute_code, and add_document_from_file / add_document_from_url / add_document_from_text / delete_document unless read-only (over --http only with --allow-writes). Over --http every request needs the bearer token (HAIKU_MCP_TOKEN, else one printed at start). The index must exist; it is opened once at start.',
   options: [
     DATABASE_OPTION,
     ...STORAGE_OPTIONS,
@@ -60,6 +60,7 @@ export const mcpCommand: CliCommand = {
     { flags: '--port <number>', description: `Port of --http (default ${MCP_HTTP_DEFAULT_PORT}; 0 picks a free one).`, value: 'number' },
     { flags: '--read-only', description: 'Leave out the write tools (add_document_from_file, delete_document) and never write the index (a published team index; also index.mode "remote-readonly" in haiku.config.json).' },
     { flags: '--allow-writes', description: 'With --http: offer the write tools too (off by default over HTTP; add_document_from_file accepts only files inside the index\'s folders).' },
+    { flags: '--allow-loopback-urls', description: 'Let add_document_from_url fetch from this machine (127.0.0.0/8, ::1); private, link-local and metadata addresses stay refused.' },
     { flags: '--no-auth', description: `With --http: accept requests without the bearer token (the token comes from ${MCP_TOKEN_VARIABLE}, else a random one is printed at start). Any local process could then use the server.` },
     ...MODEL_OPTIONS,
     ...ANALYSIS_MODEL_OPTIONS,
@@ -92,6 +93,7 @@ export const mcpCommand: CliCommand = {
       // The file's and flags' qa.* (budgets, request limit, domain preamble) reach ask_question and analyze too.
       agentSettings: agentSettingsFromConfig(config),
       cwd: context.io.cwd,
+      allowLoopbackUrls: booleanFlag(context, 'allow-loopback-urls'),
       version: haikuVersion(),
       abortSignal,
     };
