@@ -90,6 +90,13 @@ export interface HaikuConfig {
      * pictures keep their text only; `description`: as `image`, and a vision model describes each picture at ingest.
      */
     pictures: 'none' | 'image' | 'description';
+    /** OCR of image files and of PDF pages without a text layer (Tesseract, offline). */
+    ocr: {
+      /** Off: scanned pages and images yield no text (a warning says so). */
+      enabled: boolean;
+      /** Tesseract language codes, recognized together; each needs its data installed (English is bundled). */
+      languages: string[];
+    };
     /** The OpenAI-compatible vision endpoint of `pictures: description`. */
     pictureDescription: {
       baseUrl: string;
@@ -140,7 +147,7 @@ export function defaultConfig(): HaikuConfig {
       maxOutputChars: limits.SANDBOX_MAX_OUTPUT_CHARS,
       memoryLimitBytes: limits.SANDBOX_MEMORY_LIMIT_BYTES,
     },
-    processing: { pictures: 'image', pictureDescription: { baseUrl: limits.DEFAULT_MODEL_BASE_URL, model: '' } },
+    processing: { pictures: 'image', ocr: { enabled: true, languages: ['eng'] }, pictureDescription: { baseUrl: limits.DEFAULT_MODEL_BASE_URL, model: '' } },
   };
 }
 

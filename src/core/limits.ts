@@ -33,6 +33,22 @@ export const PICTURE_DESCRIPTION_MAX_TOKENS = 200;
 /** Picture description requests in flight at once across an indexing run (a local vision model serves one or two well). */
 export const PICTURE_DESCRIPTION_CONCURRENCY = 2;
 
+// --- OCR (image files and scanned PDF pages) ---
+/** One image's recognition, rotation probes included, may take this long before it is stopped (ms). */
+export const OCR_PAGE_TIMEOUT_MS = 60_000;
+/** Starting the Tesseract thread (WebAssembly compile, language data) may take this long (ms). */
+export const OCR_WORKER_START_TIMEOUT_MS = 30_000;
+/** The Tesseract thread is stopped after this long without work (ms); the next OCR starts it again (about a second). */
+export const OCR_WORKER_IDLE_MS = 60_000;
+/** Images with more pixels than this are not read (Tesseract's WebAssembly memory is bounded). */
+export const OCR_MAX_IMAGE_PIXELS = 50_000_000;
+/** A first reading with at least this mean word confidence (0–100) is taken as upright; below it the four turns are tried. */
+export const OCR_UPRIGHT_CONFIDENCE = 70;
+/** The turns are tried on a copy scaled to at most this many pixels on its longer side (speed). */
+export const OCR_ROTATION_PROBE_MAX_SIDE_PX = 1200;
+/** A turn is taken only if its mean word confidence beats the unturned reading by this much (0–100). */
+export const OCR_ROTATION_MIN_GAIN = 10;
+
 // --- Visual grounding ---
 /** Pixels per PDF point of a page rendered by `haiku visualize` (2 ≈ 144 dpi). */
 export const VISUALIZE_DEFAULT_SCALE = 2;

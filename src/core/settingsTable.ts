@@ -554,6 +554,22 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
     },
   },
   {
+    path: 'processing.ocr.enabled',
+    file: { key: 'processing.ocr.enabled', schema: flag('OCR of image files (PNG, JPEG, TIFF, WebP) and of PDF pages without a text layer; off: they yield no text.') },
+    vscode: {
+      key: 'processing.ocr.enabled', category: 'index', order: 19, type: 'boolean', default: true,
+      description: 'Read text from images (`.png`, `.jpg`, `.tiff`, `.webp` files) and from scanned PDF pages without a text layer with OCR (Tesseract, on this machine, offline). Off: such files and pages yield no text (a warning on the document). Takes effect when files are re-indexed (**Haiku: Rebuild Index**).',
+    },
+  },
+  {
+    path: 'processing.ocr.languages',
+    file: { key: 'processing.ocr.languages', schema: z.array(z.string()).check(z.describe('Tesseract language codes OCR recognizes, e.g. ["eng", "deu"]; English is bundled, others need the npm package @tesseract.js-data/<code>.')) },
+    vscode: {
+      key: 'processing.ocr.languages', category: 'index', order: 20, type: 'array', default: ['eng'], items: { type: 'string' },
+      description: 'Tesseract language codes OCR recognizes together, e.g. `["eng", "deu"]`. English is bundled; another language needs its data (`<code>.traineddata.gz` from the npm package `@tesseract.js-data/<code>`), and a missing one stops OCR with a message saying how to install it.',
+    },
+  },
+  {
     path: 'processing.pictureDescription.baseUrl',
     file: { key: 'processing.picture_description.base_url', schema: baseUrl },
     vscode: {
