@@ -1,0 +1,306 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { ConversionError } from '../../../src/core/errors';
+import type { ConvertedDocument } from '../../../src/core/model/document';
+import { namedLocation } from '../../../src/core/sourceRanges';
+import { convertPresentation } from '../../../src/node/convert/presentation';
+import { filesWithGroundTruth, formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
+
+function fixture(folder: string, name: string): Buffer {
+  return fs.readFileSync(path.join(formatsRoot, folder, name));
+}
+
+async function convert(bytes: Uint8Array, name: string, options: { pictures?: 'none' | 'image' } = {}): Promise<ConvertedDocument> {
+  return convertPresentation(bytes, { fileName: name, filePath: `/deck/${name}`, format: name.endsWith('.odp') ? 'odp' : 'pptx', ...options });
+}
+
+/** The entries of a zip archive (stored or deflated), read with the central directory. */
+function unzip(bytes: Buffer): Map<string, Buffer> {
+  const entries = new Map<string, Buffer>();
+  const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let offset = bytes.readUInt32LE(end + 16);
+  for (let index = 0; index < bytes.readUInt16LE(end + 10); index++) {
+    const method = bytes.readUInt16LE(offset + 10);
+    const compressedSize = bytes.readUInt32LE(offset + 20);
+    const nameLength = bytes.readUInt16LE(offset + 28);
+    const extraLength = bytes.readUInt16LE(offset + 30);
+    const commentLength = bytes.readUInt16LE(offset + 32);
+    const local = bytes.readUInt32LE(offset + 42);
+    const name = bytes.subarray(offset + 46, offset + 46 + nameLength).toString('utf8');
+    const dataStart = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+    const data = bytes.subarray(dataStart, dataStart + compressedSize);
+    entries.set(name, method === 0 ? Buffer.from(data) : zlib.inflateRawSync(data));
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/** A zip of deflated entries; `declaredSizes` overrides what the headers say an entry inflates to (a zip bomb). */
+function zip(entries: Map<string, Buffer>, declaredSizes: Map<string, number> = new Map()): Buffer {
+  const locals: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const [entryName, content] of entries) {
+    const name = Buffer.from(entryName, 'utf8');
+    const data = zlib.deflateRawSync(content);
+    const crc = zlib.crc32(content);
+    const size = declaredSizes.get(entryName) ?? content.length;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(20, 6);
+    header.writeUInt16LE(8, 10);
+    header.writeUInt32LE(crc, 16);
+    header.writeUInt32LE(data.length, 20);
+    header.writeUInt32LE(size, 24);
+    header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    directory.push(header, name);
+    offset += local.length + name.length + data.length;
+  }
+  const directoryBytes = Buffer.concat(directory);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.size, 8);
+  end.writeUInt16LE(entries.size, 10);
+  end.writeUInt32LE(directoryBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directoryBytes, end]);
+}
+
+async function refusal(bytes: Uint8Array, name: string): Promise<ConversionError> {
+  try {
+    await convert(bytes, name);
+  } catch (error) {
+    assert.ok(error instanceof ConversionError, String(error));
+    return error;
+  }
+  assert.fail(`${name} was converted`);
+}
+
+describe('convertPresentation (PPTX, ODP)', function () {
+  this.timeout(60_000);
+
+  describe('real decks against docling ground truth', () => {
+    const decks = [...filesWithGroundTruth('pptx').map((name) => ['pptx', name]), ['odf', 'odf_presentation_01.odp']];
+    it('carries the five decks', () => {
+      assert.equal(decks.length, 5);
+    });
+    for (const [folder, name] of decks) {
+      it(`${name}: word recall ≥ 0.85, the headings, the tables as table items, every item on its slide`, async () => {
+        const started = performance.now();
+        const document = await convert(fixture(folder, name), name);
+        const elapsed = performance.now() - started;
+        const expected = fixture(folder, `${name}.groundtruth.md`).toString('utf8');
+        const recall = wordRecall(expected, document.items);
+        console.log(`      ${name}: recall ${recall.toFixed(3)}, ${document.items.length} items, ${elapsed.toFixed(0)} ms`);
+        assert.ok(recall >= 0.85, `word recall ${recall}`);
+        const headings = headingTexts(document).map((text) => text.toLowerCase());
+        for (const heading of groundTruthHeadings(expected).filter((text) => !/^slide\d+$/i.test(text))) {
+          assert.ok(headings.includes(heading.toLowerCase()), `heading ${heading} in ${JSON.stringify(headings)}`);
+        }
+        const expectedTables = expected.split('\n\n').filter((block) => block.startsWith('|'));
+        const tables = document.items.filter((item) => item.label === 'table');
+        assert.ok(tables.length >= expectedTables.length, `${tables.length} tables, ${expectedTables.length} expected`);
+        for (const table of expectedTables) {
+          const firstDataRow = tableRows(table)[1].map((cell) => cell.replace(/^- /, ''));
+          // docling's ODP rendering leaves merged positions empty where ours repeats the text: blanks match anything.
+          const matches = (row: string[]) => row.length === firstDataRow.length && firstDataRow.every((cell, index) => cell === '' || cell === row[index]);
+          assert.ok(
+            tables.some((item) => tableRows(item.text).some(matches)),
+            `row ${JSON.stringify(firstDataRow)} in ${tables.map((item) => item.text).join('\n')}`,
+          );
+        }
+        for (const item of document.items) {
+          assert.ok(item.sourceRange?.slide !== undefined && item.sourceRange.slide >= 1, JSON.stringify(item));
+          assert.deepEqual(item.pageNumbers, [item.sourceRange.slide]);
+        }
+      });
+    }
+  });
+
+  it('puts every item on its slide: one section per slide, headed by its title or "Slide n", named "slide n"', async () => {
+    const document = await convert(fixture('pptx', 'powerpoint_sample.pptx'), 'powerpoint_sample.pptx');
+    const sections = document.items.filter((item) => item.label === 'section_header' && item.headingLevel === 1);
+    assert.deepEqual(
+      sections.map((item) => [item.sourceRange?.slide, item.text]),
+      [
+        [1, 'Test Table Slide'],
+        [2, 'Second slide title'],
+        [3, 'Slide 3'],
+      ],
+    );
+    assert.equal(document.title, 'Test Table Slide');
+    const rectangle = document.items.find((item) => item.text === 'A rectangle shape with this text inside.')!;
+    assert.equal(namedLocation(rectangle.sourceRange), 'slide 2');
+    assert.deepEqual(rectangle.pageNumbers, [2]);
+    // Each slide's items follow its heading: slide numbers never decrease in reading order.
+    const slides = document.items.map((item) => item.sourceRange!.slide!);
+    assert.deepEqual(slides, [...slides].sort((a, b) => a - b));
+    const table = document.items.find((item) => item.label === 'table')!;
+    assert.equal(table.sourceRange?.slide, 1);
+    assert.ok(table.text.includes('| Class1 | Class1 | Class1 | Class2 | Class2 | Class2 |'), table.text);
+    assert.ok(tableRows(table.text).filter((row) => row[0] === 'R4').length === 3, 'a cell merged down three rows repeats its text');
+  });
+
+  it('reads lists: bullets from the master, numbered lists, a paragraph whose bullet is turned off', async () => {
+    const document = await convert(fixture('pptx', 'powerpoint_sample.pptx'), 'powerpoint_sample.pptx');
+    const label = (text: string) => document.items.find((item) => item.text === text)?.label;
+    assert.equal(label('Let’s introduce a list'), 'paragraph');
+    assert.equal(label('With foo'), 'list_item');
+    assert.equal(label('List item4'), 'list_item');
+    assert.equal(label('Some info:'), 'paragraph');
+    assert.ok(document.content.includes('1. List item4'));
+    assert.ok(document.content.includes('- Item A'));
+  });
+
+  it('labels speaker notes (PPTX and ODP) and keeps them on their slide', async () => {
+    for (const [folder, name] of [
+      ['pptx', 'powerpoint_sample.pptx'],
+      ['odf', 'odf_presentation_01.odp'],
+    ]) {
+      const document = await convert(fixture(folder, name), name);
+      const notes = document.items.filter((item) => item.text.startsWith('Speaker notes: '));
+      assert.deepEqual(
+        notes.map((item) => [item.sourceRange?.slide, item.label, item.text]),
+        [
+          [2, 'paragraph', 'Speaker notes: Some notes on the second slide.'],
+          [3, 'paragraph', 'Speaker notes: Final notes on the third slide.\nSecond line of notes.'],
+        ],
+        name,
+      );
+    }
+  });
+
+  it('labels comments with their authors (legacy PPTX comments)', async () => {
+    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const relsName = 'ppt/slides/_rels/slide1.xml.rels';
+    entries.set(
+      relsName,
+      Buffer.from(
+        entries
+          .get(relsName)!
+          .toString('utf8')
+          .replace(
+            '</Relationships>',
+            '<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="../comments/comment1.xml"/></Relationships>',
+          ),
+      ),
+    );
+    entries.set(
+      'ppt/comments/comment1.xml',
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><p:cmLst xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cm authorId="0" dt="2024-01-01T10:00:00" idx="1"><p:pos x="10" y="10"/><p:text>Check the R4 totals &amp; merge.</p:text></p:cm></p:cmLst>',
+      ),
+    );
+    entries.set(
+      'ppt/commentAuthors.xml',
+      Buffer.from('<?xml version="1.0" encoding="UTF-8"?><p:cmAuthorLst xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cmAuthor id="0" name="Ada Lovelace" initials="AL" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>'),
+    );
+    const presentationRels = 'ppt/_rels/presentation.xml.rels';
+    entries.set(
+      presentationRels,
+      Buffer.from(
+        entries
+          .get(presentationRels)!
+          .toString('utf8')
+          .replace('</Relationships>', '<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/commentAuthors" Target="commentAuthors.xml"/></Relationships>'),
+      ),
+    );
+    const document = await convert(zip(entries), 'commented.pptx');
+    const comment = document.items.find((item) => item.text.startsWith('Comment'));
+    assert.equal(comment?.text, 'Comment by Ada Lovelace: Check the R4 totals & merge.');
+    assert.equal(comment?.sourceRange?.slide, 1);
+  });
+
+  it('keeps pictures with their bytes; malformed pictures cost a warning, not the file; pictures "none" keeps no bytes', async () => {
+    const bytes = fixture('pptx', 'powerpoint_malformed_pictures.pptx');
+    const document = await convert(bytes, 'powerpoint_malformed_pictures.pptx');
+    const pictures = document.items.filter((item) => item.label === 'picture');
+    assert.deepEqual(
+      pictures.map((item) => [item.sourceRange?.slide, item.picture?.bytes !== undefined]),
+      [
+        [1, false],
+        [2, false],
+        [3, true],
+      ],
+    );
+    const kept = pictures[2].picture!;
+    assert.equal(kept.mimeType, 'image/png');
+    assert.deepEqual([kept.width, kept.height], [64, 64]);
+    assert.deepEqual([...kept.bytes!.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    assert.ok(document.warnings.some((warning) => warning.startsWith('Slide 1: a picture has no image data')), JSON.stringify(document.warnings));
+    assert.ok(document.warnings.some((warning) => warning.startsWith('Slide 2: a picture refers to an image that is not in the file')), JSON.stringify(document.warnings));
+    const withoutPictures = await convert(bytes, 'powerpoint_malformed_pictures.pptx', { pictures: 'none' });
+    assert.equal(withoutPictures.items.filter((item) => item.label === 'picture').length, 3);
+    assert.ok(withoutPictures.items.every((item) => item.picture === undefined));
+  });
+
+  it('reads a chart as a picture, its title as the caption and its data as a table', async () => {
+    const document = await convert(fixture('pptx', 'pptx_chart.pptx'), 'pptx_chart.pptx');
+    const slideOne = document.items.filter((item) => item.sourceRange?.slide === 1).map((item) => [item.label, item.text.split('\n')[0]]);
+    assert.deepEqual(slideOne, [
+      ['section_header', 'Quarterly Duck Survey'],
+      ['picture', 'Bar chart'],
+      ['caption', 'Wild Duck Observations by Year'],
+      ['table', '|  | Freshwater Ducks | Saltwater Ducks |'],
+    ]);
+    assert.ok(document.items.some((item) => item.label === 'table' && item.text.includes('| 2022 | 175 | 130 |')));
+  });
+
+  describe('bad input', () => {
+    it('refuses a file that is not a zip (corrupt_file) and a truncated deck', async () => {
+      const notZip = await refusal(Buffer.from('This is plain text, not a presentation.\n'.repeat(20)), 'notes.pptx');
+      assert.equal(notZip.code, 'corrupt_file');
+      assert.match(notZip.message, /not a zip archive/);
+      const truncated = await refusal(fixture('pptx', 'powerpoint_sample.pptx').subarray(0, 20_000), 'cut.pptx');
+      assert.equal(truncated.code, 'corrupt_file');
+      const odp = await refusal(fixture('odf', 'odf_presentation_01.odp').subarray(0, 10_000), 'cut.odp');
+      assert.equal(odp.code, 'corrupt_file');
+    });
+
+    it('refuses a zip that is not a presentation', async () => {
+      const error = await refusal(zip(new Map([['word/document.xml', Buffer.from('<w:document/>')]])), 'renamed.pptx');
+      assert.equal(error.code, 'corrupt_file');
+      assert.match(error.message, /not a PPTX presentation/);
+      const odp = await refusal(zip(new Map([['mimetype', Buffer.from('application/vnd.oasis.opendocument.text')]])), 'renamed.odp');
+      assert.equal(odp.code, 'corrupt_file');
+    });
+
+    it('refuses a legacy .ppt and a password-protected deck (OLE containers) with what to do', async () => {
+      const ole = Buffer.alloc(4096);
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(ole);
+      const legacy = await refusal(ole, 'old.pptx');
+      assert.equal(legacy.code, 'corrupt_file');
+      assert.match(legacy.message, /legacy binary PowerPoint file \(\.ppt\).*Save it as \.pptx/);
+      const encrypted = Buffer.from(ole);
+      Buffer.from('EncryptedPackage', 'utf16le').copy(encrypted, 1024);
+      const locked = await refusal(encrypted, 'locked.pptx');
+      assert.equal(locked.code, 'encrypted_file');
+      assert.match(locked.message, /password-protected/);
+    });
+
+    it('refuses a zip bomb before inflating it (file_too_large)', async () => {
+      const entries = unzip(fixture('pptx', 'powerpoint_bad_text.pptx'));
+      const error = await refusal(zip(entries, new Map([['ppt/slides/slide1.xml', 3_000_000_000]])), 'bomb.pptx');
+      assert.equal(error.code, 'file_too_large');
+    });
+
+    it('stops when aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await assert.rejects(convertPresentation(fixture('pptx', 'powerpoint_sample.pptx'), { fileName: 'a.pptx', filePath: 'a.pptx', format: 'pptx', abortSignal: controller.signal }));
+    });
+  });
+});
