@@ -132,6 +132,13 @@ async function chunkLocation(
     return span ? new vscode.Location(uri, new vscode.Range(span.startLine, 0, span.endLine, 0)) : uri;
   }
   const uri = vscode.Uri.parse(chunk.uri);
+  const cell = document?.format === 'notebook' ? ownRange(chunk)?.cell : undefined;
+  if (cell !== undefined) {
+    const cellUri = await notebookCellUri(uri, cell);
+    if (cellUri) {
+      return new vscode.Location(cellUri, new vscode.Position(0, 0));
+    }
+  }
   const range = editorRange(ownRange(chunk));
   if (!range) {
     return uri;
@@ -139,6 +146,19 @@ async function chunkLocation(
   const location = new vscode.Location(uri, new vscode.Range(range.startLine, range.startColumn, range.endLine, range.endColumn));
   navigator.expectJump(location, chunk.sourceRange);
   return location;
+}
+
+/**
+ * The URI of a notebook's cell (`vscode-notebook-cell:`): a chat anchor on it opens the notebook editor at that
+ * cell, where one on the `.ipynb` file's JSON lines would not. Undefined when no notebook editor reads the file.
+ */
+async function notebookCellUri(uri: vscode.Uri, cell: number): Promise<vscode.Uri | undefined> {
+  try {
+    const notebook = await vscode.workspace.openNotebookDocument(uri);
+    return cell < notebook.cellCount ? notebook.cellAt(cell).document.uri : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Files and folders the user attached (`#`, drag and drop; Uri or Location values), as filter inputs. */

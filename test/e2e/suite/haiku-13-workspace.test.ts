@@ -99,6 +99,13 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     assert.ok(editor.selection.start >= 1, `the chunk's own cell, not the first one (selected ${editor.selection.start})`);
     assert.match(selected.document.getText(), /alpaca tally|counts llamas|tally\(\)/, `selected cell: ${selected.document.getText()}`);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // In the chat, the citation's anchor is the cell itself, so clicking it opens the notebook there too.
+    const record = await askHaiku(api, '@haiku /search quarterly alpaca tally llamas vicunas');
+    assert.strictEqual(record.error, undefined, JSON.stringify(record.error));
+    const anchor = record.anchorLocations.find((location) => location.uri.scheme === 'vscode-notebook-cell' && location.uri.path.endsWith('tally.ipynb'));
+    assert.ok(anchor, `an anchor on a cell of tally.ipynb among: ${record.anchors.join(', ')}`);
+    const cellDocument = await vscode.workspace.openTextDocument(anchor.uri);
+    assert.match(cellDocument.getText(), /alpaca tally|counts llamas|tally\(\)/, `anchored cell: ${cellDocument.getText()}`);
   });
 
   it('@haiku /search cites the other index\'s passage with an anchor on its file and lines', async function () {
