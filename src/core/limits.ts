@@ -185,6 +185,12 @@ export const OBJECT_STORAGE_CONNECT_TIMEOUT_SECONDS = 5;
 export const OBJECT_STORAGE_RETRY_TIMEOUT_SECONDS = 30;
 /** A read-only (published) index is checked for a newer version this often in VS Code (ms; a few small requests each). */
 export const REMOTE_REFRESH_INTERVAL_MS = 5 * 60_000;
+/** A long-lived read-only reader of object storage (`haiku mcp --read-only`) asks the bucket for a newer version at most this often (ms; one listing each). */
+export const REMOTE_VERSION_CHECK_INTERVAL_MS = 10_000;
+/** A read-only consumer mirrors an `s3://` index into a local folder when the index is at most this large; all mirrors together stay under it (bytes). */
+export const BUCKET_CACHE_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+/** Files a bucket mirror fetches at once while syncing. */
+export const BUCKET_CACHE_DOWNLOAD_CONCURRENCY = 8;
 /** After a failed refresh the first retry waits this long, doubling per failure (ms). */
 export const REMOTE_REFRESH_RETRY_MIN_MS = 5_000;
 /** Retries of a failing refresh wait at most this long (ms). */

@@ -8,14 +8,15 @@ import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { HaikuConfig } from '../../core/config';
 import type { Embedder } from '../../core/embeddings/embedder';
-import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
+import { errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import type { Reranker } from '../../core/search/reranker';
-import type { PictureProcessing } from '../convert/convertFile';
+import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
 import { createEmbedder } from '../embeddings/createEmbedder';
 import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
-import { objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
+import { BucketMirror, bucketCacheFolder } from '../store/bucketMirror';
+import { isS3Uri, objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { DOCUMENTS_TABLE, parseJson, SETTINGS_TABLE } from '../store/schema';
 import { hasUriScheme, isTableMissing } from '../store/storeTables';
@@ -33,6 +34,7 @@ export interface IndexRules {
   followLinksOutside: boolean;
   pictures: PictureProcessing;
   pictureDescription: PictureDescriptionSettings;
+  ocr: OcrOptions;
 }
 
 /** The index rules of a configuration, with relative folders resolved against `cwd`. */
@@ -48,6 +50,7 @@ export function indexRulesFromConfig(config: HaikuConfig, cwd: string): IndexRul
     followLinksOutside: config.index.followLinksOutside,
     pictures: config.processing.pictures,
     pictureDescription: config.processing.pictureDescription,
+    ocr: config.processing.ocr,
   };
 }
 
@@ -85,6 +88,13 @@ export interface OpenIndexOptions {
   followOtherWriters?: boolean;
   /** Progress of a wait for another writer's lease (default: stderr). */
   onWriterWait?: (message: string) => void;
+  /**
+   * With `followOtherWriters` on object storage, read-only: ask the bucket for a newer version at most this often (ms), so a tool
+   * call does not pay a listing's round trip each time. Default 0: every call checks.
+   */
+  versionCheckIntervalMs?: number;
+  /** A read-only index on `s3://` is mirrored into a folder below this one and read there (default `bucketCacheFolder()`; false: read the bucket). */
+  bucketCacheFolder?: string | false;
   abortSignal?: AbortSignal;
 }
 
@@ -171,6 +181,33 @@ async function openVersionProbe(uri: string, storage: ObjectStorageSettings | un
   }
 }
 
+/**
+ * The local mirror of a read-only `s3://` index, synced, or undefined (another scheme, no cache folder, or an index
+ * larger than the cache's bound: then LanceDB reads the bucket). The bucket is asked once directly first, so an
+ * unreachable one fails fast with the usual message.
+ */
+async function openBucketMirror(uri: string, storage: ObjectStorageSettings, folder: string | false | undefined, abortSignal: AbortSignal | undefined): Promise<BucketMirror | undefined> {
+  const cacheFolder = folder === false ? undefined : (folder ?? bucketCacheFolder());
+  const storageOptions = storageOptionsFor(uri, storage);
+  if (!isS3Uri(uri) || !storageOptions || cacheFolder === undefined) {
+    return undefined;
+  }
+  await requireObjectStorageAnswers(uri, storageOptions, abortSignal);
+  const mirror = new BucketMirror({ uri, storageOptions, cacheFolder });
+  try {
+    await mirror.sync(abortSignal);
+  } catch (error) {
+    if (isHaikuError(error, 'file_too_large')) {
+      return undefined;
+    }
+    throw error;
+  }
+  if (!mirror.holdsTable(DOCUMENTS_TABLE)) {
+    throw new HaikuError('not_found', `No Haiku index at ${uri}: it holds no documents table. Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`);
+  }
+  return mirror;
+}
+
 /** Opens the index the configuration names, read-only when it says so, with its search options and index rules. */
 export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
   throwIfAborted(options.abortSignal, 'Opening the index');
@@ -187,16 +224,21 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
       requireExistingIndex(uri);
     }
   }
-  const probe = options.followOtherWriters ? await openVersionProbe(uri, storage) : undefined;
+  const mirror = readOnly && options.mustExist ? await openBucketMirror(uri, storage, options.bucketCacheFolder, options.abortSignal) : undefined;
+  // A mirrored index is read as the local folder it was synced into; the bucket is only listed (and new files fetched).
+  const readUri = mirror ? mirror.folder : uri;
+  const readStorage = mirror ? undefined : storage;
+  let probe: Awaited<ReturnType<typeof openVersionProbe>> | undefined;
   let store: LanceStore;
   try {
+    probe = options.followOtherWriters ? await openVersionProbe(readUri, readStorage) : undefined;
     store = await openStore({
-      uri,
+      uri: readUri,
       embedder,
       reranker,
       search: config.search,
       abortSignal: options.abortSignal,
-      storage,
+      storage: readStorage,
       readOnly,
       // Only an indexer creates; on object storage (not checked on disk above) a missing index is then an error.
       mustExist: options.mustExist,
@@ -210,9 +252,16 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
     throw error;
   }
   let seenVersion = probe ? await probe.version() : 0;
+  const checkIntervalMs = isS3Uri(uri) && readOnly ? (options.versionCheckIntervalMs ?? 0) : 0;
+  let checkedAt = performance.now();
   // Concurrent tool calls (several HTTP sessions) share one check instead of refreshing the store twice.
   let pending: Promise<void> | undefined;
   const check = async () => {
+    if (checkIntervalMs > 0 && performance.now() - checkedAt < checkIntervalMs) {
+      return;
+    }
+    checkedAt = performance.now();
+    await mirror?.sync(options.abortSignal);
     const version = await probe!.version();
     if (version !== seenVersion) {
       seenVersion = version;

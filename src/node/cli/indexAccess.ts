@@ -1,4 +1,5 @@
 import { HaikuError } from '../../core/errors';
+import { REMOTE_VERSION_CHECK_INTERVAL_MS } from '../../core/limits';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import type { Embedder } from '../../core/embeddings/embedder';
 import type { Reranker } from '../../core/search/reranker';
@@ -169,6 +170,8 @@ export function openCommandIndex(context: CommandContext, options: CommandStoreO
     storage: storageSettingsFromFlags(context),
     models: { embedder: options.embedder, reranker: options.reranker },
     followOtherWriters: options.followOtherWriters,
+    // A long-lived reader (`haiku mcp`) of a published bucket asks for a newer version once per interval, not per tool call.
+    versionCheckIntervalMs: options.followOtherWriters ? REMOTE_VERSION_CHECK_INTERVAL_MS : undefined,
     abortSignal: context.abortSignal,
   });
 }

@@ -148,6 +148,6 @@ function sha256Hex(data: string): string {
 }
 
 /** S3's URI encoding: everything but unreserved characters, as %XX. */
-function encodeRfc3986(text: string): string {
+export function encodeRfc3986(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -1,0 +1,379 @@
+/**
+ * A local mirror of a read-only `s3://` index, opened by LanceDB as a local folder. A read-only consumer
+ * (`haiku mcp --read-only`, `remote-readonly`, a one-shot search) otherwise makes ~40 range requests per full-text query
+ * and pays the bucket's first-byte latency on each; from the mirror a query reads local files.
+ *
+ * Sync (at open, then on each version check): one LIST of the index's prefix (pages of 1,000 keys), then every object
+ * whose ETag differs from the mirrored one is fetched, data before manifests, so a local reader never sees a version whose
+ * files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
+ * `_versions/<N>.manifest` is written anew when a table is dropped and created again, and the ETag comparison replaces it.
+ * Files the bucket no longer lists are removed at the next sync after (a reader may still be on the old version).
+ *
+ * Bound: an index larger than `BUCKET_CACHE_MAX_BYTES` is not mirrored (LanceDB reads the bucket directly), and the
+ * mirrors of other buckets, least recently used first, are removed while the cache holds more than the bound.
+ *
+ * Why a mirror rather than a read-through proxy in front of LanceDB (tried, see BENCHMARKS.md): the proxy answered each
+ * range read from disk but still over loopback HTTP, ~45 per query, which cost 2–3× a local query on a loaded machine;
+ * the mirror costs exactly a local query. Its price: the whole index is fetched once (within the bound).
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
+import { BUCKET_CACHE_DOWNLOAD_CONCURRENCY, BUCKET_CACHE_MAX_BYTES, OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS } from '../../core/limits';
+import { encodeRfc3986, signatureV4 } from './s3Object';
+
+export interface BucketMirrorOptions {
+  /** `s3://bucket/prefix` of the index. */
+  uri: string;
+  /** The real storage options (`storageOptionsFor`): where the bucket is and the keys to sign with. */
+  storageOptions: Readonly<Record<string, string>>;
+  /** The cache root; each endpoint, bucket and prefix gets a folder of its own below it. */
+  cacheFolder: string;
+  /** Bytes all mirrors in `cacheFolder` may hold together; an index larger than this is not mirrored. */
+  maxBytes?: number;
+}
+
+/** What one sync did. */
+export interface BucketSyncResult {
+  /** Objects fetched or removed: the index has another version. */
+  changed: boolean;
+  downloadedFiles: number;
+  downloadedBytes: number;
+  removedFiles: number;
+  /** Requests made to the bucket (listing pages and downloads). */
+  requests: number;
+}
+
+/** Counters over the mirror's life (benchmarks and tests read them). */
+export interface BucketMirrorStats {
+  requests: number;
+  downloadedFiles: number;
+  downloadedBytes: number;
+  syncs: number;
+}
+
+/** One listed object, its key relative to the index's prefix. */
+interface ListedObject {
+  key: string;
+  etag: string;
+  size: number;
+}
+
+/** What the mirror folder holds, by relative key (saved beside the files). */
+type MirrorIndex = Record<string, { etag: string; size: number }>;
+
+/** The file beside the mirrored tables that records each object's ETag; its time is the mirror's last use. */
+const MIRROR_INDEX_FILE = '.haiku-mirror.json';
+
+/** Where a consumer's bucket mirrors go: `$HAIKU_BUCKET_CACHE_DIR` (`off` disables), else `$XDG_CACHE_HOME/haiku/buckets` or `~/.cache/haiku/buckets`. */
+export function bucketCacheFolder(environment: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  const configured = environment.HAIKU_BUCKET_CACHE_DIR;
+  if (configured === 'off') {
+    return undefined;
+  }
+  if (configured) {
+    return configured;
+  }
+  const home = os.homedir();
+  const base = environment.XDG_CACHE_HOME || (home ? path.join(home, '.cache') : undefined);
+  return base === undefined ? undefined : path.join(base, 'haiku', 'buckets');
+}
+
+/** True for a version manifest: fetched after every other file of a sync. */
+function isManifest(key: string): boolean {
+  return /(^|\/)_versions\/[^/]+\.manifest$/.test(key) || key.endsWith('_latest.manifest');
+}
+
+/** ETags as a listing sends them (`&quot;…&quot;`) and as headers do (`"…"`) compare equal. */
+function normalizeEtag(etag: string | undefined | null): string {
+  return (etag ?? '').replace(/&quot;/g, '"').replace(/^W\//, '').replace(/"/g, '');
+}
+
+export class BucketMirror {
+  readonly stats: BucketMirrorStats = { requests: 0, downloadedFiles: 0, downloadedBytes: 0, syncs: 0 };
+  /** The local folder LanceDB opens: the index's tables as they are under the prefix. */
+  readonly folder: string;
+  private readonly uri: string;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly options: Readonly<Record<string, string>>;
+  private readonly cacheFolder: string;
+  private readonly maxBytes: number;
+  private index: MirrorIndex;
+  /** Mirrored keys the previous listing no longer showed: removed when the next one does not either. */
+  private unlisted = new Set<string>();
+  /** One sync at a time (concurrent tool calls share it). */
+  private running: Promise<BucketSyncResult> | undefined;
+
+  constructor(options: BucketMirrorOptions) {
+    const match = /^s3a?:\/\/([^/]+)\/?(.*)$/i.exec(options.uri);
+    if (!match) {
+      throw new HaikuError('invalid_settings', `${options.uri} is not an s3://bucket/prefix URI.`);
+    }
+    this.uri = options.uri;
+    this.bucket = match[1];
+    this.prefix = match[2].replace(/\/+$/, '');
+    this.options = options.storageOptions;
+    this.cacheFolder = options.cacheFolder;
+    this.maxBytes = options.maxBytes ?? BUCKET_CACHE_MAX_BYTES;
+    const identity = `${options.storageOptions.aws_endpoint ?? `aws:${options.storageOptions.region ?? ''}`}|${this.bucket}|${this.prefix}`;
+    this.folder = path.join(this.cacheFolder, crypto.createHash('sha256').update(identity).digest('hex').slice(0, 24));
+    this.index = readMirrorIndex(this.folder);
+  }
+
+  /** Brings the folder to the bucket's current state (see the module comment); shared by concurrent callers. */
+  sync(abortSignal?: AbortSignal): Promise<BucketSyncResult> {
+    this.running ??= this.syncOnce(abortSignal).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** True when the bucket listing of the last sync held a documents table (an index, not an empty prefix). */
+  holdsTable(name: string): boolean {
+    return Object.keys(this.index).some((key) => key.startsWith(`${name}.lance/`));
+  }
+
+  private async syncOnce(abortSignal: AbortSignal | undefined): Promise<BucketSyncResult> {
+    throwIfAborted(abortSignal, 'Syncing the bucket cache');
+    this.stats.syncs++;
+    const requestsBefore = this.stats.requests;
+    const listed = await this.listAll(abortSignal);
+    const totalBytes = listed.reduce((sum, object) => sum + object.size, 0);
+    if (totalBytes > this.maxBytes) {
+      throw new HaikuError(
+        'file_too_large',
+        `The index at ${this.uri} holds ${formatMiB(totalBytes)}, more than the bucket cache's bound of ${formatMiB(this.maxBytes)}. Set HAIKU_BUCKET_CACHE_DIR=off to read it from the bucket directly, and restart.`,
+      );
+    }
+    fs.mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    const wanted = listed.filter((object) => this.index[object.key]?.etag !== object.etag || !fs.existsSync(this.localPath(object.key)));
+    const downloaded = { files: 0, bytes: 0 };
+    // Data, index and transaction files first; manifests, which make a version visible, after all of them.
+    for (const batch of [wanted.filter((object) => !isManifest(object.key)), wanted.filter((object) => isManifest(object.key))]) {
+      await forEachLimited(batch, BUCKET_CACHE_DOWNLOAD_CONCURRENCY, async (object) => {
+        const etag = await this.download(object.key, abortSignal);
+        this.index[object.key] = { etag: etag || object.etag, size: object.size };
+        downloaded.files++;
+        downloaded.bytes += object.size;
+      });
+    }
+    const listedKeys = new Set(listed.map((object) => object.key));
+    let removedFiles = 0;
+    const stillUnlisted = new Set<string>();
+    for (const key of Object.keys(this.index)) {
+      if (listedKeys.has(key)) {
+        continue;
+      }
+      if (this.unlisted.has(key)) {
+        removeQuietly(this.localPath(key));
+        delete this.index[key];
+        removedFiles++;
+      } else {
+        stillUnlisted.add(key);
+      }
+    }
+    this.unlisted = stillUnlisted;
+    writeAtomically(path.join(this.folder, MIRROR_INDEX_FILE), JSON.stringify(this.index));
+    this.evictOtherMirrors();
+    this.stats.downloadedFiles += downloaded.files;
+    this.stats.downloadedBytes += downloaded.bytes;
+    return { changed: downloaded.files > 0 || removedFiles > 0, downloadedFiles: downloaded.files, downloadedBytes: downloaded.bytes, removedFiles, requests: this.stats.requests - requestsBefore };
+  }
+
+  /** Removes other mirrors in the cache root, least recently synced first, while all of them hold more than the bound. */
+  private evictOtherMirrors(): void {
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(this.cacheFolder);
+    } catch {
+      return;
+    }
+    const mirrors = entries
+      .map((name) => path.join(this.cacheFolder, name))
+      .map((folder) => ({ folder, usedMs: fileTimeMs(path.join(folder, MIRROR_INDEX_FILE)), bytes: mirrorBytes(folder) }))
+      .sort((left, right) => left.usedMs - right.usedMs);
+    let total = mirrors.reduce((sum, mirror) => sum + mirror.bytes, 0);
+    for (const mirror of mirrors) {
+      if (total <= this.maxBytes) {
+        return;
+      }
+      if (mirror.folder !== this.folder) {
+        fs.rmSync(mirror.folder, { recursive: true, force: true });
+        total -= mirror.bytes;
+      }
+    }
+  }
+
+  /** Every object under the prefix (keys relative to it), page by page; the writer lease and probes (`.haiku-…`) left out. */
+  private async listAll(abortSignal: AbortSignal | undefined): Promise<ListedObject[]> {
+    const objects: ListedObject[] = [];
+    const prefix = this.prefix ? `${this.prefix}/` : '';
+    let token: string | undefined;
+    do {
+      const query = new URLSearchParams({ 'list-type': '2', prefix });
+      if (token) {
+        query.set('continuation-token', token);
+      }
+      const answer = await this.request('', `?${query.toString()}`, abortSignal);
+      const xml = await answer.text();
+      if (answer.status !== 200) {
+        throw bucketError(this.uri, answer.status, xml);
+      }
+      for (const entry of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+        const key = decodeXml(/<Key>([\s\S]*?)<\/Key>/.exec(entry[1])?.[1] ?? '');
+        const relative = key.slice(prefix.length);
+        if (!key.startsWith(prefix) || relative === '' || relative.startsWith('.') || relative.split('/').some((part) => part === '..' || part === '')) {
+          continue;
+        }
+        objects.push({ key: relative, etag: normalizeEtag(/<ETag>([\s\S]*?)<\/ETag>/.exec(entry[1])?.[1]), size: Number(/<Size>(\d+)<\/Size>/.exec(entry[1])?.[1] ?? 0) });
+      }
+      token = /<IsTruncated>true<\/IsTruncated>/.test(xml) ? decodeXml(/<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(xml)?.[1] ?? '') || undefined : undefined;
+    } while (token);
+    return objects;
+  }
+
+  /** Fetches one object into the folder (written under a temporary name, then renamed); returns its ETag. */
+  private async download(key: string, abortSignal: AbortSignal | undefined): Promise<string> {
+    const objectPath = [this.prefix, key].filter((part) => part !== '').join('/').split('/').map(encodeRfc3986).join('/');
+    const answer = await this.request(objectPath, '', abortSignal);
+    if (answer.status !== 200 || !answer.body) {
+      throw bucketError(this.uri, answer.status, await answer.text());
+    }
+    const target = this.localPath(key);
+    fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+    const partial = `${target}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await pipeline(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>), fs.createWriteStream(partial, { mode: 0o600 }));
+      fs.renameSync(partial, target);
+    } catch (error) {
+      removeQuietly(partial);
+      throw error;
+    }
+    return normalizeEtag(answer.headers.get('etag'));
+  }
+
+  private localPath(key: string): string {
+    return path.join(this.folder, ...key.split('/'));
+  }
+
+  /** One signed GET to the real bucket (path-style or virtual-hosted, as its storage options say). */
+  private async request(objectPath: string, search: string, abortSignal: AbortSignal | undefined): Promise<Response> {
+    this.stats.requests++;
+    const endpoint = this.options.aws_endpoint;
+    const region = this.options.region ?? 'us-east-1';
+    const virtualHosted = this.options.virtual_hosted_style_request === 'true' || (!endpoint && this.options.virtual_hosted_style_request !== 'false');
+    const url = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
+    if (virtualHosted) {
+      url.hostname = `${this.bucket}.${url.hostname}`;
+      url.pathname = `/${objectPath}`;
+    } else {
+      url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeRfc3986(this.bucket)}${objectPath ? `/${objectPath}` : ''}`;
+    }
+    url.search = search;
+    const payloadHash = crypto.createHash('sha256').update('').digest('hex');
+    const amzDate = new Date().toISOString().replace(/[:-]|\.\d{3}/g, '');
+    const headers: Record<string, string> = { host: url.host, 'x-amz-date': amzDate, 'x-amz-content-sha256': payloadHash };
+    if (this.options.aws_session_token) {
+      headers['x-amz-security-token'] = this.options.aws_session_token;
+    }
+    const keyId = this.options.aws_access_key_id;
+    const secret = this.options.aws_secret_access_key;
+    if (keyId && secret) {
+      headers.authorization = signatureV4({ method: 'GET', url, headers, payloadHash, amzDate, region, keyId, secret });
+    }
+    const { host: _host, ...sent } = headers;
+    const timeout = AbortSignal.timeout(OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS * 1000);
+    try {
+      return await fetch(url, { headers: sent, signal: abortSignal ? AbortSignal.any([abortSignal, timeout]) : timeout });
+    } catch (error) {
+      if (abortSignal?.aborted) {
+        throw error;
+      }
+      throw new HaikuError('storage_unreachable', `Could not reach object storage for ${this.uri} while syncing the bucket cache: ${errorMessage(error)}. Check the endpoint and the network.`, { cause: error });
+    }
+  }
+}
+
+/** A typed error for a refused listing or download (credentials, a missing bucket), naming what to check. */
+function bucketError(uri: string, status: number, body: string): HaikuError {
+  const code = /<Code>([^<]+)<\/Code>/.exec(body)?.[1] ?? `HTTP ${status}`;
+  if (status === 403 || status === 401) {
+    return new HaikuError('storage_denied', `Object storage refused the credentials for ${uri} (${code}). Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to keys allowed to read this bucket.`);
+  }
+  if (code === 'NoSuchBucket') {
+    return new HaikuError('not_found', `The bucket of ${uri} does not exist. Create it, or correct the bucket in --db / haiku.index.databaseUri.`);
+  }
+  if (status === 503 || status === 429) {
+    return new HaikuError('storage_throttled', `Object storage is throttling requests to ${uri} (${code}). Wait a minute and try again.`);
+  }
+  return new HaikuError('unreadable_file', `Could not sync the bucket cache of ${uri}: the bucket answered ${status} (${code}). Set HAIKU_BUCKET_CACHE_DIR=off to read the bucket directly.`);
+}
+
+/** Runs `work` over `items` with at most `limit` at once; the first failure rejects (the others finish first). */
+async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length && errors.length === 0) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (errors.length > 0) {
+    throw errors[0];
+  }
+}
+
+function readMirrorIndex(folder: string): MirrorIndex {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(path.join(folder, MIRROR_INDEX_FILE), 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as MirrorIndex) : {};
+  } catch {
+    // None yet, or damaged: every object is fetched again.
+    return {};
+  }
+}
+
+/** Bytes a mirror folder holds, from its index (a folder without one counts as empty: a sync never finished there). */
+function mirrorBytes(folder: string): number {
+  return Object.values(readMirrorIndex(folder)).reduce((sum, entry) => sum + (Number(entry.size) || 0), 0);
+}
+
+function decodeXml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+}
+
+/** Written under a temporary name, then renamed: a reader in another process never sees half a file. */
+function writeAtomically(file: string, data: string): void {
+  const partial = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(partial, data, { mode: 0o600 });
+  fs.renameSync(partial, file);
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+}
+
+function fileTimeMs(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function formatMiB(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
