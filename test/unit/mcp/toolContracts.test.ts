@@ -34,9 +34,9 @@ describe('MCP tool contracts: strict arguments, output schemas, annotations, cit
     }
   });
 
-  it('marks only ask_question and analyze open-world (they call the model server)', () => {
+  it('marks only ask_question and analyze (they call the model server) and add_document_from_url (it fetches the web) open-world', () => {
     for (const tool of tools) {
-      assert.equal(tool.annotations?.openWorldHint, MODEL_TOOLS.includes(tool.name), tool.name);
+      assert.equal(tool.annotations?.openWorldHint, [...MODEL_TOOLS, 'add_document_from_url'].includes(tool.name), tool.name);
     }
   });
 
