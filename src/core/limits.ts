@@ -103,6 +103,12 @@ export const CSV_MAX_COLUMNS = 1_000;
 export const CSV_TABLE_ITEM_MAX_TOKENS = 192;
 /** Bytes read to detect a CSV's delimiter (comma, semicolon, tab, pipe). */
 export const CSV_DIALECT_SNIFF_CHARS = 64 * 1024;
+/** XLSX/ODS rows read per sheet (sheet row numbers); cells further down are dropped with a warning. */
+export const SPREADSHEET_MAX_ROWS = CSV_MAX_ROWS;
+/** XLSX/ODS columns read per sheet; cells further right are dropped with a warning. */
+export const SPREADSHEET_MAX_COLUMNS = CSV_MAX_COLUMNS;
+/** Non-empty cells read per workbook, all sheets together (a full 64 MiB of sheet XML holds about 3 million); the rest are dropped with a warning. */
+export const SPREADSHEET_MAX_CELLS = 1_000_000;
 /** A source file longer than this is cut into consecutive `code` items at line ends (≈ one chunk each), so each chunk cites its own lines. */
 export const CODE_ITEM_MAX_CHARS = 1_000;
 /** Jupyter notebook cells converted per file; later cells are dropped with a warning. */

@@ -173,8 +173,6 @@ export function convertCsv(text: string, options: CsvConvertOptions): ConvertedD
   }
   const padded = (cells: readonly string[]) => (cells.length === width ? cells : [...cells, ...new Array<string>(width - cells.length).fill('')]);
   const header = padded(records[0].cells);
-  // Counted as the chunker counts (the rendered rows plus the separator row), so an item fits one chunk.
-  const headerTokens = countChunkTokens(markdownTable([header]));
   // Data rows [from, to); the first item's range starts at the header line, since the header is its first row.
   const addRows = (from: number, to: number) => {
     const rows = records.slice(from, to);
@@ -186,25 +184,35 @@ export function convertCsv(text: string, options: CsvConvertOptions): ConvertedD
       sourceRange: { startLine: first.startLine, startColumn: 0, endLine: last.endLine, endColumn: last.endColumn },
     });
   };
-  if (records.length === 1) {
-    addRows(1, 1);
+  for (const [from, to] of tableRowRuns(header, records.length - 1, (index) => padded(records[index + 1].cells), options.abortSignal)) {
+    addRows(from + 1, to + 1);
   }
-  let start = 1;
+  return { format: 'csv', title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
+}
+
+/**
+ * Cuts a table's data rows into runs whose Markdown, header row repeated, stays within `CSV_TABLE_ITEM_MAX_TOKENS`
+ * (a longer row is a run alone), as [from, to) indexes of the data rows; no data rows is one empty run. CSV and
+ * spreadsheet tables are cut this way, so a chunk is whole rows with their column names.
+ */
+export function tableRowRuns(header: readonly string[], rowCount: number, rowCells: (index: number) => readonly string[], abortSignal?: AbortSignal): Array<[number, number]> {
+  // Counted as the chunker counts (the rendered rows plus the separator row), so an item fits one chunk.
+  const headerTokens = countChunkTokens(markdownTable([header]));
+  const runs: Array<[number, number]> = [];
+  let start = 0;
   let tokens = headerTokens;
-  for (let index = 1; index < records.length; index++) {
-    if (index % 1000 === 0) {
-      throwIfAborted(options.abortSignal);
+  for (let index = 0; index < rowCount; index++) {
+    if (index % 1000 === 999) {
+      throwIfAborted(abortSignal);
     }
-    const rowTokens = countChunkTokens(markdownTable([padded(records[index].cells)])) + 1;
+    const rowTokens = countChunkTokens(markdownTable([rowCells(index)])) + 1;
     if (index > start && tokens + rowTokens > CSV_TABLE_ITEM_MAX_TOKENS) {
-      addRows(start, index);
+      runs.push([start, index]);
       start = index;
       tokens = headerTokens;
     }
     tokens += rowTokens;
   }
-  if (records.length > 1) {
-    addRows(start, records.length);
-  }
-  return { format: 'csv', title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
+  runs.push([start, rowCount]);
+  return runs;
 }

@@ -1,5 +1,14 @@
 import type { ConvertedDocument } from '../../core/model/document';
-import { ConversionError } from '../../core/errors';
+import { ConversionError, throwIfAborted } from '../../core/errors';
+import { MAX_TABLE_CELL_SPAN, SPREADSHEET_MAX_CELLS, SPREADSHEET_MAX_COLUMNS, SPREADSHEET_MAX_ROWS } from '../../core/limits';
+import { cellRangeText } from '../../core/sourceRanges';
+import { findTableRegions, sheetBlocks, type CellBudget, type SheetChart, type SheetContents, type SheetLimits } from '../../core/tableRegions';
+import { tableRowRuns } from './csv';
+import { DocumentBuilder, markdownTable } from './documentBuilder';
+import { readOdsSheets } from './ods';
+import type { SpreadsheetPartContext } from './spreadsheetXml';
+import { readXlsxSheets } from './xlsx';
+import { openZipArchive } from './zipArchive';
 import type { PictureProcessing } from './convertFile';
 
 export interface SpreadsheetConvertOptions {
@@ -8,9 +17,131 @@ export interface SpreadsheetConvertOptions {
   abortSignal?: AbortSignal;
   pictures?: PictureProcessing;
   format: 'xlsx' | 'ods';
+  /** Bounds (tests lower them); default the `SPREADSHEET_MAX_*` limits. */
+  limits?: Partial<SheetLimits & { maxCells: number }>;
 }
 
-/** Converts XLSX and ODS spreadsheets. (Scaffold: the converter is being written; until then the file is refused with a clear message.) */
-export async function convertSpreadsheet(_bytes: Uint8Array, options: SpreadsheetConvertOptions): Promise<ConvertedDocument> {
-  throw new ConversionError('unsupported_format', options.filePath, 'is not converted yet (XLSX and ODS spreadsheets). Exclude it from indexing for now.');
+const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+/**
+ * Converts XLSX/XLSM and ODS spreadsheets: a title (the file name), then per visible sheet a `section_header` with
+ * its name and the sheet's blocks in reading order — each table region a `table` (its first row the header, merged
+ * cells' text repeated over their span, cut into items of whole rows under the chunk budget with the header
+ * repeated), a label just above a table its `caption`, a lone cell a `paragraph`, a chart a `caption` naming its
+ * kind and title with the table of the data it plots. Every item names its sheet and cells (`sourceRange.sheet`,
+ * `.cells`). Chart sheets hold their chart only; pictures are not extracted.
+ */
+export async function convertSpreadsheet(bytes: Uint8Array, options: SpreadsheetConvertOptions): Promise<ConvertedDocument> {
+  throwIfAborted(options.abortSignal);
+  const isOds = options.format === 'ods';
+  const context: SpreadsheetPartContext = {
+    filePath: options.filePath,
+    kind: isOds ? 'an ODS spreadsheet' : 'an XLSX workbook',
+    repair: isOds ? 'Re-save it from LibreOffice Calc' : 'Re-save it from Excel or LibreOffice Calc',
+    abortSignal: options.abortSignal,
+  };
+  if (!isOds && isOleCompoundFile(bytes)) {
+    // XLSX is a zip; an OLE container is either a password-protected workbook or a legacy binary .xls.
+    if (containsUtf16(bytes, 'EncryptedPackage')) {
+      throw new ConversionError('encrypted_file', options.filePath, 'is password-protected. Remove the password in Excel (File > Info > Protect Workbook > Encrypt with Password) or exclude the file.');
+    }
+    throw new ConversionError('corrupt_file', options.filePath, 'is a legacy binary Excel file (.xls), not XLSX. Save it as .xlsx in Excel or LibreOffice Calc, or exclude it from indexing.');
+  }
+  const archive = await openZipArchive(bytes, { filePath: options.filePath, kind: context.kind, repair: context.repair, abortSignal: options.abortSignal });
+  const limits: SheetLimits = { maxRows: options.limits?.maxRows ?? SPREADSHEET_MAX_ROWS, maxColumns: options.limits?.maxColumns ?? SPREADSHEET_MAX_COLUMNS };
+  const budget: CellBudget = { cellsLeft: options.limits?.maxCells ?? SPREADSHEET_MAX_CELLS };
+  const sheets = isOds ? readOdsSheets(archive, context, limits, budget) : readXlsxSheets(archive, context, limits, budget);
+  throwIfAborted(options.abortSignal);
+
+  const builder = new DocumentBuilder();
+  builder.add({ label: 'title', text: options.fileName, sourceRange: sheets[0] ? { sheet: sheets[0].name } : undefined });
+  for (const sheet of sheets) {
+    throwIfAborted(options.abortSignal);
+    if (builder.full) {
+      break;
+    }
+    warnAboutCuts(builder, sheet, limits);
+    addSheet(builder, sheet, options.abortSignal);
+  }
+  if (sheets.every((sheet) => sheet.cells.length === 0)) {
+    builder.warn('The spreadsheet has no cells with text or values; only its sheet names are indexed.');
+  }
+  return { format: options.format, title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
+}
+
+function addSheet(builder: DocumentBuilder, sheet: SheetContents, abortSignal: AbortSignal | undefined): void {
+  builder.add({ label: 'section_header', text: sheet.name, headingLevel: 1, sourceRange: { sheet: sheet.name } });
+  const blocks = sheet.chart ? [] : sheetBlocks(findTableRegions(sheet.cells, sheet.merges, { maxMergeSpan: MAX_TABLE_CELL_SPAN }));
+  // Charts go where they are drawn: before the first block that starts below their top row.
+  const charts = [...sheet.charts].sort((a, b) => (a.box?.firstRow ?? Number.POSITIVE_INFINITY) - (b.box?.firstRow ?? Number.POSITIVE_INFINITY));
+  let chartIndex = 0;
+  for (const block of blocks) {
+    const top = block.kind === 'table' ? block.region.firstRow : block.box.firstRow;
+    for (; chartIndex < charts.length && (charts[chartIndex].box?.firstRow ?? Number.POSITIVE_INFINITY) < top; chartIndex++) {
+      addChart(builder, sheet.name, charts[chartIndex], abortSignal);
+    }
+    if (builder.full) {
+      return;
+    }
+    if (block.kind === 'table') {
+      const { region } = block;
+      addTable(builder, sheet.name, region.rows, abortSignal, (from, to) => {
+        // The first item starts at the header row, which is its own first row; later ones at their first data row.
+        const firstRow = from === 0 ? region.firstRow : region.firstRow + 1 + from;
+        return cellRangeText(firstRow, region.firstColumn, region.firstRow + to, region.lastColumn);
+      });
+      continue;
+    }
+    const { firstRow, firstColumn, lastRow, lastColumn } = block.box;
+    builder.add({ label: block.kind === 'caption' ? 'caption' : 'paragraph', text: block.text, sourceRange: { sheet: sheet.name, cells: cellRangeText(firstRow, firstColumn, lastRow, lastColumn) } });
+  }
+  for (; chartIndex < charts.length; chartIndex++) {
+    addChart(builder, sheet.name, charts[chartIndex], abortSignal);
+  }
+}
+
+/** A chart as a caption ("Bar chart: Ducks by year") and the table of the data it plots, located at the cells it is drawn over. */
+function addChart(builder: DocumentBuilder, sheetName: string, chart: SheetChart, abortSignal: AbortSignal | undefined): void {
+  const cells = chart.box ? cellRangeText(chart.box.firstRow, chart.box.firstColumn, chart.box.lastRow, chart.box.lastColumn) : undefined;
+  const sourceRange = cells ? { sheet: sheetName, cells } : { sheet: sheetName };
+  const kind = chart.kind.charAt(0).toUpperCase() + chart.kind.slice(1);
+  builder.add({ label: 'caption', text: chart.title ? `${kind}: ${chart.title}` : kind, sourceRange });
+  if (chart.rows.length > 0) {
+    addTable(builder, sheetName, [chart.header, ...chart.rows], abortSignal, () => cells);
+  }
+}
+
+/**
+ * Rows (the first the header) as `table` items of whole rows under the chunk budget, each repeating the header;
+ * `cellsOf(from, to)` names the cells of data rows [from, to).
+ */
+function addTable(builder: DocumentBuilder, sheetName: string, tableRows: readonly string[][], abortSignal: AbortSignal | undefined, cellsOf: (from: number, to: number) => string | undefined): void {
+  const [header, ...rows] = tableRows;
+  for (const [from, to] of tableRowRuns(header, rows.length, (index) => rows[index], abortSignal)) {
+    const cells = cellsOf(from, to);
+    builder.add({ label: 'table', text: markdownTable([header, ...rows.slice(from, to)]), sourceRange: cells ? { sheet: sheetName, cells } : { sheet: sheetName } });
+  }
+}
+
+function warnAboutCuts(builder: DocumentBuilder, sheet: SheetContents, limits: SheetLimits): void {
+  const count = (value: number) => value.toLocaleString('en-US');
+  if (sheet.rowsCut) {
+    builder.warn(`Sheet "${sheet.name}" has cells below row ${count(limits.maxRows)}; only the first ${count(limits.maxRows)} rows are indexed. Split the sheet to index all of it.`);
+  }
+  if (sheet.columnsCut) {
+    builder.warn(`Sheet "${sheet.name}" has cells right of column ${count(limits.maxColumns)}; only the first ${count(limits.maxColumns)} columns are indexed. Split the sheet to index all of it.`);
+  }
+  if (sheet.cellsCut) {
+    builder.warn(`The spreadsheet has more cells with content than are indexed per file; sheet "${sheet.name}" and the sheets after it are indexed only in part. Split the file to index all of it.`);
+  }
+}
+
+function isOleCompoundFile(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= OLE_SIGNATURE.length && OLE_SIGNATURE.every((value, index) => bytes[index] === value);
+}
+
+/** Whether `text` occurs in `bytes` as UTF-16LE (how OLE directory entries store stream names). */
+function containsUtf16(bytes: Uint8Array, text: string): boolean {
+  const needle = Buffer.from(text, 'utf16le');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(needle) >= 0;
 }

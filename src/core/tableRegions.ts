@@ -1,0 +1,329 @@
+/**
+ * Finding the tables on a spreadsheet: non-empty cells that touch (left, right, above, below; a merged range counts
+ * as filled over its whole span) form one region, and empty rows or columns between them split regions — as
+ * docling's Excel backend does with its default gap tolerance of 0. A lone label just above a table is that table's
+ * caption; a lone cell elsewhere is text.
+ */
+
+/** A non-empty cell; rows and columns 1-based as the sheet numbers them. */
+export interface SheetCell {
+  row: number;
+  column: number;
+  text: string;
+}
+
+/** A merged range, inclusive, 1-based; its text is its top-left cell's. */
+export interface CellMerge {
+  firstRow: number;
+  firstColumn: number;
+  lastRow: number;
+  lastColumn: number;
+}
+
+export interface CellBox {
+  firstRow: number;
+  firstColumn: number;
+  lastRow: number;
+  lastColumn: number;
+}
+
+/** A connected block of cells: its bounding box and the texts in it, row by row (merged text repeated over the span, gaps ''). */
+export interface TableRegion extends CellBox {
+  rows: string[][];
+  /** How many distinct cells (a merged range once) hold text. */
+  filledCells: number;
+}
+
+/** What a sheet shows, in reading order (top to bottom, then left to right). */
+export type SheetBlock = { kind: 'table'; region: TableRegion } | { kind: 'caption' | 'text'; text: string; box: CellBox };
+
+export interface FindTableRegionsOptions {
+  /** Empty rows/columns bridged between cells of one region (docling's `gap_tolerance`); 0 = cells must touch. */
+  gapTolerance?: number;
+  /** A merged range is expanded over at most this many rows and columns each (a merge of a whole sheet is clipped). */
+  maxMergeSpan?: number;
+}
+
+/** Empty rows allowed between a label and the table below it for the label to be taken as the table's caption. */
+export const CAPTION_MAX_GAP_ROWS = 2;
+
+/** Keys of (row, column): columns stay below 2^15 (a sheet has at most 16,384) and rows below 2^21, well inside a double's integers. */
+const COLUMN_STRIDE = 32768;
+
+const key = (row: number, column: number) => row * COLUMN_STRIDE + column;
+
+/** The regions of a sheet, in reading order. Cells with empty text are ignored; merges whose top-left cell is empty are formatting, not data. */
+export function findTableRegions(cells: readonly SheetCell[], merges: readonly CellMerge[], options: FindTableRegionsOptions = {}): TableRegion[] {
+  const gapTolerance = Math.max(0, Math.floor(options.gapTolerance ?? 0));
+  const maxMergeSpan = options.maxMergeSpan ?? Number.POSITIVE_INFINITY;
+  const texts = new Map<number, string>();
+  for (const cell of cells) {
+    if (cell.text.trim() !== '' && cell.column < COLUMN_STRIDE) {
+      texts.set(key(cell.row, cell.column), cell.text);
+    }
+  }
+  // Every filled position → the key of the cell whose text it shows (itself, or its merge's top-left cell).
+  const owner = new Map<number, number>();
+  for (const cellKey of texts.keys()) {
+    owner.set(cellKey, cellKey);
+  }
+  for (const merge of merges) {
+    const anchor = key(merge.firstRow, merge.firstColumn);
+    if (!texts.has(anchor)) {
+      continue;
+    }
+    const lastRow = Math.min(merge.lastRow, merge.firstRow + maxMergeSpan - 1);
+    const lastColumn = Math.min(merge.lastColumn, merge.firstColumn + maxMergeSpan - 1, COLUMN_STRIDE - 1);
+    for (let row = merge.firstRow; row <= lastRow; row++) {
+      for (let column = merge.firstColumn; column <= lastColumn; column++) {
+        const positionKey = key(row, column);
+        // A cell inside someone else's merge is hidden by Excel: the merge wins.
+        owner.set(positionKey, anchor);
+      }
+    }
+  }
+  const starts = [...owner.keys()].sort((a, b) => a - b);
+  const visited = new Set<number>();
+  const regions: TableRegion[] = [];
+  const directions: ReadonlyArray<readonly [number, number]> = [[0, 1], [0, -1], [1, 0], [-1, 0]];
+  for (const start of starts) {
+    if (visited.has(start)) {
+      continue;
+    }
+    visited.add(start);
+    const members: number[] = [start];
+    for (let next = 0; next < members.length; next++) {
+      const row = Math.floor(members[next] / COLUMN_STRIDE);
+      const column = members[next] % COLUMN_STRIDE;
+      for (const [rowStep, columnStep] of directions) {
+        for (let step = 1; step <= gapTolerance + 1; step++) {
+          const neighbourRow = row + rowStep * step;
+          const neighbourColumn = column + columnStep * step;
+          if (neighbourRow < 1 || neighbourColumn < 1 || neighbourColumn >= COLUMN_STRIDE) {
+            break;
+          }
+          const neighbour = key(neighbourRow, neighbourColumn);
+          if (!owner.has(neighbour)) {
+            continue;
+          }
+          if (!visited.has(neighbour)) {
+            visited.add(neighbour);
+            members.push(neighbour);
+          }
+          break;
+        }
+      }
+    }
+    regions.push(regionOf(members, owner, texts));
+  }
+  return regions.sort((a, b) => a.firstRow - b.firstRow || a.firstColumn - b.firstColumn);
+}
+
+function regionOf(members: readonly number[], owner: ReadonlyMap<number, number>, texts: ReadonlyMap<number, string>): TableRegion {
+  let firstRow = Number.POSITIVE_INFINITY;
+  let firstColumn = Number.POSITIVE_INFINITY;
+  let lastRow = 0;
+  let lastColumn = 0;
+  for (const member of members) {
+    const row = Math.floor(member / COLUMN_STRIDE);
+    const column = member % COLUMN_STRIDE;
+    firstRow = Math.min(firstRow, row);
+    lastRow = Math.max(lastRow, row);
+    firstColumn = Math.min(firstColumn, column);
+    lastColumn = Math.max(lastColumn, column);
+  }
+  const rows = Array.from({ length: lastRow - firstRow + 1 }, () => new Array<string>(lastColumn - firstColumn + 1).fill(''));
+  const anchors = new Set<number>();
+  for (const member of members) {
+    const anchor = owner.get(member)!;
+    anchors.add(anchor);
+    rows[Math.floor(member / COLUMN_STRIDE) - firstRow][(member % COLUMN_STRIDE) - firstColumn] = texts.get(anchor) ?? '';
+  }
+  return { firstRow, firstColumn, lastRow, lastColumn, rows, filledCells: anchors.size };
+}
+
+/**
+ * Turns regions into what a reader sees: tables, their captions, and lone cells as text. A caption is
+ * - a region of one filled cell on one row (merged across columns or not) that no other region shares rows with, with
+ *   a table of at least two rows and two columns starting at most `CAPTION_MAX_GAP_ROWS` empty rows below it and
+ *   sharing a column with it; or
+ * - the first row of a region when that row is a single merged cell starting at the region's left edge and the row
+ *   under it has at least two filled cells (a title merged over its table's header, as docling splits it).
+ */
+export function sheetBlocks(regions: readonly TableRegion[]): SheetBlock[] {
+  const blocks: SheetBlock[] = [];
+  const captioned = new Set<TableRegion>();
+  for (let index = 0; index < regions.length; index++) {
+    const region = regions[index];
+    if (isLabel(region)) {
+      // A label sharing its rows with another region is a field of a form ("Arc testing" next to "Yes/no: Yes"), not a title.
+      const alone = !regions.some((other, otherIndex) => otherIndex !== index && other.firstRow <= region.lastRow && region.firstRow <= other.lastRow);
+      const table = alone ? regions.find((other, otherIndex) => otherIndex !== index && !captioned.has(other) && isCaptionedBy(other, region)) : undefined;
+      if (table) {
+        captioned.add(table);
+        blocks.push({ kind: 'caption', text: labelText(region), box: boxOf(region) });
+        // The table follows its caption at once, even when another region starts between them on the sheet.
+        blocks.push(...tableBlocks(table));
+        continue;
+      }
+      if (!captioned.has(region)) {
+        blocks.push({ kind: 'text', text: labelText(region), box: boxOf(region) });
+      }
+      continue;
+    }
+    if (!captioned.has(region)) {
+      blocks.push(...tableBlocks(region));
+    }
+  }
+  return blocks;
+}
+
+/** A table region, its merged title row split off as a caption when it has one. */
+function tableBlocks(region: TableRegion): SheetBlock[] {
+  const [first, second] = region.rows;
+  if (region.rows.length >= 3 && first[0] !== '' && first.length >= 2) {
+    const titleWidth = first.findIndex((text) => text !== first[0]);
+    const span = titleWidth < 0 ? first.length : titleWidth;
+    const restEmpty = first.slice(span).every((text) => text === '');
+    if (span >= 2 && restEmpty && second.filter((text) => text !== '').length >= 2 && new Set(second.filter((text) => text !== '')).size >= 2) {
+      const rest: TableRegion = { ...region, firstRow: region.firstRow + 1, rows: region.rows.slice(1), filledCells: region.filledCells - 1 };
+      return [
+        { kind: 'caption', text: first[0], box: { firstRow: region.firstRow, firstColumn: region.firstColumn, lastRow: region.firstRow, lastColumn: region.firstColumn + span - 1 } },
+        { kind: 'table', region: rest },
+      ];
+    }
+  }
+  return [{ kind: 'table', region }];
+}
+
+function isLabel(region: TableRegion): boolean {
+  return region.filledCells === 1 && region.firstRow === region.lastRow;
+}
+
+function isCaptionedBy(table: TableRegion, label: TableRegion): boolean {
+  if (isLabel(table) || table.rows.length < 2 || table.rows[0].length < 2) {
+    return false;
+  }
+  const gap = table.firstRow - label.lastRow - 1;
+  return gap >= 0 && gap <= CAPTION_MAX_GAP_ROWS && table.firstColumn <= label.lastColumn && label.firstColumn <= table.lastColumn;
+}
+
+function labelText(region: TableRegion): string {
+  return region.rows[0].find((text) => text !== '') ?? '';
+}
+
+function boxOf(region: CellBox): CellBox {
+  return { firstRow: region.firstRow, firstColumn: region.firstColumn, lastRow: region.lastRow, lastColumn: region.lastColumn };
+}
+
+/** A native chart: its kind ("bar chart"), title, and plotted data as a table (categories down, one column per series). */
+export interface SheetChart {
+  kind: string;
+  title: string;
+  header: string[];
+  rows: string[][];
+  /** The cells it is drawn over, when anchored to cells. */
+  box?: CellBox;
+}
+
+/** What a converter read of one sheet, before regions are found. */
+export interface SheetContents {
+  name: string;
+  /** A chart sheet (XLSX `chartsheet`): listed by name, no cells. */
+  chart: boolean;
+  cells: SheetCell[];
+  merges: CellMerge[];
+  /** Native charts on the sheet, with the data they plot. */
+  charts: SheetChart[];
+  /** Cells past the row limit, the column limit or the workbook's cell budget were dropped. */
+  rowsCut: boolean;
+  columnsCut: boolean;
+  cellsCut: boolean;
+}
+
+export interface SheetLimits {
+  maxRows: number;
+  maxColumns: number;
+}
+
+/** The cells left to read in the whole workbook, shared by its sheets. */
+export interface CellBudget {
+  cellsLeft: number;
+}
+
+/** Collects a sheet's non-empty cells within the row and column limits and the workbook's cell budget, noting what it drops. */
+export class SheetCollector implements SheetContents {
+  readonly cells: SheetCell[] = [];
+  readonly merges: CellMerge[] = [];
+  readonly charts: SheetChart[] = [];
+  rowsCut = false;
+  columnsCut = false;
+  cellsCut = false;
+
+  constructor(
+    readonly name: string,
+    readonly chart: boolean,
+    private readonly limits: SheetLimits,
+    private readonly budget: CellBudget,
+  ) {}
+
+  add(row: number, column: number, text: string): void {
+    if (text.trim() === '') {
+      return;
+    }
+    if (row > this.limits.maxRows) {
+      this.rowsCut = true;
+      return;
+    }
+    if (column > this.limits.maxColumns) {
+      this.columnsCut = true;
+      return;
+    }
+    if (this.budget.cellsLeft <= 0) {
+      this.cellsCut = true;
+      return;
+    }
+    this.budget.cellsLeft--;
+    this.cells.push({ row, column, text });
+  }
+
+  merge(range: CellMerge): void {
+    if (range.firstRow <= this.limits.maxRows && range.firstColumn <= this.limits.maxColumns && range.lastRow >= range.firstRow && range.lastColumn >= range.firstColumn) {
+      this.merges.push({ ...range, lastRow: Math.min(range.lastRow, this.limits.maxRows), lastColumn: Math.min(range.lastColumn, this.limits.maxColumns) });
+    }
+  }
+}
+
+/** Column letters to a 1-based number ("A" = 1, "AA" = 27); 0 when not letters. */
+export function columnIndex(letters: string): number {
+  let value = 0;
+  for (let index = 0; index < letters.length; index++) {
+    const code = letters.charCodeAt(index) & ~32;
+    if (code < 65 || code > 90) {
+      return 0;
+    }
+    value = value * 26 + (code - 64);
+  }
+  return value;
+}
+
+/** An A1 reference ("$B$12" too) as 1-based row and column; undefined when malformed. */
+export function parseCellReference(reference: string): { row: number; column: number } | undefined {
+  const match = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/.exec(reference.trim());
+  if (!match) {
+    return undefined;
+  }
+  const row = Number(match[2]);
+  return row >= 1 ? { row, column: columnIndex(match[1]) } : undefined;
+}
+
+/** An A1 range ("B2:D9", or one cell) as a merge box; undefined when malformed. */
+export function parseCellRange(range: string): CellMerge | undefined {
+  const [from, to = from] = range.split(':');
+  const start = parseCellReference(from);
+  const end = parseCellReference(to);
+  if (!start || !end) {
+    return undefined;
+  }
+  return { firstRow: Math.min(start.row, end.row), firstColumn: Math.min(start.column, end.column), lastRow: Math.max(start.row, end.row), lastColumn: Math.max(start.column, end.column) };
+}
