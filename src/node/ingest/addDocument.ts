@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chunkDocumentWithinLimit } from '../../core/chunker';
 import { ConversionError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
@@ -15,7 +16,9 @@ import { MAX_DOCUMENT_CHUNKS, TEXT_FILE_SHARE_OF_MAX_BYTES, URL_DOWNLOAD_MAX_BYT
 import type { ConvertedDocument, HaikuDocument } from '../../core/model/document';
 import type { DocumentSummary } from '../../core/model/search';
 import type { OpenedIndex } from '../backend/openIndex';
+import { createConversionPool } from '../convert/conversionPool';
 import { convertBytes, converterFor, loadDocument, type ConverterKind, type PictureProcessing } from '../convert/convertFile';
+import { convertsInProcess } from '../index/earlyWorkers';
 import { embedBatch } from '../index/indexer';
 import { describePictures, PictureDescriber } from '../index/pictureDescriptions';
 import type { DocumentWrite } from '../store/lanceStore';
@@ -183,10 +186,28 @@ async function convertInMemory(index: OpenedIndex, fileName: string, bytes: Uint
   // A remote page's `<img src="notes.png">` must not read this machine's files into the index: Markdown and HTML
   // keep their images' alt text only.
   const pictures: PictureProcessing = SELF_CONTAINED_KINDS.has(kind) ? index.rules.pictures : 'none';
+  if (convertsInProcess(1, bytes.byteLength)) {
+    try {
+      return await convertBytes(fileName, bytes, { abortSignal, maxBytes, pictures, pictureRoots: [] });
+    } catch (error) {
+      throw namingSource(error, fileName, source);
+    }
+  }
+  // Bigger downloads convert on a worker thread, as `haiku index` converts files: under its time and heap limits,
+  // so a hostile PDF cannot hang or exhaust the MCP server. The worker reads a file: a private temporary one.
+  const folder = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'haiku-add-'));
+  const file = path.join(folder, fileName);
+  const pool = createConversionPool({ size: 1 });
   try {
-    return await convertBytes(fileName, bytes, { abortSignal, maxBytes, pictures, pictureRoots: [] });
+    await fs.promises.writeFile(file, bytes);
+    const loaded = await pool.load(file, { rootPath: folder, abortSignal, maxBytes, pictures, pictureRoots: [folder], sizeBytes: bytes.byteLength });
+    const { id: _id, uri: _uri, relativePath: _relativePath, contentHash: _contentHash, ...converted } = loaded;
+    return converted;
   } catch (error) {
-    throw namingSource(error, fileName, source);
+    throw namingSource(error, file, source);
+  } finally {
+    await pool.dispose();
+    await fs.promises.rm(folder, { recursive: true, force: true });
   }
 }
 

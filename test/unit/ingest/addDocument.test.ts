@@ -148,6 +148,21 @@ describe('addDocumentFromUrl / addDocumentFromText into a real LanceDB index', f
     }
   });
 
+  it('a download over the in-process size converts on a worker thread (time and heap limits) and is searchable', async () => {
+    const sections = Array.from({ length: 400 }, (_, index) => `## Part ${index}\n\n${'Numbats eat termites in the eucalypt forest. '.repeat(16)}\n`).join('\n');
+    const body = `# Numbat handbook\n\n${sections}\nThe closing note mentions the quenda.\n`;
+    assert.ok(Buffer.byteLength(body) > 256 * 1024, 'over INDEX_IN_PROCESS_MAX_BYTES');
+    server.pages.set('/numbat.md', { body, contentType: 'text/markdown' });
+    const added = await addDocumentFromUrl(index, `${server.origin}/numbat.md`, loopback);
+    assert.equal(added.status, 'added');
+    assert.equal(added.document.title, 'Numbat handbook');
+    assert.ok((added.chunks ?? 0) > 100, String(added.chunks));
+    assert.deepEqual(await searchUris('quenda'), [`${server.origin}/numbat.md`]);
+    server.pages.set('/broken.pdf', { body: `%PDF-1.7\n${'garbage '.repeat(40_000)}`, contentType: 'application/pdf' });
+    const message = await refusal(addDocumentFromUrl(index, `${server.origin}/broken.pdf`, loopback), 'corrupt_file');
+    assert.ok(message.startsWith(`${server.origin}/broken.pdf: `), `the URL is named, not the temporary file: ${message}`);
+  });
+
   it('picks the converter by Content-Type, then the URL extension, then HTML for an untyped page', () => {
     const at = (address: string) => new URL(address);
     assert.equal(extensionForDownload('application/vnd.openxmlformats-officedocument.presentationml.presentation', at('https://x/a')), '.pptx');
