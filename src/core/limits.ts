@@ -115,6 +115,14 @@ export const CODE_ITEM_MAX_CHARS = 1_000;
 export const NOTEBOOK_MAX_CELLS = 20_000;
 /** Characters of one cell output kept as text (a training log can print megabytes); the rest is cut with a warning. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 20_000;
+/** LaTeX: characters read across the root file and everything it `\input`s (and its `.bbl`); files past this are skipped with a warning. */
+export const LATEX_MAX_SOURCE_CHARS = 10 * 1024 * 1024;
+/** LaTeX: `\input` nested deeper than this is not followed (a warning says so). */
+export const LATEX_MAX_INCLUDE_DEPTH = 32;
+/** LaTeX: user macro (`\newcommand`, `\def`) expansions per document; past this, macros are left unexpanded (a recursive macro cannot loop). */
+export const LATEX_MAX_MACRO_EXPANSIONS = 100_000;
+/** LaTeX: pixels per PDF point when page 1 of a PDF figure is rendered to a picture (2 ≈ 144 dpi). */
+export const LATEX_PDF_FIGURE_SCALE = 2;
 /** Items one document may have; the rest are dropped with a warning (bounds a worker's memory on hostile input). */
 export const MAX_DOCUMENT_ITEMS = 200_000;
 
