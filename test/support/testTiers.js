@@ -7,6 +7,8 @@
 // slowest files (the last group) joined this list, leaving ~75 s of tests to it on a machine busier still.
 const integrationTestFiles = [
   'test/unit/convert/hostileInput.test.ts', // 153 s
+  'test/unit/ocr/ocrEngine.test.ts', // 20 s (Tesseract in WebAssembly)
+  'test/unit/convert/image.test.ts', // 18 s (OCR of every image format)
   'test/unit/index/indexer.test.ts', // 137 s
   'test/unit/convert/conversionPool.test.ts', // 91 s
   'test/unit/core/chunkTokenCounting.test.ts', // 71 s

@@ -6,7 +6,7 @@ import { indexPaths, type IndexPathsOptions, type IndexSummary } from '../index/
 import type { OpenedIndex } from './openIndex';
 
 /** What an index run may set beyond the configured rules (which it takes from the opened index). */
-export type IndexWithRulesOptions = Omit<IndexPathsOptions, 'roots' | 'store' | 'embedder' | 'include' | 'exclude' | 'maxFileBytes' | 'respectGitignore' | 'followLinksOutside' | 'pictures' | 'pictureDescription'> & {
+export type IndexWithRulesOptions = Omit<IndexPathsOptions, 'roots' | 'store' | 'embedder' | 'include' | 'exclude' | 'maxFileBytes' | 'respectGitignore' | 'followLinksOutside' | 'pictures' | 'pictureDescription' | 'ocr'> & {
   /** Replaces the configured include globs (`haiku index --include`). */
   include?: readonly string[];
   /** Exclusions on top of the configured ones (`haiku index --exclude`). */
@@ -33,6 +33,7 @@ export function indexWithRules(index: OpenedIndex, roots: readonly string[], opt
     followLinksOutside: rules.followLinksOutside,
     pictures: rules.pictures,
     pictureDescription: rules.pictureDescription,
+    ocr: rules.ocr,
   });
 }
 

@@ -21,7 +21,7 @@ import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
-import type { PictureProcessing } from './convertFile';
+import type { OcrOptions, PictureProcessing } from './convertFile';
 import { loadInProcessConverters } from './loadInProcessConverters';
 
 export interface ConversionPoolOptions {
@@ -46,6 +46,8 @@ export interface ConversionLoadOptions {
   pictures?: PictureProcessing;
   /** Folders Markdown and HTML images may be read from (the indexed roots). */
   pictureRoots?: readonly string[];
+  /** OCR of image files and scanned PDF pages (`processing.ocr`). */
+  ocr?: OcrOptions;
   /** The file's size when known (from the scan): small files are batched per worker message. */
   sizeBytes?: number;
 }
@@ -72,7 +74,8 @@ export interface ConversionPool {
 export function inProcessConversion(): ConversionPool {
   const prepare = async (filePath: string, options: ConversionLoadOptions): Promise<PreparedDocument> => {
     const { prepareDocument } = loadInProcessConverters();
-    return prepareDocument({ rootPath: options.rootPath, filePath, maxBytes: options.maxBytes, pictures: options.pictures, pictureRoots: options.pictureRoots, abortSignal: options.abortSignal });
+    const { rootPath, maxBytes, pictures, pictureRoots, ocr, abortSignal } = options;
+    return prepareDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots, ocr, abortSignal });
   };
   return {
     prepare,
@@ -172,8 +175,8 @@ class ConversionWorker {
     this.jobs.push(...batch);
     this.worker.ref();
     const jobs = batch.map(({ jobId, filePath, options }) => {
-      const { rootPath, maxBytes, pictures, pictureRoots } = options;
-      return { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots };
+      const { rootPath, maxBytes, pictures, pictureRoots, ocr } = options;
+      return { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr };
     });
     const message: PoolToWorkerMessage = { type: 'convert', jobs };
     this.worker.postMessage(message);

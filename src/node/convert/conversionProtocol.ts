@@ -6,7 +6,7 @@
 import type { Chunk } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError, type HaikuErrorCode } from '../../core/errors';
-import type { PictureProcessing } from './convertFile';
+import type { OcrOptions, PictureProcessing } from './convertFile';
 
 export interface ConversionJob {
   jobId: number;
@@ -15,6 +15,7 @@ export interface ConversionJob {
   maxBytes?: number;
   pictures?: PictureProcessing;
   pictureRoots?: readonly string[];
+  ocr?: OcrOptions;
 }
 
 /** A converted document with its chunks: chunking (mostly tokenising) runs in the worker too. */

@@ -25,9 +25,9 @@ port.on('message', (message: PoolToWorkerMessage) => {
     return;
   }
   converting = converting.then(async () => {
-    for (const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots } of message.jobs) {
+    for (const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr } of message.jobs) {
       try {
-        const { document, chunks } = await prepareDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots });
+        const { document, chunks } = await prepareDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots, ocr });
         send({ type: 'converted', jobId, document, chunks });
       } catch (error) {
         send({ type: 'failed', jobId, error: serializeError(error) });

@@ -296,6 +296,7 @@ export function decodeText(filePath: string, bytes: Uint8Array): string {
     if (bytes[index] === 0) {
       throw new ConversionError('binary_file', filePath, `looks binary (a NUL byte at offset ${index}), not text. Exclude it from indexing or give it the right extension.`);
     }
+  ocr?: OcrOptions;
   }
   try {
     return utf8Decoder.decode(bytes);

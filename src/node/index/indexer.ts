@@ -8,7 +8,7 @@ import { globProblem } from '../../core/excludeGlobs';
 import { documentIdForPath } from '../../core/hash';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS, MAX_DOCUMENT_CHUNKS } from '../../core/limits';
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
-import type { PictureProcessing } from '../convert/convertFile';
+import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
 import { STALE_DOCUMENT_SIZE } from '../store/storeTables';
@@ -77,6 +77,8 @@ export interface IndexPathsOptions {
   fileRootsFollowRules?: boolean;
   /** Picture bytes extracted from PDF and DOCX (config `processing.pictures`, default `image`). */
   pictures?: PictureProcessing;
+  /** OCR of image files and scanned PDF pages (config `processing.ocr`; default on, English). */
+  ocr?: OcrOptions;
   /** The vision endpoint that describes pictures when `pictures` is `description` (config `processing.pictureDescription`). */
   pictureDescription?: PictureDescriptionSettings;
   concurrency?: number;
@@ -515,11 +517,11 @@ function ownConversion(toConvert: readonly ScannedFile[], concurrency: number, s
 
 /** Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. */
 async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | undefined> {
-  const { abortSignal, maxFileBytes, pictures } = run.options;
+  const { abortSignal, maxFileBytes, pictures, ocr } = run.options;
   const convertStarted = performance.now();
   try {
     const { pictureRoots } = run;
-    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, sizeBytes: file.size });
+    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size });
     const { document, chunks } = run.describer ? await describePictures(prepared, run.describer, abortSignal) : prepared;
     if (chunks.length >= MAX_DOCUMENT_CHUNKS) {
       const cut = document.warnings.find((warning) => warning.includes(MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')));

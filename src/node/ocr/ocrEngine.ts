@@ -6,6 +6,7 @@ import {
   OCR_MAX_IMAGE_PIXELS, OCR_PAGE_TIMEOUT_MS, OCR_ROTATION_PROBE_MAX_SIDE_PX, OCR_ROTATION_MIN_GAIN, OCR_UPRIGHT_CONFIDENCE, OCR_WORKER_IDLE_MS,
   OCR_WORKER_START_TIMEOUT_MS,
 } from '../../core/limits';
+import type { OcrOptions } from '../convert/convertFile';
 import { decodeCommonPng } from '../convert/pictures/pngDecoder';
 import { downscale, type RawImage } from '../convert/pictures/pngEncoder';
 
@@ -43,6 +44,9 @@ export interface RecognizeImageOptions {
 }
 
 type Rotation = OcrResult['rotation'];
+
+/** OCR as the settings default it (`processing.ocr`): on, English. */
+export const DEFAULT_OCR_OPTIONS: OcrOptions = { enabled: true, languages: ['eng'] };
 
 /** A greyscale raster: one byte per pixel. */
 interface GreyImage { width: number; height: number; data: Uint8Array }
