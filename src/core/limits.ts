@@ -95,6 +95,8 @@ export const CONVERSION_WORKER_STARTUP_TIMEOUT_MS = 30_000;
 export const MAX_TABLE_CELL_SPAN = 1000;
 /** Cells (rows × columns, spans expanded) one table may render; larger tables are cut with a warning (12 KB of spanned HTML once became 6 GB). */
 export const MAX_TABLE_CELLS = 50_000;
+/** Shape groups nested deeper than this on a slide (PPTX `p:grpSp`, ODP `draw:g`, lists in lists) are left out with a warning (hostile nesting). */
+export const SLIDE_MAX_NESTING_DEPTH = 64;
 /** CSV/TSV rows converted per file; later rows are dropped with a warning (the first rows still index). */
 export const CSV_MAX_ROWS = 100_000;
 /** CSV/TSV columns kept per row; extra cells are dropped with a warning (bounds a row like `a,,,,,…` of 2 MB). */

@@ -1,6 +1,6 @@
 import type { ChildNode, Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import { throwIfAborted } from '../../core/errors';
-import { MAX_TABLE_CELL_SPAN } from '../../core/limits';
+import { MAX_TABLE_CELL_SPAN, SLIDE_MAX_NESTING_DEPTH } from '../../core/limits';
 import { attribute, childElements, descendants, firstChild, inReadingOrder, isElement, localName, parseXmlPart, resolvePartName, spanCount, spannedGrid, textContent, type SourceCell } from './officeXml';
 import type { ChartData, SlideBlock, SlideComment, SlideContent } from './presentation';
 import type { ZipArchive } from './zipArchive';
@@ -59,17 +59,21 @@ class OdpReader {
     return { title: context.titles.join(' ').trim() || undefined, blocks: context.blocks, notes, comments };
   }
 
-  private async readShapes(elements: readonly Element[], context: PageContext): Promise<void> {
+  private async readShapes(elements: readonly Element[], context: PageContext, depth = 0): Promise<void> {
+    if (depth > SLIDE_MAX_NESTING_DEPTH) {
+      this.warn(`A slide nests shape groups or lists more than ${SLIDE_MAX_NESTING_DEPTH} deep; the deeper content is left out.`);
+      return;
+    }
     const shapes = elements.filter((element) => ['frame', 'g'].includes(localName(element)) || TEXT_SHAPES.has(localName(element)));
     for (const { shape } of inReadingOrder(shapes.map((shape) => ({ shape, ...positionOf(shape) })))) {
-      await this.readShape(shape, context);
+      await this.readShape(shape, context, depth);
     }
   }
 
-  private async readShape(shape: Element, context: PageContext): Promise<void> {
+  private async readShape(shape: Element, context: PageContext, depth: number): Promise<void> {
     const name = localName(shape);
     if (name === 'g') {
-      await this.readShapes(childElements(shape), context);
+      await this.readShapes(childElements(shape), context, depth + 1);
       return;
     }
     if (name !== 'frame') {
@@ -122,6 +126,10 @@ class OdpReader {
   private textBlocks(containers: readonly Element[]): Array<Extract<SlideBlock, { kind: 'paragraph' | 'list_item' }>> {
     const blocks: Array<Extract<SlideBlock, { kind: 'paragraph' | 'list_item' }>> = [];
     const visitList = (list: Element, depth: number, inheritedOrdered: boolean | undefined) => {
+      if (depth > SLIDE_MAX_NESTING_DEPTH) {
+        this.warn(`A slide nests shape groups or lists more than ${SLIDE_MAX_NESTING_DEPTH} deep; the deeper content is left out.`);
+        return;
+      }
       const styleName = attribute(list, 'style-name');
       const ordered = (styleName !== undefined ? this.orderedLists.get(styleName) : undefined) ?? inheritedOrdered;
       for (const item of childElements(list, 'list-item', 'list-header')) {

@@ -94,6 +94,16 @@ export function attribute(element: Element | undefined, name: string): string | 
   return undefined;
 }
 
+/** A prefixed attribute by its local name only (`r:id` as `id`, where a plain `id` attribute may sit beside it). */
+export function prefixedAttribute(element: Element | undefined, name: string): string | undefined {
+  for (const [key, value] of Object.entries(element?.attribs ?? {})) {
+    if (key.endsWith(`:${name}`)) {
+      return value;
+    }
+  }
+  return undefined;
+}
+
 /** All the text below an element, concatenated. */
 export function textContent(node: ChildNode): string {
   if (node.type === 'text') {

@@ -1,5 +1,6 @@
 import type { Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import { throwIfAborted } from '../../core/errors';
+import { SLIDE_MAX_NESTING_DEPTH } from '../../core/limits';
 import {
   attribute,
   childAt,
@@ -9,6 +10,7 @@ import {
   inReadingOrder,
   localName,
   parseXmlPart,
+  prefixedAttribute,
   readRelationships,
   relationshipIs,
   spanCount,
@@ -72,7 +74,7 @@ class PptxReader {
     const presentation = await parseXmlPart(this.archive, 'ppt/presentation.xml');
     const relationships = await readRelationships(this.archive, 'ppt/presentation.xml');
     const listed = childElements(firstChild(presentation, 'sldIdLst'), 'sldId')
-      .map((slideId) => relationships.get(attribute(slideId, 'id') ?? ''))
+      .map((slideId) => relationships.get(prefixedAttribute(slideId, 'id') ?? ''))
       .filter((relationship): relationship is Relationship => relationship !== undefined && !relationship.external && this.archive.has(relationship.target))
       .map((relationship) => relationship.target);
     if (listed.length > 0) {
@@ -102,21 +104,25 @@ class PptxReader {
   }
 
   /** Shapes of a tree or group, in reading order (top, then left), each read into blocks. */
-  private async readShapes(elements: readonly Element[], context: ShapeContext): Promise<void> {
+  private async readShapes(elements: readonly Element[], context: ShapeContext, depth = 0): Promise<void> {
+    if (depth > SLIDE_MAX_NESTING_DEPTH) {
+      this.warn(`Slide ${context.slideNumber} nests shape groups more than ${SLIDE_MAX_NESTING_DEPTH} deep; the deeper shapes are left out.`);
+      return;
+    }
     const shapes = elements.flatMap(unwrapAlternateContent).filter((element) => ['sp', 'pic', 'graphicFrame', 'grpSp', 'cxnSp', 'contentPart'].includes(localName(element)));
     const entries = shapes.map((shape) => ({ shape, ...this.position(shape, context.layout) }));
     for (const { shape } of inReadingOrder(entries)) {
-      await this.readShape(shape, context);
+      await this.readShape(shape, context, depth);
     }
   }
 
-  private async readShape(shape: Element, context: ShapeContext): Promise<void> {
+  private async readShape(shape: Element, context: ShapeContext, depth: number): Promise<void> {
     switch (localName(shape)) {
       case 'sp':
         this.readTextShape(shape, context);
         return;
       case 'grpSp':
-        await this.readShapes(childElements(shape), context);
+        await this.readShapes(childElements(shape), context, depth + 1);
         return;
       case 'pic':
         context.blocks.push(this.picture(shape, context));
@@ -214,7 +220,7 @@ class PptxReader {
     }
     const chart = firstChild(data, 'chart');
     if (chart) {
-      const relationship = context.relationships.get(attribute(chart, 'id') ?? '');
+      const relationship = context.relationships.get(prefixedAttribute(chart, 'id') ?? '');
       const chartData = relationship && !relationship.external ? await this.chart(relationship.target) : undefined;
       if (chartData) {
         context.blocks.push({ kind: 'chart', ...chartData });

@@ -1,5 +1,5 @@
 import type { ConvertedDocument, SourceRange } from '../../core/model/document';
-import { ConversionError, throwIfAborted } from '../../core/errors';
+import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import type { PictureProcessing } from './convertFile';
 import { isEncryptedOoxml, isOleCompoundFile, spannedGrid, type SourceCell } from './officeXml';
@@ -84,13 +84,22 @@ export async function convertPresentation(bytes: Uint8Array, options: Presentati
   const slides = isPptx ? readPptxSlides(archive, warn, options.abortSignal) : readOdpSlides(archive, warn, options.abortSignal);
   let firstTitle: string | undefined;
   let number = 0;
-  for await (const slide of slides) {
-    number++;
-    firstTitle ??= number === 1 ? slide.title : undefined;
-    await writer.write(slide, number);
-    if (builder.full) {
-      break;
+  try {
+    for await (const slide of slides) {
+      number++;
+      firstTitle ??= number === 1 ? slide.title : undefined;
+      await writer.write(slide, number);
+      if (builder.full) {
+        break;
+      }
     }
+  } catch (error) {
+    if (isHaikuError(error)) {
+      throw error;
+    }
+    // Malformed markup deep enough to exhaust the stack, or a structure no reader expects: a clear refusal, not a crash.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConversionError('corrupt_file', options.filePath, `could not be read at slide ${number + 1} (${reason}). ${isPptx ? 'Re-save it from PowerPoint' : 'Re-save it from LibreOffice Impress'} or exclude it from indexing.`, { cause: error });
   }
   if (number === 0) {
     builder.warn('The presentation has no slides.');
