@@ -7,7 +7,8 @@
  * whose ETag differs from the mirrored one is fetched, data before manifests, so a local reader never sees a version whose
  * files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
  * `_versions/<N>.manifest` is written anew when a table is dropped and created again, and the ETag comparison replaces it.
- * Files the bucket no longer lists are removed at the next sync after (a reader may still be on the old version).
+ * Manifests the bucket no longer lists are removed at once (the newest manifest present is the version LanceDB opens);
+ * other files at the next sync after, since a reader may still be on the old version.
  *
  * Bound: an index larger than `BUCKET_CACHE_MAX_BYTES` is not mirrored (LanceDB reads the bucket directly), and the
  * mirrors of other buckets, least recently used first, are removed while the cache holds more than the bound.
@@ -167,7 +168,8 @@ export class BucketMirror {
       if (listedKeys.has(key)) {
         continue;
       }
-      if (this.unlisted.has(key)) {
+      // A manifest the bucket no longer lists goes at once: its presence alone would make LanceDB open that version.
+      if (this.unlisted.has(key) || isManifest(key)) {
         removeQuietly(this.localPath(key));
         delete this.index[key];
         removedFiles++;

@@ -1,0 +1,178 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { defaultConfig } from '../../../src/core/config';
+import { isHaikuError } from '../../../src/core/errors';
+import { openIndex, type OpenedIndex } from '../../../src/node/backend/openIndex';
+import { indexPaths } from '../../../src/node/index/indexer';
+import { BucketMirror, bucketCacheFolder } from '../../../src/node/store/bucketMirror';
+import { openStore } from '../../../src/node/store/lanceStore';
+import { storageOptionsFor, type ObjectStorageSettings } from '../../../src/node/store/objectStorage';
+import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
+
+function settingsFor(storage: LocalObjectStorage, overrides: ObjectStorageSettings = {}): ObjectStorageSettings {
+  return { endpoint: storage.endpoint, region: 'us-east-1', allowHttp: true, pathStyle: true, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY, ...overrides };
+}
+
+/** Indexes `files` into a fresh folder and publishes them to `uri` (a writer on the bucket, as CI would). */
+async function publish(storage: LocalObjectStorage, uri: string, documents: string, files: Record<string, string>): Promise<void> {
+  writeFiles(documents, files);
+  const writer = await openStore({ uri, storage: settingsFor(storage) });
+  try {
+    await indexPaths({ roots: [documents], baseFolder: documents, store: writer });
+  } finally {
+    await writer.close();
+  }
+}
+
+/** A read-only consumer as `haiku mcp --read-only` opens it, mirroring into `cacheFolder`. */
+function openConsumer(storage: LocalObjectStorage, uri: string, cacheFolder: string, versionCheckIntervalMs = 0): Promise<OpenedIndex> {
+  const config = defaultConfig();
+  config.index.databaseUri = uri;
+  const asMcpReadOnly = { config, cwd: process.cwd(), mustExist: true, followOtherWriters: true, readOnly: true, models: {} };
+  return openIndex({ ...asMcpReadOnly, storage: settingsFor(storage), bucketCacheFolder: cacheFolder, versionCheckIntervalMs });
+}
+
+/** The mirror's record of each object's ETag, by key relative to the index. */
+function mirroredEtags(cacheFolder: string): Record<string, { etag: string }> {
+  const [folder] = fs.readdirSync(cacheFolder);
+  return JSON.parse(fs.readFileSync(path.join(cacheFolder, folder, '.haiku-mirror.json'), 'utf8')) as Record<string, { etag: string }>;
+}
+
+function folderBytes(folder: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) {
+      total += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+    }
+  }
+  return total;
+}
+
+describe('Bucket mirror (a read-only consumer of an s3:// index reads a local copy)', function () {
+  this.timeout(180_000);
+  let storage: LocalObjectStorage;
+  let folder: { path: string; cleanup: () => void };
+
+  before(async () => {
+    storage = await startObjectStorage('mirror');
+    folder = temporaryFolder('haiku-bucket-mirror-');
+  });
+
+  after(async () => {
+    await storage.close();
+    folder.cleanup();
+  });
+
+  it('serves queries from the local copy and sees a new publish after refresh (at most once per check interval when one is set)', async () => {
+    const uri = `s3://${storage.bucket}/follow`;
+    const documents = path.join(folder.path, 'follow-documents');
+    await publish(storage, uri, documents, { 'one.md': '# One\n\nThe wombat section.\n' });
+    const everyCall = await openConsumer(storage, uri, path.join(folder.path, 'follow-cache'));
+    const throttled = await openConsumer(storage, uri, path.join(folder.path, 'throttled-cache'), 60_000);
+    try {
+      assert.ok(everyCall.store.uri.startsWith(path.join(folder.path, 'follow-cache')), `the store reads the mirror, not the bucket (${everyCall.store.uri})`);
+      assert.equal((await everyCall.store.search('wombat')).length, 1);
+      assert.equal((await throttled.store.search('wombat')).length, 1);
+      await publish(storage, uri, documents, { 'two.md': '# Two\n\nAnother wombat section.\n' });
+      await everyCall.refreshIfChanged();
+      assert.equal((await everyCall.store.search('wombat')).length, 2, 'the new publish is searched after refresh');
+      await throttled.refreshIfChanged();
+      assert.equal((await throttled.store.search('wombat')).length, 1, 'within its check interval a consumer keeps its version (no listing)');
+    } finally {
+      await everyCall.close();
+      await throttled.close();
+    }
+  });
+
+  it('never serves a cached file for a newer version: a table dropped and published again under the same manifest names is fetched anew', async () => {
+    const uri = `s3://${storage.bucket}/republish`;
+    const cache = path.join(folder.path, 'republish-cache');
+    await publish(storage, uri, path.join(folder.path, 'first-documents'), { 'notes.md': '# Notes\n\nThe first release mentions the quokka.\n' });
+    await publish(storage, uri, path.join(folder.path, 'first-documents'), { 'more.md': '# More\n\nA later page about the quokka.\n' });
+    const first = await openConsumer(storage, uri, cache);
+    assert.equal((await first.store.search('quokka')).length, 2);
+    await first.close();
+    const before = mirroredEtags(cache);
+
+    // The publisher starts over: the prefix is emptied and one run writes the first version numbers again (fewer of them).
+    fs.rmSync(path.join(storage.directory, storage.bucket, 'republish'), { recursive: true, force: true });
+    await publish(storage, uri, path.join(folder.path, 'second-documents'), { 'notes.md': '# Notes\n\nThe second release mentions the numbat.\n' });
+
+    const second = await openConsumer(storage, uri, cache);
+    try {
+      assert.equal((await second.store.search('numbat')).length, 1);
+      assert.equal((await second.store.search('quokka')).length, 0);
+    } finally {
+      await second.close();
+    }
+    const after = mirroredEtags(cache);
+    const reusedManifests = Object.keys(after).filter((key) => /_versions\/\d+\.manifest$/.test(key) && before[key] && before[key].etag !== after[key].etag);
+    assert.ok(reusedManifests.length > 0, 'the republish reused manifest names with other bytes (what this test is about)');
+    const staleManifests = Object.keys(before).filter((key) => /_versions\/\d+\.manifest$/.test(key) && !after[key]);
+    assert.ok(staleManifests.length > 0, 'the first publish had versions the second has not: their manifests must be gone from the mirror');
+  });
+
+  it('keeps all mirrors under the size bound: the least recently used one goes; an index above the bound is not mirrored', async () => {
+    const cache = path.join(folder.path, 'bound-cache');
+    const options = storageOptionsFor('s3://x/y', settingsFor(storage))!;
+    const uris = [`s3://${storage.bucket}/bound-a`, `s3://${storage.bucket}/bound-b`];
+    for (const [number, uri] of uris.entries()) {
+      await publish(storage, uri, path.join(folder.path, `bound-documents-${number}`), { 'page.md': `# Page ${number}\n\nSome text about the bilby, copy ${number}.\n` });
+    }
+    const sizing = new BucketMirror({ uri: uris[0], storageOptions: options, cacheFolder: path.join(folder.path, 'sizing-cache') });
+    const size = (await sizing.sync()).downloadedBytes;
+    assert.ok(size > 0);
+
+    const bound = Math.floor(size * 1.5);
+    const first = new BucketMirror({ uri: uris[0], storageOptions: options, cacheFolder: cache, maxBytes: bound });
+    await first.sync();
+    assert.ok(fs.existsSync(first.folder));
+    const second = new BucketMirror({ uri: uris[1], storageOptions: options, cacheFolder: cache, maxBytes: bound });
+    const synced = await second.sync();
+    assert.ok(synced.downloadedBytes > 0);
+    assert.ok(!fs.existsSync(first.folder), 'the older mirror was evicted');
+    assert.ok(fs.existsSync(second.folder));
+    assert.ok(folderBytes(cache) <= bound, `the cache holds ${folderBytes(cache)} bytes, bound ${bound}`);
+
+    const tooSmall = new BucketMirror({ uri: uris[0], storageOptions: options, cacheFolder: path.join(folder.path, 'small-cache'), maxBytes: Math.floor(size / 2) });
+    await assert.rejects(tooSmall.sync(), (error) => isHaikuError(error, 'file_too_large') && /HAIKU_BUCKET_CACHE_DIR=off/.test(error.message));
+    assert.ok(!fs.existsSync(tooSmall.folder), 'nothing was fetched');
+  });
+
+  it('a second sync without a publish fetches nothing (one listing), and files the bucket dropped go at the sync after', async () => {
+    const uri = `s3://${storage.bucket}/steady`;
+    await publish(storage, uri, path.join(folder.path, 'steady-documents'), { 'a.md': '# A\n\nThe dingo paragraph.\n' });
+    const mirror = new BucketMirror({ uri, storageOptions: storageOptionsFor(uri, settingsFor(storage))!, cacheFolder: path.join(folder.path, 'steady-cache') });
+    assert.ok((await mirror.sync()).downloadedFiles > 0);
+    const again = await mirror.sync();
+    assert.deepEqual({ changed: again.changed, downloadedFiles: again.downloadedFiles, requests: again.requests }, { changed: false, downloadedFiles: 0, requests: 1 });
+
+    const tableFolder = path.join(storage.directory, storage.bucket, 'steady', 'documents.lance');
+    assert.ok(fs.existsSync(tableFolder));
+    fs.rmSync(tableFolder, { recursive: true, force: true });
+    const dropped = await mirror.sync();
+    const left = fs.readdirSync(path.join(mirror.folder, 'documents.lance'), { recursive: true }).map(String);
+    assert.ok(dropped.removedFiles > 0 && !left.some((file) => file.endsWith('.manifest')), 'manifests go at once: their presence decides the version LanceDB opens');
+    assert.ok(left.some((file) => file.startsWith('data')), 'data files stay one sync longer: a reader may still be on the version that used them');
+    const later = await mirror.sync();
+    assert.ok(later.removedFiles > 0);
+    assert.ok(!mirror.holdsTable('documents'));
+  });
+
+  it('fails with typed errors: refused credentials, a missing index', async () => {
+    const uri = `s3://${storage.bucket}/steady`;
+    const refused = new BucketMirror({ uri, storageOptions: storageOptionsFor(uri, settingsFor(storage, { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong-secret' }))!, cacheFolder: path.join(folder.path, 'refused-cache') });
+    await assert.rejects(refused.sync(), (error) => isHaikuError(error, 'storage_denied') && !error.message.includes('wrong-secret'));
+    const empty = `s3://${storage.bucket}/nothing-here`;
+    await assert.rejects(openConsumer(storage, empty, path.join(folder.path, 'empty-cache')), (error) => isHaikuError(error, 'not_found') && error.message.includes(empty));
+    assert.throws(() => new BucketMirror({ uri: '/not/a/bucket', storageOptions: {}, cacheFolder: folder.path }), (error) => isHaikuError(error, 'invalid_settings'));
+  });
+
+  it('lives under the OS cache folder unless HAIKU_BUCKET_CACHE_DIR says otherwise (off disables it)', () => {
+    assert.equal(bucketCacheFolder({ HAIKU_BUCKET_CACHE_DIR: 'off' }), undefined);
+    assert.equal(bucketCacheFolder({ HAIKU_BUCKET_CACHE_DIR: '/tmp/elsewhere' }), '/tmp/elsewhere');
+    assert.equal(bucketCacheFolder({ XDG_CACHE_HOME: '/home/me/.cache-x' }), path.join('/home/me/.cache-x', 'haiku', 'buckets'));
+  });
+});
