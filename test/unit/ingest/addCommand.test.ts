@@ -74,6 +74,10 @@ describe('haiku add <url|path|->', function () {
     assert.equal(loopbackOnFile.code, 2);
     const missing = await haiku('add', `${pages.origin}/nothing-here.md`, '--allow-loopback');
     assert.match(missing.stderr, /HTTP 404 Not Found \(the server has no document there\)/);
+    // A URL document is removed by its URL (or id, or host + path).
+    const removed = await haiku('remove', `${pages.origin}/lynx.md`);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /Removed 1 document: 127\.0\.0\.1:\d+\/lynx\.md/);
     const help = await haiku('help');
     assert.match(help.stdout, /\n {2}add \[options\] <url, path or ->/);
   });

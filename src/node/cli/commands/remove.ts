@@ -7,7 +7,7 @@ import { DATABASE_OPTIONS, printJson, wantsJson, withStore } from '../indexAcces
 
 export const removeCommand: CliCommand = {
   name: 'remove',
-  arguments: [{ syntax: '<path or id>', description: 'A file, a folder (every document under it) or a document id.' }],
+  arguments: [{ syntax: '<path or id>', description: 'A file, a folder (every document under it), a document id or the URL of an added page.' }],
   summary: 'Remove a document, or every document under a folder, from the index',
   description: 'Remove a document, or every document under a folder, from the index. A removed indexed folder is also forgotten by `haiku rebuild`.',
   options: [...DATABASE_OPTIONS],
@@ -20,7 +20,7 @@ export const removeCommand: CliCommand = {
       const normalized = reference.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/$/, '');
       const matches = documents.filter((document) => {
         const file = document.uri.startsWith('file:') ? fileURLToPath(document.uri) : undefined;
-        return document.id === reference || document.relativePath === normalized || document.relativePath.startsWith(`${normalized}/`) || (file !== undefined && isPathInside(file, target));
+        return document.id === reference || document.uri === reference || document.relativePath === normalized || document.relativePath.startsWith(`${normalized}/`) || (file !== undefined && isPathInside(file, target));
       });
       if (matches.length === 0) {
         throw new HaikuError('not_found', `No indexed document matches '${reference}'. Run \`haiku docs\` to list them.`);
