@@ -89,6 +89,8 @@ const builds = [
   // The converters and chunker of the main process (a few small files), required from beside the CLI or backend on
   // first use so neither bundle carries them (see loadInProcessConverters.ts).
   { ...nodeCommon, entryPoints: ['src/node/convert/inProcessConverters.ts'], outfile: out('converters.js'), plugins: [pdfjsFilePlugin(outputFolder), o200kRanksPlugin(outputFolder)] },
+  // OCR: tesseract.js's thread script with its LSTM cores' glue; the cores' wasm and English data are copied below.
+  { ...nodeCommon, entryPoints: ['src/node/ocr/tesseractWorker.cjs'], outfile: out('ocr/tesseract-worker.js'), plugins: [] },
   { bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: ['src/webview/runs/main.ts'], outfile: out('webview/runs.js'), logLevel: 'warning' },
   // The PDF viewer: pdf.js's core and viewer component in one script; its worker and assets are copied below.
@@ -122,6 +124,13 @@ function copyAssets() {
       fs.cpSync(path.join(pdfjs, ...folder), path.join(out('webview/pdf'), folder[folder.length - 1]), { recursive: true });
     }
   }
+  // OCR, offline: the two Tesseract cores dist/ocr/tesseract-worker.js chooses from (WebAssembly SIMD, else plain;
+  // LSTM only) and English (LSTM "best_int" data); other languages are found in @tesseract.js-data/<code> packages.
+  fs.mkdirSync(out('ocr'), { recursive: true });
+  for (const core of ['tesseract-core-simd-lstm.wasm', 'tesseract-core-lstm.wasm']) {
+    fs.copyFileSync(path.join('node_modules', 'tesseract.js-core', core), out(`ocr/${core}`));
+  }
+  fs.copyFileSync(path.join('node_modules', '@tesseract.js-data', 'eng', '4.0.0_best_int', 'eng.traineddata.gz'), out('ocr/eng.traineddata.gz'));
   if (fs.existsSync(out('cli.js'))) {
     fs.chmodSync(out('cli.js'), 0o755);
   }
