@@ -224,6 +224,45 @@ describe('convertPresentation (PPTX, ODP)', function () {
     assert.equal(comment?.sourceRange?.slide, 1);
   });
 
+  it('reads an ODP picture with its bytes and alt text, a custom shape\'s text and a comment with its author', async () => {
+    const png = unzip(fixture('pptx', 'powerpoint_malformed_pictures.pptx')).get('ppt/media/image1.png')!;
+    const entries = unzip(fixture('odf', 'odf_presentation_01.odp'));
+    const content = entries.get('content.xml')!.toString('utf8');
+    const added =
+      '<draw:frame draw:name="Photo" svg:width="5cm" svg:height="5cm" svg:x="20cm" svg:y="14cm"><draw:image xlink:href="Pictures/photo.png"/><svg:title>A test pattern</svg:title></draw:frame>' +
+      '<draw:custom-shape svg:width="5cm" svg:height="2cm" svg:x="2cm" svg:y="16cm"><text:p>Shape text <text:span>in a span</text:span></text:p></draw:custom-shape>' +
+      '<officeooo:annotation svg:x="1cm" svg:y="1cm"><dc:creator>Grace Hopper</dc:creator><dc:date>2024-01-01T10:00:00</dc:date><text:p>Is this chart current?</text:p></officeooo:annotation>';
+    const pageTwo = content.indexOf('<draw:page draw:name="Slide2"');
+    const insertAt = content.indexOf('>', pageTwo) + 1;
+    entries.set('content.xml', Buffer.from(content.slice(0, insertAt) + added + content.slice(insertAt)));
+    entries.set('Pictures/photo.png', png);
+    const document = await convert(zip(entries), 'extended.odp');
+    const picture = document.items.find((item) => item.label === 'picture')!;
+    assert.equal(picture.text, 'A test pattern');
+    assert.equal(picture.sourceRange?.slide, 2);
+    assert.equal(picture.picture?.mimeType, 'image/png');
+    assert.ok(picture.picture?.bytes && picture.picture.bytes.length === png.length);
+    assert.equal(document.items.find((item) => item.text === 'Shape text in a span')?.sourceRange?.slide, 2);
+    const comment = document.items.find((item) => item.text.startsWith('Comment'));
+    assert.equal(comment?.text, 'Comment by Grace Hopper: Is this chart current?');
+    assert.equal(comment?.sourceRange?.slide, 2);
+    // Reading order: the picture (14 cm down) before the custom shape (16 cm down).
+    const slideTwo = document.items.filter((item) => item.sourceRange?.slide === 2).map((item) => item.text);
+    assert.ok(slideTwo.indexOf('A test pattern') < slideTwo.indexOf('Shape text in a span'), JSON.stringify(slideTwo));
+  });
+
+  it('orders slides as the presentation lists them, not by part name', async () => {
+    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const presentation = entries.get('ppt/presentation.xml')!.toString('utf8');
+    const list = /<p:sldIdLst>(.*?)<\/p:sldIdLst>/.exec(presentation)!;
+    const reversed = list[1].match(/<p:sldId [^>]*\/>/g)!.reverse().join('');
+    entries.set('ppt/presentation.xml', Buffer.from(presentation.replace(list[1], reversed)));
+    const document = await convert(zip(entries), 'reordered.pptx');
+    const sections = document.items.filter((item) => item.label === 'section_header' && item.headingLevel === 1).map((item) => `${item.sourceRange?.slide} ${item.text}`);
+    assert.deepEqual(sections, ['1 Slide 1', '2 Second slide title', '3 Test Table Slide']);
+    assert.equal(document.title, 'reordered.pptx');
+  });
+
   it('keeps pictures with their bytes; malformed pictures cost a warning, not the file; pictures "none" keeps no bytes', async () => {
     const bytes = fixture('pptx', 'powerpoint_malformed_pictures.pptx');
     const document = await convert(bytes, 'powerpoint_malformed_pictures.pptx');
