@@ -143,6 +143,13 @@ export class LanceStore implements KnowledgeBase {
   /** @internal Opens or creates the tables and checks the stored settings. */
   async initialize(): Promise<void> {
     await this.tables.initialize(() => this.probeDimensions(), (work) => this.queue.holdLease(work), { mustExist: this.readOnly || this.mustExist });
+    if (!this.readOnly && !this.tables.rebuildReason && this.tables.vectorColumnPending) {
+      // A vector-width rebuild was killed between its settings and its column: the first writer finishes it.
+      await this.queue.holdLease(async () => {
+        await this.tables.reloadSettings();
+        await this.tables.alignVectorColumn();
+      });
+    }
   }
 
   /** The embedder's dimension, asking the server once when the settings did not give it (needed for the vector column). */
@@ -157,7 +164,7 @@ export class LanceStore implements KnowledgeBase {
 
   /** True when chunks carry vectors of the configured embedder (hybrid search possible). */
   get hasVectors(): boolean {
-    return !this.tables.rebuildReason && !!this.embedder && this.tables.settings?.embedder_id === this.embedder.id;
+    return !this.tables.rebuildReason && !!this.embedder && this.tables.settings?.embedder_id === this.embedder.id && !this.tables.vectorColumnPending;
   }
 
   /** The embedder the index was built with (null: full text only). */
@@ -338,11 +345,12 @@ export class LanceStore implements KnowledgeBase {
   }
 
   /**
-   * The first half of `rebuild`. When the tables fit this version (layout, vector width) nothing is dropped:
-   * every document is marked stale and the settings take the current chunker and embedder, so the next index
-   * run converts each document again and swaps it atomically, and a kill at any moment leaves the previous
-   * index complete and searchable. Otherwise the index is emptied and recreated; the settings row, with the
-   * roots, is replaced in place and never dropped, so a kill leaves the roots for the next `rebuild`.
+   * The first half of `rebuild`. When the tables are this version's layout nothing is dropped: every document is
+   * marked stale and the settings take the current chunker and embedder (a vector column of another width is
+   * swapped for an empty one of the new width), so the next index run converts each document again and swaps it
+   * atomically, and a kill at any moment leaves the previous index complete and searchable. Only an index of
+   * another table layout (an older Haiku) is emptied and recreated; the settings row, with the roots, is replaced
+   * in place and never dropped, so a kill leaves the roots for the next `rebuild`.
    */
   reset(): Promise<void> {
     return this.queue.run(async () => {
@@ -350,6 +358,11 @@ export class LanceStore implements KnowledgeBase {
       const dimensions = await this.probeDimensions();
       if (this.tables.canRebuildInPlace(dimensions)) {
         await this.tables.markForRebuild(rootsJson, dimensions);
+        this.invalidateCaches();
+        return;
+      }
+      if (this.tables.canRebuildWithVectorWidth()) {
+        await this.tables.rebuildWithVectorWidth(rootsJson, dimensions, this.testHooks.afterVectorSettings);
         this.invalidateCaches();
         return;
       }

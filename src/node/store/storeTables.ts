@@ -1,6 +1,7 @@
 import './lanceEnvironment';
 import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, type Schema } from 'apache-arrow';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError } from '../../core/errors';
 import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
@@ -66,6 +67,8 @@ export class StoreTables {
   rebuildReason: string | undefined;
   writeBlockedReason: string | undefined;
   closed = false;
+  /** The width of the chunks' vector column as stored (undefined: no vector column), read with the settings. */
+  vectorColumnWidth: number | undefined;
 
   constructor(connection: lancedb.Connection, uri: string, embedder: Embedder | undefined) {
     this.connection = connection;
@@ -159,6 +162,9 @@ export class StoreTables {
       this.writeBlockedReason = undefined;
       this.checkSettings(this.settings);
     }
+    if (this.chunks) {
+      this.vectorColumnWidth = vectorWidth(await this.chunks.schema());
+    }
     if (missing.length > 0) {
       // Opening what exists keeps `reset()` possible; everything else reports the rebuild.
       this.rebuildReason = `The index at ${this.uri} is incomplete (missing tables: ${missing.join(', ')}).`;
@@ -206,6 +212,7 @@ export class StoreTables {
     await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
     this.documents = await this.connection.createEmptyTable(DOCUMENTS_TABLE, documentsSchema(), overwrite);
     this.chunks = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), overwrite);
+    this.vectorColumnWidth = dimensions;
     this.items = await this.connection.createEmptyTable(ITEMS_TABLE, itemsSchema(), overwrite);
     // Indexes on the empty tables: rows added later are searchable at once (flat search over the
     // unindexed part) and `optimize()` folds them in.
@@ -248,10 +255,63 @@ export class StoreTables {
    * chunker and embedder. A kill between them leaves stale documents under the old settings: still complete.
    */
   async markForRebuild(rootsJson: string, dimensions: number | undefined): Promise<void> {
-    await this.documents.update({ valuesSql: { mtime_ms: String(STALE_DOCUMENT_SIZE), size: String(STALE_DOCUMENT_SIZE) } });
+    await this.markEveryDocumentStale();
     await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
     this.rebuildReason = undefined;
     this.writeBlockedReason = undefined;
+  }
+
+  /**
+   * True when the tables are this version's layout and only the vector column's width differs from `dimensions`
+   * (an embedder added, removed or of another size): `rebuildWithVectorWidth` then keeps every document.
+   */
+  canRebuildWithVectorWidth(): boolean {
+    return this.missingTables().length === 0 && this.settings?.schema_version === SCHEMA_VERSION;
+  }
+
+  /**
+   * The first half of a rebuild that changes the vector width, each step one commit, so that a kill anywhere
+   * leaves every document in the index and searchable by full text: the documents are marked stale, the settings
+   * row takes the new embedder (the intent), then the chunks' vector column is replaced by an empty one of the new
+   * width. The chunk rows keep their text and full-text index; their vectors come back as the next run re-indexes
+   * each document. A kill between the settings and the column is finished by the next writer (`alignVectorColumn`).
+   */
+  async rebuildWithVectorWidth(rootsJson: string, dimensions: number | undefined, afterSettings?: () => void | Promise<void>): Promise<void> {
+    await this.markEveryDocumentStale();
+    await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
+    this.rebuildReason = undefined;
+    this.writeBlockedReason = undefined;
+    await afterSettings?.();
+    await this.alignVectorColumn();
+  }
+
+  /** True when the vector column is not what the settings say: a vector-width rebuild stopped between its commits. */
+  get vectorColumnPending(): boolean {
+    return this.settings !== undefined && this.chunks !== undefined && (this.settings.embedder_dimensions ?? undefined) !== this.vectorColumnWidth;
+  }
+
+  /**
+   * Gives the chunks the vector column the settings name: the old one dropped (metadata only), an all-null one of
+   * the new width added. Rows without a vector are simply not vector candidates until re-indexed.
+   */
+  async alignVectorColumn(): Promise<void> {
+    const wanted = this.settings?.embedder_dimensions ?? undefined;
+    if (this.vectorColumnWidth === wanted) {
+      return;
+    }
+    if (this.vectorColumnWidth !== undefined) {
+      await this.chunks.dropColumns(['vector']);
+      this.vectorColumnWidth = undefined;
+    }
+    if (wanted !== undefined) {
+      await this.chunks.addColumns(new Field('vector', new FixedSizeList(wanted, new Field('item', new Float32(), true)), true));
+      this.vectorColumnWidth = wanted;
+    }
+  }
+
+  /** One commit: no file compares equal to its document any more, so the next run converts each again. */
+  private async markEveryDocumentStale(): Promise<void> {
+    await this.documents.update({ valuesSql: { mtime_ms: String(STALE_DOCUMENT_SIZE), size: String(STALE_DOCUMENT_SIZE) } });
   }
 
   /** Builds a table's btree indexes (`SCALAR_INDEX_COLUMNS`, by the table's name) over all its rows. */
@@ -319,4 +379,11 @@ export class StoreTables {
       document_items: await this.items.version(),
     };
   }
+}
+
+/** The width of a chunks schema's vector column, or undefined when it has none. */
+function vectorWidth(schema: Schema): number | undefined {
+  const field = schema.fields.find((candidate) => candidate.name === 'vector');
+  // Duck-typed: the schema may come from another copy of apache-arrow than this module's.
+  return field ? (field.type as { listSize?: number }).listSize : undefined;
 }

@@ -45,6 +45,8 @@ export interface StoreTestHooks {
   orphanScan?: (table: string) => void;
   /** Called by `reset()` after the data tables are dropped, before they are recreated. */
   afterTablesDropped?: () => void | Promise<void>;
+  /** Called by a vector-width `reset()` after the settings take the new embedder, before the vector column is swapped. */
+  afterVectorSettings?: () => void | Promise<void>;
 }
 
 /**
@@ -52,6 +54,9 @@ export interface StoreTestHooks {
  * synchronous `makeArrowTable`, during which the conversion workers got no new files (1.5 s idle each on SciFact).
  */
 const ARROW_SLICE_ROWS = 512;
+
+/** Arrow bytes of one `add` of a big write (see `addInSlices`); SciFact's batches of 2,048 files stay one commit each. */
+const ADD_COMMIT_MAX_BYTES = 32 * 1024 * 1024;
 
 /** A one-document replacement switches by `update` (SQL literals) up to this content size; above it by merge-insert. */
 const SWITCH_BY_UPDATE_MAX_CONTENT = 256 * 1024;
@@ -235,10 +240,12 @@ export class StoreWriter {
 }
 
 /**
- * One `add` (one commit) of `rows`, converted to Arrow `ARROW_SLICE_ROWS` at a time with a turn of the event loop
- * between slices: column by column (`arrowTableOfRows`), or by LanceDB's own `makeArrowTable` for rows that do not
- * fit the schema, both on LanceDB's apache-arrow instance (shared notes §1, bug 3). Slices whose columns differ (a
- * column absent from every row of one slice) go as plain rows instead.
+ * Adds `rows`, converted to Arrow `ARROW_SLICE_ROWS` at a time with a turn of the event loop between slices: column
+ * by column (`arrowTableOfRows`), or by LanceDB's own `makeArrowTable` for rows that do not fit the schema, both on
+ * LanceDB's apache-arrow instance (shared notes §1, bug 3). One `add` (one commit) per `ADD_COMMIT_MAX_BYTES` of
+ * Arrow data: a batch of small files is one commit, while a 44 MB Markdown file's rows go in parts, so its Arrow
+ * copies and their IPC bytes never all exist at once (the rows stay invisible until the documents switch anyway).
+ * Parts whose slices' columns differ (a column absent from every row of one slice) go as plain rows instead.
  */
 async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown>>): Promise<void> {
   const schema = await tableSchema(table);
@@ -247,18 +254,34 @@ async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown
     await (arrow ? addArrowTable(table, arrow) : table.add(rows));
     return;
   }
-  const slices: Array<ReturnType<typeof makeArrowTable>> = [];
+  let slices: Array<ReturnType<typeof makeArrowTable>> = [];
+  let partStart = 0;
+  let partBytes = 0;
+  const addPart = async (end: number) => {
+    const columns = (slice: ReturnType<typeof makeArrowTable>) => slice.schema.fields.map((field) => field.name).join();
+    const part = slices;
+    slices = [];
+    partBytes = 0;
+    if (part.some((slice) => columns(slice) !== columns(part[0]))) {
+      await table.add(rows.slice(partStart, end));
+    } else {
+      await addArrowTable(table, part[0].concat(...part.slice(1)));
+    }
+    partStart = end;
+  };
   for (let start = 0; start < rows.length; start += ARROW_SLICE_ROWS) {
     await new Promise((resolve) => setImmediate(resolve));
     const slice = rows.slice(start, start + ARROW_SLICE_ROWS);
-    slices.push(arrowTableOfRows(slice, schema) ?? makeArrowTable(slice, { schema }));
+    const arrow = arrowTableOfRows(slice, schema) ?? makeArrowTable(slice, { schema });
+    slices.push(arrow);
+    partBytes += arrow.batches.reduce((sum, batch) => sum + batch.data.byteLength, 0);
+    if (partBytes >= ADD_COMMIT_MAX_BYTES) {
+      await addPart(Math.min(rows.length, start + ARROW_SLICE_ROWS));
+    }
   }
-  const columns = (slice: ReturnType<typeof makeArrowTable>) => slice.schema.fields.map((field) => field.name).join();
-  if (slices.some((slice) => columns(slice) !== columns(slices[0]))) {
-    await table.add(rows);
-    return;
+  if (slices.length > 0) {
+    await addPart(rows.length);
   }
-  await addArrowTable(table, slices[0].concat(...slices.slice(1)));
 }
 
 /** Each table's schema, asked of the native table once: the store never alters a table's columns. */

@@ -166,12 +166,17 @@ export class VectorSearch {
       if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
         continue;
       }
+      const vector = vectors.get(row) as { toArray(): Float32Array } | null;
+      if (!vector) {
+        // A row from before a vector-width rebuild, not re-indexed yet: no vector candidate.
+        continue;
+      }
       const entry = byDocument.get(documentId) ?? { ids: [], rows: [], vectors: [] };
       entry.ids.push(String(columns.id.get(row)));
       if (withRows) {
         entry.rows.push(plainChunkFields(Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields));
       }
-      entry.vectors.push((vectors.get(row) as { toArray(): Float32Array }).toArray());
+      entry.vectors.push(vector.toArray());
       byDocument.set(documentId, entry);
     }
     const cache = new VectorCache(dimensions, rowCount);

@@ -55,7 +55,7 @@ describe('A killed rebuild', function () {
 
       const kills: Array<{ name: string; args: string[]; when: (output: string, elapsedMs: number) => boolean }> = [
         // Deterministic: between dropping the data tables and recreating them (the old code had dropped the roots too).
-        { name: 'after the tables were dropped', args: [path.join(__dirname, 'fixtures', 'killedRebuild.ts'), database], when: (output) => output.includes('paused') },
+        { name: 'between the new embedder\'s settings and its vector column', args: [path.join(__dirname, 'fixtures', 'killedRebuild.ts'), database], when: (output) => output.includes('paused') },
         // `haiku rebuild` at several moments: while starting and resetting, and while re-indexing.
         ...[1200, 2400].map((delay) => ({ name: `rebuild after ${delay} ms`, args: [CLI, 'rebuild', '--db', database], when: (_output: string, elapsed: number) => elapsed >= delay })),
         ...[0, 300].map((delay) => {
@@ -74,11 +74,14 @@ describe('A killed rebuild', function () {
       ];
       for (const kill of kills) {
         const outcome = await killDuring(kill.args, kill.when);
-        // The deterministic kill lands on the drop-and-recreate path (a changed vector column), never past it.
-        assert.ok(outcome.killed || !kill.name.includes('dropped'), `the fixture reached the dropped tables: ${outcome.output}`);
+        // The deterministic kill lands inside the vector-width rebuild (a changed vector column), never past it.
+        assert.ok(outcome.killed || !kill.name.includes('vector column'), `the fixture reached the vector swap: ${outcome.output}`);
         const reopened = await openStore({ uri: database });
         try {
           assert.deepEqual(reopened.roots, roots, `roots after a kill ${kill.name} (${outcome.killed ? 'killed' : 'finished'})`);
+          // Complete and searchable right after the kill, before anything re-indexes: no document was dropped.
+          assert.equal((await reopened.listDocuments()).length, 31, `documents right after a kill ${kill.name}`);
+          assert.ok((await reopened.search('survivors')).length > 0, `searchable right after a kill ${kill.name}`);
           const summary = await rebuildIndex({ store: reopened });
           assert.equal(summary.added.length, 31, `the rebuild after a kill ${kill.name} re-indexed both folders`);
           assert.equal((await reopened.search('survivors')).length > 0, true);

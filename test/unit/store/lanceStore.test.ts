@@ -200,7 +200,9 @@ describe('LanceStore', function () {
     await assert.rejects(otherEmbedder.search('apples'), (error: unknown) => isHaikuError(error, 'rebuild_needed') && error.remedy?.action === 'rebuild_index');
     await otherEmbedder.reset();
     assert.equal(otherEmbedder.rebuildNeeded, undefined);
-    assert.equal((await otherEmbedder.listDocuments()).length, 0);
+    // Kept, marked stale, until the rebuild's run re-indexes it with the new embedder (a kill meanwhile loses nothing).
+    assert.equal((await otherEmbedder.listDocuments()).length, 1);
+    assert.equal(otherEmbedder.vectorDimensions, 64);
     await otherEmbedder.close();
 
     // No embedder configured: full-text search still works, writes explain what to do.
