@@ -6,6 +6,7 @@ import { findTableRegions, sheetBlocks, type CellBudget, type SheetChart, type S
 import { tableRowRuns } from './csv';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import { readOdsSheets } from './ods';
+import { isEncryptedOoxml, isOleCompoundFile } from './officeXml';
 import type { SpreadsheetPartContext } from './spreadsheetXml';
 import { readXlsxSheets } from './xlsx';
 import { openZipArchive } from './zipArchive';
@@ -20,8 +21,6 @@ export interface SpreadsheetConvertOptions {
   /** Bounds (tests lower them); default the `SPREADSHEET_MAX_*` limits. */
   limits?: Partial<SheetLimits & { maxCells: number }>;
 }
-
-const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 /**
  * Converts XLSX/XLSM and ODS spreadsheets: a title (the file name), then per visible sheet a `section_header` with
@@ -42,7 +41,7 @@ export async function convertSpreadsheet(bytes: Uint8Array, options: Spreadsheet
   };
   if (!isOds && isOleCompoundFile(bytes)) {
     // XLSX is a zip; an OLE container is either a password-protected workbook or a legacy binary .xls.
-    if (containsUtf16(bytes, 'EncryptedPackage')) {
+    if (isEncryptedOoxml(bytes)) {
       throw new ConversionError('encrypted_file', options.filePath, 'is password-protected. Remove the password in Excel (File > Info > Protect Workbook > Encrypt with Password) or exclude the file.');
     }
     throw new ConversionError('corrupt_file', options.filePath, 'is a legacy binary Excel file (.xls), not XLSX. Save it as .xlsx in Excel or LibreOffice Calc, or exclude it from indexing.');
@@ -134,14 +133,4 @@ function warnAboutCuts(builder: DocumentBuilder, sheet: SheetContents, limits: S
   if (sheet.cellsCut) {
     builder.warn(`The spreadsheet has more cells with content than are indexed per file; sheet "${sheet.name}" and the sheets after it are indexed only in part. Split the file to index all of it.`);
   }
-}
-
-function isOleCompoundFile(bytes: Uint8Array): boolean {
-  return bytes.byteLength >= OLE_SIGNATURE.length && OLE_SIGNATURE.every((value, index) => bytes[index] === value);
-}
-
-/** Whether `text` occurs in `bytes` as UTF-16LE (how OLE directory entries store stream names). */
-function containsUtf16(bytes: Uint8Array, text: string): boolean {
-  const needle = Buffer.from(text, 'utf16le');
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(needle) >= 0;
 }

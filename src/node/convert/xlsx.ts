@@ -1,5 +1,6 @@
 import { throwIfAborted } from '../../core/errors';
 import { parseCellRange, parseCellReference, SheetCollector, type CellBox, type CellBudget, type SheetChart, type SheetContents, type SheetLimits } from '../../core/tableRegions';
+import { resolvePartName } from './officeXml';
 import { localName, missingPartError, readXmlPart, type SpreadsheetPartContext } from './spreadsheetXml';
 import type { ZipArchive } from './zipArchive';
 
@@ -96,20 +97,6 @@ function readRelationships(archive: ZipArchive, part: string, context: Spreadshe
     },
   });
   return relations;
-}
-
-/** A relationship target as a zip entry name: absolute targets from the package root, others from the source part's folder. */
-export function resolvePartName(folder: string, target: string): string {
-  const segments = (target.startsWith('/') ? target.slice(1) : folder + target).split('/');
-  const resolved: string[] = [];
-  for (const segment of segments) {
-    if (segment === '..') {
-      resolved.pop();
-    } else if (segment !== '.' && segment !== '') {
-      resolved.push(segment);
-    }
-  }
-  return resolved.join('/');
 }
 
 function attributeByLocalName(attributes: Readonly<Record<string, string>>, local: string): string | undefined {
