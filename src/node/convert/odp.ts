@@ -53,6 +53,7 @@ class OdpReader {
     const comments: SlideComment[] = childElements(page, 'annotation')
       .map((annotation) => ({
         author: (firstChild(annotation, 'creator') ? textContent(firstChild(annotation, 'creator')!).trim() : '') || undefined,
+        date: firstChild(annotation, 'date') ? textContent(firstChild(annotation, 'date')!).trim() : undefined,
         text: childElements(annotation, 'p', 'list').map((paragraph) => inlineText(paragraph)).filter(Boolean).join('\n'),
       }))
       .filter((comment) => comment.text);
@@ -64,7 +65,9 @@ class OdpReader {
       this.warn(`A slide nests shape groups or lists more than ${SLIDE_MAX_NESTING_DEPTH} deep; the deeper content is left out.`);
       return;
     }
-    const shapes = elements.filter((element) => ['frame', 'g'].includes(localName(element)) || TEXT_SHAPES.has(localName(element)));
+    // A hyperlinked shape sits inside `draw:a`: read the shape.
+    const unwrapped = elements.flatMap((element) => (localName(element) === 'a' ? childElements(element) : [element]));
+    const shapes = unwrapped.filter((element) => ['frame', 'g'].includes(localName(element)) || TEXT_SHAPES.has(localName(element)));
     for (const { shape } of inReadingOrder(shapes.map((shape) => ({ shape, ...positionOf(shape) })))) {
       await this.readShape(shape, context, depth);
     }
@@ -217,9 +220,7 @@ function tableRows(table: Element): SourceCell[][] {
         for (const cell of childElements(child, 'table-cell', 'covered-table-cell')) {
           const repeat = Math.min(spanCount(attribute(cell, 'number-columns-repeated')), MAX_TABLE_CELL_SPAN);
           const source: SourceCell = {
-            text: descendants(cell, 'p')
-              .concat(descendants(cell, 'h'))
-              .sort((a, b) => (a.startIndex ?? 0) - (b.startIndex ?? 0))
+            text: descendants(cell, 'p', 'h')
               .map((paragraph) => inlineText(paragraph))
               .filter(Boolean)
               .join(' '),

@@ -58,13 +58,13 @@ export function childAt(element: Element | undefined, ...path: string[]): Elemen
   return current;
 }
 
-/** Every descendant element with the local name, in document order. */
-export function descendants(element: Element | undefined, name: string): Element[] {
+/** Every descendant element with one of the local names, in document order. */
+export function descendants(element: Element | undefined, ...names: string[]): Element[] {
   const found: Element[] = [];
   const visit = (node: Element) => {
     for (const child of node.children) {
       if (isElement(child)) {
-        if (localName(child) === name) {
+        if (names.includes(localName(child))) {
           found.push(child);
         }
         visit(child);

@@ -279,11 +279,11 @@ class PptxReader {
       }
       const root = await parseXmlPart(this.archive, relationship.target);
       const authors = await this.commentAuthors();
-      for (const comment of [...descendants(root, 'cm'), ...descendants(root, 'reply')].sort((a, b) => (a.startIndex ?? 0) - (b.startIndex ?? 0))) {
+      for (const comment of descendants(root, 'cm', 'reply')) {
         const legacyText = firstChild(comment, 'text');
         const text = legacyText ? textContent(legacyText).trim() : childElements(firstChild(comment, 'txBody'), 'p').map(paragraphText).filter(Boolean).join('\n');
         if (text) {
-          comments.push({ author: authors.get(attribute(comment, 'authorId') ?? ''), text });
+          comments.push({ author: authors.get(attribute(comment, 'authorId') ?? ''), date: attribute(comment, 'dt') ?? attribute(comment, 'created'), text });
         }
       }
     }
@@ -297,7 +297,7 @@ class PptxReader {
       for (const relationship of relationships.values()) {
         if ((relationshipIs(relationship, 'commentAuthors') || relationshipIs(relationship, 'authors')) && !relationship.external) {
           const root = await parseXmlPart(this.archive, relationship.target);
-          for (const author of [...descendants(root, 'cmAuthor'), ...descendants(root, 'author')]) {
+          for (const author of descendants(root, 'cmAuthor', 'author')) {
             const id = attribute(author, 'id');
             const name = attribute(author, 'name');
             if (id && name) {
@@ -427,7 +427,7 @@ function bulletOf(properties: Element | undefined): BulletKind | undefined {
 }
 
 /** A DrawingML paragraph's text: runs and fields, line breaks as spaces, whitespace runs collapsed. */
-export function paragraphText(paragraph: Element): string {
+function paragraphText(paragraph: Element): string {
   let text = '';
   for (const child of childElements(paragraph)) {
     const name = localName(child);

@@ -28,6 +28,8 @@ export interface SlideContent {
 
 export interface SlideComment {
   author?: string;
+  /** When it was written, as the file stores it (ISO 8601). */
+  date?: string;
   text: string;
 }
 
@@ -158,7 +160,8 @@ class SlideWriter {
       this.builder.add({ label: 'paragraph', text: `Speaker notes: ${slide.notes.join('\n')}`, ...at });
     }
     for (const comment of slide.comments) {
-      this.builder.add({ label: 'paragraph', text: `Comment${comment.author ? ` by ${comment.author}` : ''}: ${comment.text}`, ...at });
+      const day = /^\d{4}-\d{2}-\d{2}/.exec(comment.date ?? '')?.[0];
+      this.builder.add({ label: 'paragraph', text: `Comment${comment.author ? ` by ${comment.author}` : ''}${day ? ` (${day})` : ''}: ${comment.text}`, ...at });
     }
   }
 

@@ -183,7 +183,18 @@ describe('convertPresentation (PPTX, ODP)', function () {
     }
   });
 
-  it('labels comments with their authors (legacy PPTX comments)', async () => {
+  it('labels comments with their authors and dates, on their slides (docling\'s commented deck)', async () => {
+    const document = await convert(fixture('pptx', 'powerpoint_comments.pptx'), 'powerpoint_comments.pptx');
+    const comments = document.items.filter((item) => item.text.startsWith('Comment')).map((item) => [item.sourceRange?.slide, item.label, item.text]);
+    assert.deepEqual(comments, [
+      [1, 'paragraph', 'Comment by John Reviewer (2026-01-01): This is a sample reviewer comment'],
+      [1, 'paragraph', 'Comment by Jane Smith (2026-06-18): This is a sample response'],
+      [3, 'paragraph', 'Comment by Jane Smith (2026-06-18): This is a cool feature'],
+      [3, 'paragraph', 'Comment by Jane Smith (2026-06-18): I need to try this out!'],
+    ]);
+  });
+
+  it('labels comments with their authors (legacy PPTX comments added to a deck)', async () => {
     const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
     const relsName = 'ppt/slides/_rels/slide1.xml.rels';
     entries.set(
@@ -220,7 +231,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
     );
     const document = await convert(zip(entries), 'commented.pptx');
     const comment = document.items.find((item) => item.text.startsWith('Comment'));
-    assert.equal(comment?.text, 'Comment by Ada Lovelace: Check the R4 totals & merge.');
+    assert.equal(comment?.text, 'Comment by Ada Lovelace (2024-01-01): Check the R4 totals & merge.');
     assert.equal(comment?.sourceRange?.slide, 1);
   });
 
@@ -244,7 +255,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
     assert.ok(picture.picture?.bytes && picture.picture.bytes.length === png.length);
     assert.equal(document.items.find((item) => item.text === 'Shape text in a span')?.sourceRange?.slide, 2);
     const comment = document.items.find((item) => item.text.startsWith('Comment'));
-    assert.equal(comment?.text, 'Comment by Grace Hopper: Is this chart current?');
+    assert.equal(comment?.text, 'Comment by Grace Hopper (2024-01-01): Is this chart current?');
     assert.equal(comment?.sourceRange?.slide, 2);
     // Reading order: the picture (14 cm down) before the custom shape (16 cm down).
     const slideTwo = document.items.filter((item) => item.sourceRange?.slide === 2).map((item) => item.text);
