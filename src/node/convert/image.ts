@@ -46,7 +46,7 @@ export async function convertImage(bytes: Uint8Array, options: ImageConvertOptio
       builder.warn('OCR found no text in this image; only the picture is indexed.');
     }
     if (result.rotation !== 0) {
-      builder.warn(`The image was read turned ${result.rotation}° clockwise (its text ran sideways or upside down).`);
+      builder.warn(`The image's text runs sideways or upside down: it reads upright turned ${result.rotation}° clockwise.`);
     }
   }
   return { format: 'image', title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };

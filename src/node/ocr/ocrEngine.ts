@@ -73,14 +73,19 @@ export async function recognizeImage(image: OcrImage, options: RecognizeImageOpt
   const engine = await ocrEngine(languages, languageFiles, options.abortSignal, deadline);
   const upright = parsePage(await engine.run((worker) => worker.recognize(asBuffer(encoded), {}, { text: false, blocks: true }), options.abortSignal, deadline));
   if (upright.confidence >= OCR_UPRIGHT_CONFIDENCE) {
+    // Tesseract reads text running top to bottom (a page turned 90° clockwise) as vertical lines, well and in
+    // place: the boxes are right already; only the turn is named.
+    return { ...upright, rotation: mostlyVertical(upright.lines) ? 270 : 0 };
+  }
+  if (upright.lines.length === 0) {
     return { ...upright, rotation: 0 };
   }
-  // Low confidence: the page may be turned. Try the four orientations on a small copy (cheap), and read the page
-  // again turned only if another orientation is clearly better.
+  // Low confidence: the page may be turned. Try the three other turns on a small copy (cheap; the full-size upright
+  // reading competes with its own, higher, confidence) and read the page again turned only if one is clearly better.
   grey ??= await greyFromEncoded(engine, encoded, options.abortSignal, deadline);
   const probe = toRaw(downscale({ ...grey, channels: 1 }, OCR_ROTATION_PROBE_MAX_SIDE_PX));
-  let best: { rotation: Rotation; confidence: number } = { rotation: 0, confidence: -1 };
-  for (const rotation of [0, 90, 180, 270] as const) {
+  let best: { rotation: Rotation; confidence: number } = { rotation: 0, confidence: upright.confidence };
+  for (const rotation of [90, 180, 270] as const) {
     const turned = encodePgm(rotateClockwise(probe, rotation));
     const { data } = await engine.run((worker) => worker.recognize(asBuffer(turned), {}, { text: true }), options.abortSignal, deadline);
     const confidence = typeof data.confidence === 'number' ? data.confidence : 0;
@@ -312,6 +317,13 @@ async function withLimits<T>(work: Promise<T>, abortSignal: AbortSignal | undefi
 }
 
 // --- Tesseract's output ---
+
+/** Whether most words (of three characters or more) stand taller than wide: text running down the page. */
+function mostlyVertical(lines: readonly OcrLine[]): boolean {
+  const words = lines.flatMap((line) => line.words).filter((word) => word.text.length >= 3);
+  const vertical = words.filter((word) => word.box.height > word.box.width * 1.5).length;
+  return words.length > 0 && vertical > words.length / 2;
+}
 
 function toBox(bbox: TesseractBbox): OcrBox {
   return { x: bbox.x0, y: bbox.y0, width: Math.max(0, bbox.x1 - bbox.x0), height: Math.max(0, bbox.y1 - bbox.y0) };

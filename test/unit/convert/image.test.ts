@@ -105,7 +105,7 @@ describe('image files (convertImage)', function () {
   it('detects a sideways scan and says it was turned', async () => {
     const document = await convertImage(fixture('ocr_test_rotated_90.png'), { fileName: 'turned.png', filePath: '/docs/turned.png', ocr: ocrOn });
     assert.ok(wordRecall(groundTruth, document.items) >= 0.75, document.content);
-    assert.ok(document.warnings.some((warning) => /turned (90|270)° clockwise/.test(warning)), document.warnings.join('\n'));
+    assert.ok(document.warnings.some((warning) => /upright turned (90|270)° clockwise/.test(warning)), document.warnings.join('\n'));
   });
 
   it('with OCR off keeps only the picture and warns (a TIFF then has no bytes)', async () => {

@@ -70,6 +70,34 @@ describe('OCR engine (tesseract.js)', function () {
     assert.ok(docling.x < 300 && docling.y > 700, `"Docling" starts at the bottom left: ${JSON.stringify(docling)}`);
   });
 
+  it('detects a page upside down and one turned clockwise (raw pixels), boxes back in the given image', async () => {
+    const decoded = decodeCommonPng(new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test.png'))))!;
+    const grey = { width: decoded.width, height: decoded.height, data: new Uint8Array(decoded.width * decoded.height) };
+    for (let pixel = 0; pixel < grey.data.length; pixel++) {
+      grey.data[pixel] = decoded.data[pixel * 4];
+    }
+    // Turning the page clockwise by t needs a further 360 - t to stand upright again.
+    for (const [turn, expected] of [[180, 180], [90, 270]] as const) {
+      const turned = rotateClockwise(grey, turn);
+      const rgba = new Uint8Array(turned.data.length * 4);
+      for (let pixel = 0; pixel < turned.data.length; pixel++) {
+        rgba.fill(turned.data[pixel], pixel * 4, pixel * 4 + 3);
+        rgba[pixel * 4 + 3] = 255;
+      }
+      const result = await recognizeImage({ data: rgba, width: turned.width, height: turned.height }, { languages: ['eng'] });
+      assert.equal(result.rotation, expected, `turned ${turn}`);
+      assert.ok(recall(groundTruth, result.text) >= 0.75, `turned ${turn}: ${result.text}`);
+      // Upright, "Docling" sits at the top left; turned, its box must sit where the turn carried it.
+      const upright = { x: 148, y: 156, width: 140, height: 37 };
+      const docling = word(result, 'Docling');
+      const centre = (box: OcrBox) => [box.x + box.width / 2, box.y + box.height / 2];
+      const [ux, uy] = centre(upright);
+      const [expectedX, expectedY] = turn === 180 ? [grey.width - ux, grey.height - uy] : [grey.height - uy, ux];
+      const [x, y] = centre(docling);
+      assert.ok(Math.abs(x - expectedX) < 20 && Math.abs(y - expectedY) < 20, `turned ${turn}: "Docling" at ${JSON.stringify(docling)}, expected its centre near ${expectedX},${expectedY}`);
+    }
+  });
+
   it('reads raw RGBA pixels as well as encoded images', async () => {
     const decoded = decodeCommonPng(new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test.png'))))!;
     assert.equal(decoded.channels, 4);
