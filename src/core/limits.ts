@@ -26,6 +26,36 @@ export const PDF_IMAGE_DECODE_TIMEOUT_MS = 5_000;
 export const PDF_VECTOR_FIGURE_MIN_GAP_POINTS = 40;
 /** Text blocks shorter than this (characters) may be labels inside a drawing, so they do not bound a vector figure. */
 export const PDF_VECTOR_FIGURE_LABEL_MAX_CHARACTERS = 24;
+/** PDF figures: painted marks (images, drawings) closer than this (points) belong to one figure. */
+export const PDF_FIGURE_MERGE_GAP_POINTS = 4;
+/** PDF figures: a region with images narrower or lower than this (points) is an icon or a bullet, not a figure (at scale 2, `PICTURE_MIN_SIDE_PX`). */
+export const PDF_FIGURE_MIN_SIDE_POINTS = 32;
+/** PDF figures: a drawing without images must be at least this wide and high (points) to be a figure (not an underline or a box). */
+export const PDF_VECTOR_FIGURE_MIN_SIDE_POINTS = 48;
+/** PDF figures: a path thinner than this (points) is a rule (table border, underline), not figure content. */
+export const PDF_FIGURE_RULE_MAX_THICKNESS_POINTS = 3;
+/** PDF figures: a mark covering this share of the page or more is a page background. */
+export const PDF_FIGURE_BACKGROUND_PAGE_SHARE = 0.6;
+/** PDF figures: a region holding more characters of running text than this is a text area, not a figure. */
+export const PDF_FIGURE_PROSE_MAX_CHARACTERS = 200;
+/** PDF figures: vector paths examined per page (a map may paint hundreds of thousands). */
+export const PDF_FIGURE_MARKS_MAX_PER_PAGE = 5_000;
+/** PDF figures: regions kept per page (a page of hundreds of separate icons keeps the first ones). */
+export const PDF_FIGURES_MAX_PER_PAGE = 20;
+/** PDF figures are rendered at this many pixels per point (2 ≈ 144 dpi) … */
+export const PDF_FIGURE_RENDER_SCALE = 2;
+/** … unless a page's figures together would exceed this many pixels; then at a smaller scale. */
+export const PDF_FIGURE_RENDER_MAX_PIXELS = 8_000_000;
+/** A page's figures render within this share of the page time limit; past it they keep no pixels (their captions stay). */
+export const PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT = 0.5;
+/** OCR: a PDF page with fewer text-layer characters than this over a page-sized image is read as a scan. */
+export const PDF_OCR_MAX_TEXT_LAYER_CHARACTERS = 40;
+/** OCR: the image share of the page above which a page with almost no text layer is a scan. */
+export const PDF_OCR_SCANNED_IMAGE_SHARE = 0.5;
+/** OCR: pixels per point a scanned page is rendered at for OCR (300 / 72 ≈ 300 dpi) … */
+export const PDF_OCR_RENDER_SCALE = 300 / 72;
+/** … unless the page would exceed this many pixels (a poster); then at a smaller scale. */
+export const PDF_OCR_RENDER_MAX_PIXELS = 12_000_000;
 /** `processing.pictures: description`: one picture's description request may take this long before the picture keeps its caption (ms). */
 export const PICTURE_DESCRIPTION_TIMEOUT_MS = 90_000;
 /** A picture description is at most this many tokens (the reference's `picture_description.max_tokens`). */

@@ -1,29 +1,51 @@
 import { getResolvedPDFJS } from 'unpdf';
-import type { ConvertedDocument } from '../../core/model/document';
+import type { ConvertedDocument, DocumentItem } from '../../core/model/document';
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
-import { CONVERSION_TIMEOUT_MS, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SOURCE_PIXELS } from '../../core/limits';
+import {
+  CONVERSION_TIMEOUT_MS, PDF_FIGURE_RENDER_MAX_PIXELS, PDF_FIGURE_RENDER_SCALE, PDF_FIGURES_MAX_PER_PAGE, PDF_OCR_MAX_TEXT_LAYER_CHARACTERS, PDF_OCR_SCANNED_IMAGE_SHARE,
+  PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SIDE_PX, PICTURE_MAX_SOURCE_PIXELS,
+} from '../../core/limits';
 import { conversionTimeoutError, raceConversion } from './conversionDeadline';
 import { layoutPage, type PdfTextRun } from './pdfLayout';
 import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines, type PdfPagePictureBlock } from './pdfStructure';
-import { extractPagePictures, type PdfJsOperators } from './pictures/pdfPictures';
+import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from './pictures/pdfPictures';
 import { PictureCollector } from './pictures/pictureCollector';
-import type { PictureProcessing } from './convertFile';
-import { invertMatrix, mapRectangle, multiplyMatrices } from './pdfMatrix';
+import type { OcrOptions, PictureProcessing } from './convertFile';
+import { invertMatrix, mapRectangle, multiplyMatrices, type PdfMatrix } from './pdfMatrix';
+import { figureRegions, imageShareOfPage, scanPaintedMarks, type PaintedMark, type PdfJsDrawingOperators, type UserRectangle } from './pdfFigures';
+import { PdfPageRenderer, type RenderedPixels } from './pdfRender';
+import type { RawImage } from './pictures/pngEncoder';
+import type { PdfLine } from './pdfLayout';
 
 interface ConvertPdfOptions {
   fileName: string;
   /** The path errors name (the file's name when absent), like the other converters' errors. */
   filePath?: string;
   abortSignal?: AbortSignal;
-  /** `none`: picture items are not extracted; `image` (default) and `description`: raster images become picture items with bytes. */
+  /**
+   * `none`: picture items are not extracted; `image` (default) and `description`: each figure (images and drawings
+   * that touch) becomes one picture item whose bytes are the page region rendered as a reader sees it.
+   */
   pictures?: PictureProcessing;
+  /** OCR of pages without a text layer (scans); on unless `enabled` is false. */
+  ocr?: OcrOptions;
 }
 
 /** What one page read needs beside the page itself. */
 interface PageReadContext {
   fonts: Map<string, FontStyle>;
+  operators: PdfJsOperators & PdfJsDrawingOperators;
+  /** Renders figure regions and scanned pages (a second pdf.js document, opened on first use). */
+  renderer: PdfPageRenderer;
   /** Set when pictures are extracted. */
-  pictures?: { collector: PictureCollector; operators: PdfJsOperators };
+  pictures?: { collector: PictureCollector };
+  abortSignal?: AbortSignal;
+}
+
+/** A page as read, with what the OCR pass needs to know about it. */
+interface ReadPage extends PdfPageLines {
+  /** Almost no text layer over a page-sized image (or no text at all): a scan, for OCR. */
+  scanned: boolean;
 }
 
 /** The parts of pdf.js's API used here (unpdf bundles pdf.js; its typings are loose). */
@@ -37,6 +59,7 @@ interface PdfJsDocument {
 }
 
 interface PdfJsPage {
+  view: number[];
   getViewport(parameters: { scale: number }): { width: number; height: number; transform: number[] };
   getTextContent(): Promise<{ items: Array<PdfJsTextItem | object>; styles: Record<string, { fontFamily?: string }> }>;
   getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }>;
@@ -107,7 +130,7 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
     throw new ConversionError('corrupt_file', namedAs, 'is not a PDF (no "%PDF-" header). Rename it if it is another format, or exclude it.');
   }
   ensureTransferToFixedLength();
-  const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask; OPS: PdfJsOperators };
+  const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: Record<string, unknown>): PdfJsLoadingTask; OPS: PdfJsOperators & PdfJsDrawingOperators };
   const task = pdfjs.getDocument({
     // pdf.js may transfer (detach) the buffer it is given: hand it a copy (a Buffer's slice() would be a view).
     data: new Uint8Array(bytes),
@@ -122,11 +145,14 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
     maxImageSize: PICTURE_MAX_SOURCE_PIXELS,
   });
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
+  const renderer = new PdfPageRenderer(bytes);
   try {
-    const pictures = options.pictures !== 'none' ? { collector: new PictureCollector(), operators: pdfjs.OPS } : undefined;
-    return await raceConversion(convertLoaded(task, options, deadline, pictures), { fileName: namedAs, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
+    const pictures = options.pictures !== 'none' ? { collector: new PictureCollector() } : undefined;
+    const context = { operators: pdfjs.OPS, renderer, pictures, abortSignal };
+    return await raceConversion(convertLoaded(task, options, deadline, context), { fileName: namedAs, abortSignal, timeoutMilliseconds: CONVERSION_TIMEOUT_MS });
   } finally {
     await task.destroy().catch(() => undefined);
+    await renderer.dispose();
   }
 }
 
@@ -135,7 +161,8 @@ function hasPdfHeader(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
-async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number, pictures: PageReadContext['pictures']): Promise<ConvertedDocument> {
+async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions, deadline: number, context: Omit<PageReadContext, 'fonts'>): Promise<ConvertedDocument> {
+  const { pictures } = context;
   const { fileName, abortSignal } = options;
   const namedAs = options.filePath ?? fileName;
   let document: PdfJsDocument;
@@ -158,7 +185,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
       throw conversionTimeoutError(namedAs, CONVERSION_TIMEOUT_MS);
     }
     try {
-      const page = await withPageTimeout(readPage(document, pageNumber, { fonts, pictures }), pageNumber);
+      const page = await withPageTimeout(readPage(document, pageNumber, { ...context, fonts }), pageNumber);
       if (page.lines.length === 0) {
         pagesWithoutText.push(pageNumber);
       }
@@ -181,6 +208,9 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
   }
   const outline = await readOutline(document).catch(() => [] as PdfOutlineEntry[]);
   const { builder, content, title } = buildPdfStructure(pages, outline);
+  if (pictures) {
+    await renderFigures(builder.items, context, deadline);
+  }
   warnings.push(...(pictures?.collector.warnings() ?? []));
   const metadataTitle = await readMetadataTitle(document);
   const firstHeading = builder.items.find((item) => item.label === 'section_header' && !/^(table of )?contents$/i.test(item.text))?.text;
@@ -216,7 +246,7 @@ function loadError(error: unknown, fileName: string): ConversionError {
   return new ConversionError('corrupt_file', fileName, `is damaged or not a valid PDF (${reason}). Re-export it or exclude it.`, { cause: error });
 }
 
-async function readPage(document: PdfJsDocument, pageNumber: number, context: PageReadContext): Promise<PdfPageLines> {
+async function readPage(document: PdfJsDocument, pageNumber: number, context: PageReadContext): Promise<ReadPage> {
   const { fonts } = context;
   const page = await document.getPage(pageNumber);
   try {
@@ -253,11 +283,30 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     // The structure pass needs lines only; dropping the runs keeps long documents small in memory.
     lines.forEach((line) => { line.runs = []; });
     const toUserSpace = invertMatrix(transform);
-    const pictures = context.pictures ? await readPictures(page, pageNumber, context.pictures, transform) : undefined;
-    return { pageNumber, width, height, lines, toUserSpace, pictures };
+    const textCharacters = lines.reduce((sum, line) => sum + line.characterCount, 0);
+    const mayBeScanned = textCharacters < PDF_OCR_MAX_TEXT_LAYER_CHARACTERS;
+    const marks = context.pictures || mayBeScanned ? await paintedMarks(page, context.operators) : [];
+    const pageBox = pageRectangle(page);
+    const scanned = textCharacters === 0 || (mayBeScanned && imageShareOfPage(marks, pageBox) >= PDF_OCR_SCANNED_IMAGE_SHARE);
+    const pictures = context.pictures ? await readFigures(page, pageNumber, marks, lines, transform, context) : undefined;
+    return { pageNumber, width, height, lines, toUserSpace, pictures, scanned };
   } finally {
     page.cleanup();
   }
+}
+
+async function paintedMarks(page: PdfJsPage, operators: PdfJsDrawingOperators): Promise<PaintedMark[]> {
+  try {
+    return scanPaintedMarks(await page.getOperatorList(), operators);
+  } catch {
+    return [];
+  }
+}
+
+/** The page's crop box in user space. */
+function pageRectangle(page: PdfJsPage): UserRectangle {
+  const [a, b, c, d] = page.view;
+  return { x0: Math.min(a, c), y0: Math.min(b, d), x1: Math.max(a, c), y1: Math.max(b, d) };
 }
 
 /**
@@ -316,19 +365,116 @@ async function resolveFonts(page: PdfJsPage, items: readonly PdfJsTextItem[], st
   }
 }
 
-/** The page's raster images as blocks in the upright frame (for reading order) with their user-space boxes. */
-async function readPictures(page: PdfJsPage, pageNumber: number, pictures: NonNullable<PageReadContext['pictures']>, frame: readonly number[]): Promise<PdfPagePictureBlock[]> {
-  try {
-    const found = await extractPagePictures(page, pageNumber, pictures.operators, pictures.collector);
-    return found.map((found) => {
-      const { box } = found;
-      return { box, picture: found.picture, ...mapRectangle(frame, box.x, box.y, box.x + box.width, box.y + box.height) };
-    });
-  } catch {
-    // A page whose images cannot be listed keeps its text; the pictures are simply missing.
-    pictures.collector.addFailure('undecodable');
-    return [];
+/**
+ * The page's figures (see `figureRegions`) as blocks in the upright frame (for reading order) with user-space boxes
+ * clipped to the page. Their pixels are rendered after the structure pass (`renderFigures`); where pages cannot be
+ * rendered (no @napi-rs/canvas), a region with images keeps its largest raw image and a drawing keeps no picture.
+ */
+async function readFigures(page: PdfJsPage, pageNumber: number, marks: readonly PaintedMark[], lines: readonly PdfLine[], frame: PdfMatrix, context: PageReadContext): Promise<PdfPagePictureBlock[]> {
+  const { collector } = context.pictures!;
+  const toUserSpace = invertMatrix(frame);
+  const text = lines.filter((line) => !line.rotated).map((line) => {
+    const { left, top, right, bottom } = mapRectangle(toUserSpace, line.left, line.top, line.right, line.bottom);
+    return { box: { x0: left, y0: top, x1: right, y1: bottom }, characters: line.characterCount, monospace: line.monospace, table: line.table !== undefined };
+  });
+  const regions = figureRegions(marks, pageRectangle(page), text).slice(0, PDF_FIGURES_MAX_PER_PAGE);
+  const renderable = regions.length > 0 && await context.renderer.available();
+  let rawImages: PdfPagePicture[] | undefined;
+  const blocks: PdfPagePictureBlock[] = [];
+  for (const region of regions) {
+    const { x0, y0, x1, y1 } = region.box;
+    const round = (value: number) => Math.round(value * 100) / 100;
+    const box = { page: pageNumber, x: round(x0), y: round(y0), width: round(x1 - x0), height: round(y1 - y0) };
+    const frameBox = mapRectangle(frame, x0, y0, x1, y1);
+    if (renderable) {
+      blocks.push({ box, renderLater: true, ...frameBox });
+      continue;
+    }
+    if (region.images === 0) {
+      continue;
+    }
+    rawImages ??= await extractPagePictures(page, pageNumber, context.operators, new PictureCollector({ maxPictures: Infinity, maxBytes: Infinity })).catch(() => []);
+    const largest = rawImages
+      .filter((image) => image.picture?.bytes && image.box.x < x1 && image.box.x + image.box.width > x0 && image.box.y < y1 && image.box.y + image.box.height > y0)
+      .sort((first, second) => second.box.width * second.box.height - first.box.width * first.box.height)[0];
+    const collected = largest?.picture?.bytes ? collector.addEncoded(largest.picture.bytes) : collector.addFailure('undecodable');
+    blocks.push({ box, picture: collected.picture, ...frameBox });
   }
+  return blocks;
+}
+
+/**
+ * Pixels for the picture items that have none yet: figure regions, and figures found from their captions alone
+ * (see pdfStructure's `anchorVectorFigures`). A page's figures render together, once, at the scale the largest
+ * allows, each page within `PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT` of the page time limit; crops become PNGs.
+ */
+async function renderFigures(items: readonly DocumentItem[], context: Omit<PageReadContext, 'fonts'>, deadline: number): Promise<void> {
+  const { collector } = context.pictures!;
+  const waiting = items.filter((item) => item.label === 'picture' && !item.picture && item.boxes?.length === 1);
+  if (waiting.length === 0 || !(await context.renderer.available())) {
+    return;
+  }
+  const byPage = new Map<number, DocumentItem[]>();
+  for (const item of waiting) {
+    byPage.set(item.boxes![0].page, [...(byPage.get(item.boxes![0].page) ?? []), item]);
+  }
+  for (const [pageNumber, pageItems] of byPage) {
+    throwIfAborted(context.abortSignal);
+    if (Date.now() > deadline) {
+      return;
+    }
+    const regions = pageItems.map((item) => {
+      const [box] = item.boxes!;
+      return { x0: box.x, y0: box.y, x1: box.x + box.width, y1: box.y + box.height };
+    });
+    const union = regions.reduce((first, second) => ({ x0: Math.min(first.x0, second.x0), y0: Math.min(first.y0, second.y0), x1: Math.max(first.x1, second.x1), y1: Math.max(first.y1, second.y1) }));
+    const scale = Math.min(...regions.map(figureScale), Math.sqrt(PDF_FIGURE_RENDER_MAX_PIXELS / Math.max(1, (union.x1 - union.x0) * (union.y1 - union.y0))));
+    const timeout = AbortSignal.timeout(PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT * PDF_PAGE_TIMEOUT_MS);
+    const signal = context.abortSignal ? AbortSignal.any([context.abortSignal, timeout]) : timeout;
+    const rendered = await context.renderer.renderRegion(pageNumber, union, scale, signal).catch(() => undefined);
+    if (!rendered) {
+      collector.addFailure('undecodable');
+      continue;
+    }
+    pageItems.forEach((item, index) => {
+      const crop = cropPixels(rendered, regions[index]);
+      const collected = crop ? collector.addRaw(crop) : undefined;
+      if (collected?.picture) {
+        item.picture = collected.picture;
+      }
+    });
+  }
+}
+
+/** A user-space rectangle cut out of rendered pixels, as RGB (the rendering is opaque: dropping alpha shrinks the PNG). */
+function cropPixels(rendered: RenderedPixels, box: UserRectangle): RawImage | undefined {
+  const { image, transform } = rendered;
+  const rectangle = mapRectangle(transform, box.x0, box.y0, box.x1, box.y1);
+  const left = Math.max(0, Math.floor(rectangle.left));
+  const top = Math.max(0, Math.floor(rectangle.top));
+  const width = Math.min(image.width, Math.ceil(rectangle.right)) - left;
+  const height = Math.min(image.height, Math.ceil(rectangle.bottom)) - top;
+  if (width <= 0 || height <= 0) {
+    return undefined;
+  }
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    let source = ((top + y) * image.width + left) * 4;
+    let target = y * width * 3;
+    for (let x = 0; x < width; x++, source += 4, target += 3) {
+      rgb[target] = image.data[source];
+      rgb[target + 1] = image.data[source + 1];
+      rgb[target + 2] = image.data[source + 2];
+    }
+  }
+  return { width, height, channels: 3, data: rgb };
+}
+
+/** Pixels per point for a figure: `PDF_FIGURE_RENDER_SCALE`, less where the region would pass the pixel or side limits. */
+function figureScale(box: UserRectangle): number {
+  const width = box.x1 - box.x0;
+  const height = box.y1 - box.y0;
+  return Math.min(PDF_FIGURE_RENDER_SCALE, Math.sqrt(PDF_FIGURE_RENDER_MAX_PIXELS / Math.max(1, width * height)), PICTURE_MAX_SIDE_PX / Math.max(1, width, height));
 }
 
 /** Flattens the outline (depth-first, in order) and resolves each bookmark to a page and a y position. */

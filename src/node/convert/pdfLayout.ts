@@ -38,6 +38,8 @@ export interface PdfLine {
   runs: PdfTextRun[];
   /** A table found on the page: rows of cell texts (first row = header); `text` holds the cells joined. */
   table?: string[][];
+  /** Lines read by OCR: the paragraph OCR put the line in (lines group into blocks as OCR grouped them). */
+  ocrParagraph?: number;
 }
 
 /** Runs on one baseline further apart than this (in font sizes) start a new segment. */

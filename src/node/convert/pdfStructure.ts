@@ -32,8 +32,10 @@ export interface PdfPagePictureBlock {
   top: number;
   bottom: number;
   box: PageBox;
-  /** Absent when the image was skipped (too small, undecodable, over the budget). */
+  /** Absent when the image was skipped (too small, undecodable, over the budget) or is still to be rendered. */
   picture?: PictureData;
+  /** A figure region whose pixels are rendered from its box once the items exist (see `convertPdf`). */
+  renderLater?: boolean;
 }
 
 /** One bookmark of the PDF outline, resolved to a page. */
@@ -183,7 +185,7 @@ function anchorPictures(page: PdfPageLines, blocks: readonly PdfBlock[], bodySiz
   const anchors = new Map<number, PdfPagePictureBlock[]>();
   const taken = new Set<number>();
   for (const picture of page.pictures ?? []) {
-    if (!picture.picture) {
+    if (!picture.picture && !picture.renderLater) {
       continue;
     }
     const reach = 4 * bodySize;
@@ -213,7 +215,7 @@ function anchorVectorFigures(page: PdfPageLines, blocks: readonly PdfBlock[], fu
   const upright = page.lines.filter((line) => !line.rotated);
   const pageTop = Math.min(...upright.map((line) => line.top));
   const pageBottom = Math.max(...upright.map((line) => line.bottom));
-  const rasters = (page.pictures ?? []).filter((picture) => picture.picture);
+  const rasters = (page.pictures ?? []).filter((picture) => picture.picture || picture.renderLater);
   blocks.forEach((caption, index) => {
     if (caption.label !== 'caption' || !FIGURE_CAPTION_START.test(caption.text) || anchors.has(index) || caption.lines[0].rotated) {
       return;
@@ -440,6 +442,9 @@ function continuesBlock(lines: readonly PdfLine[], line: PdfLine, bodySize: numb
   const previous = lines[lines.length - 1];
   if (line.rotated || previous.rotated || line.table || previous.table) {
     return false;
+  }
+  if (line.ocrParagraph !== undefined || previous.ocrParagraph !== undefined) {
+    return line.ocrParagraph === previous.ocrParagraph;
   }
   if (line.bold !== previous.bold || line.italic !== previous.italic || line.monospace !== previous.monospace) {
     return false;
