@@ -215,6 +215,10 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
   const uri = resolveDatabaseUri(options.databaseUri ?? config.index.databaseUri, options.cwd);
   const readOnly = options.readOnly === true || config.index.mode === 'remote-readonly';
   const storage = options.storage ?? storageSettingsFromConfig(config);
+  if (storage.keysWithheld && hasUriScheme(uri)) {
+    // Before any request: the storage library would read the AWS variables itself.
+    throw new HaikuError('untrusted_endpoint', storage.keysWithheld);
+  }
   const embedder = options.models ? options.models.embedder : createEmbedder(config.embeddings);
   const reranker = options.models ? options.models.reranker : createReranker(config.reranker);
   if (options.mustExist) {
@@ -225,20 +229,19 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
     }
   }
   const mirror = readOnly && options.mustExist ? await openBucketMirror(uri, storage, options.bucketCacheFolder, options.abortSignal) : undefined;
-  // A mirrored index is read as the local folder it was synced into; the bucket is only listed (and new files fetched).
-  const readUri = mirror ? mirror.folder : uri;
-  const readStorage = mirror ? undefined : storage;
   let probe: Awaited<ReturnType<typeof openVersionProbe>> | undefined;
   let store: LanceStore;
   try {
-    probe = options.followOtherWriters ? await openVersionProbe(readUri, readStorage) : undefined;
+    // A mirrored index is read in the local folder it was synced into; the bucket is only listed (and new files fetched).
+    probe = options.followOtherWriters ? await openVersionProbe(mirror ? mirror.folder : uri, mirror ? undefined : storage) : undefined;
     store = await openStore({
-      uri: readUri,
+      uri,
+      localMirror: mirror?.folder,
       embedder,
       reranker,
       search: config.search,
       abortSignal: options.abortSignal,
-      storage: readStorage,
+      storage,
       readOnly,
       // Only an indexer creates; on object storage (not checked on disk above) a missing index is then an error.
       mustExist: options.mustExist,

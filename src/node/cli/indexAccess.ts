@@ -14,7 +14,8 @@ import { listFlag, stringFlag, UsageError, type CliOption, type CommandContext }
 import { settingFlagOption } from './settingFlags';
 import { terminalSafeJson } from './terminalText';
 import type { PictureProcessing } from '../convert/convertFile';
-import { commandConfig } from '../config/cliConfig';
+import { commandConfig, commandConfigFile } from '../config/cliConfig';
+import { storageKeysRefusal } from '../config/endpointTrust';
 import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 
 /** `--db`: which index a command opens. */
@@ -32,14 +33,22 @@ export const READ_ONLY_OPTION: CliOption = { flags: '--read-only', description: 
 /** Flags every index command takes. */
 export const DATABASE_OPTIONS: readonly CliOption[] = [DATABASE_OPTION, JSON_OPTION, ...STORAGE_OPTIONS, READ_ONLY_OPTION];
 
-/** Endpoint, region and style from the storage flags; keys come from the environment only (never a flag: shells keep history). */
+/**
+ * Endpoint, region and style from the storage flags; keys come from the environment only (never a flag: shells keep
+ * history), and not at all to an endpoint only the project file names until the user trusts it (`keysWithheld`).
+ */
 export function storageSettingsFromFlags(context: CommandContext): ObjectStorageSettings {
   // Flags, then the AWS variables, then the config file's `index.storage`.
   const environment = storageSettingsFromEnvironment(context.io.env);
   const configured = commandConfig(context).index.storage;
+  const userEndpoint = stringFlag(context, 'endpoint') ?? environment.endpoint;
+  const endpoint = userEndpoint ?? (configured.endpoint || undefined);
+  const keyNames = (['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const).filter((name) => (context.io.env[name] ?? '') !== '');
+  const keysWithheld = storageKeysRefusal({ endpoint: endpoint ?? '', endpointFromFile: userEndpoint === undefined, keyNames, configFile: commandConfigFile(context), env: context.io.env });
   return {
     ...environment,
-    endpoint: stringFlag(context, 'endpoint') ?? environment.endpoint ?? (configured.endpoint || undefined),
+    ...(keysWithheld ? { accessKeyId: undefined, secretAccessKey: undefined, sessionToken: undefined, keysWithheld } : {}),
+    endpoint,
     region: stringFlag(context, 'region') ?? environment.region ?? (configured.region || undefined),
     pathStyle: context.flags['path-style'] === true ? true : environment.pathStyle ?? configured.pathStyle,
     allowHttp: context.flags['allow-http'] === true ? true : environment.allowHttp ?? configured.allowHttp,

@@ -115,10 +115,19 @@ const resolved = new WeakMap<CommandContext['flags'], ResolvedCliConfig>();
 
 /** The layered configuration of a running command, resolved once per invocation. */
 export function commandConfig(context: Pick<CommandContext, 'flags' | 'io'>): HaikuConfig {
+  return resolvedCommandConfig(context).config;
+}
+
+/** The project config file a running command read (`--config`, or found upward from the working folder), if any. */
+export function commandConfigFile(context: Pick<CommandContext, 'flags' | 'io'>): string | undefined {
+  return resolvedCommandConfig(context).file;
+}
+
+function resolvedCommandConfig(context: Pick<CommandContext, 'flags' | 'io'>): ResolvedCliConfig {
   let entry = resolved.get(context.flags);
   if (!entry) {
     entry = resolveCliConfig({ cwd: context.io.cwd, env: context.io.env, flags: context.flags });
     resolved.set(context.flags, entry);
   }
-  return entry.config;
+  return entry;
 }

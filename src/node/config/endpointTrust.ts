@@ -178,3 +178,24 @@ function untrustedEndpointMessage(facts: RefusalFacts): string {
     `${yourself ? `, or give the URL yourself with ${yourself}` : ''}. Nothing was sent.`
   );
 }
+
+/**
+ * Why the AWS keys of the environment must not go to an object-storage endpoint, or undefined when they may. Same
+ * rule as the model keys: an endpoint only the project file names (not a flag, not `AWS_ENDPOINT`) gets the user's
+ * keys only once the user trusted its origin for that file (`haiku trust <endpoint>`).
+ */
+export function storageKeysRefusal(facts: { endpoint: string; endpointFromFile: boolean; keyNames: readonly string[]; configFile: string | undefined; env: NodeJS.ProcessEnv }): string | undefined {
+  const { endpoint, configFile } = facts;
+  if (!facts.endpointFromFile || configFile === undefined || facts.keyNames.length === 0 || endpoint.trim() === '') {
+    return undefined;
+  }
+  const origin = originOf(endpoint);
+  if (origin !== undefined && (readTrustedEndpoints(facts.env).trusted[trustKeyOf(configFile)] ?? []).includes(origin)) {
+    return undefined;
+  }
+  return (
+    `Haiku did not open the index with ${facts.keyNames.join(' and ')}: the object storage endpoint ${endpoint} comes from ${configFile} ("index.storage.endpoint"), ` +
+    `a project file, and your keys go only to servers you named yourself. If you trust that server, run \`haiku trust ${endpoint}\` in this project ` +
+    `(it trusts the endpoint's origin for this file only), or give it yourself with --endpoint or AWS_ENDPOINT. Nothing was sent.`
+  );
+}

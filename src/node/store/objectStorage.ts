@@ -17,10 +17,15 @@ export interface ObjectStorageSettings {
   accessKeyId?: string;
   secretAccessKey?: string;
   sessionToken?: string;
+  /**
+   * Why the keys must not go to `endpoint` (a project file chose it; `storageKeysRefusal`): opening an `s3://`
+   * index throws it before any request, since the storage library would read the AWS variables itself.
+   */
+  keysWithheld?: string;
 }
 
 /** The variables read when a setting is not given, in order of preference. */
-const ENVIRONMENT: Record<keyof ObjectStorageSettings, readonly string[]> = {
+const ENVIRONMENT: Record<Exclude<keyof ObjectStorageSettings, 'keysWithheld'>, readonly string[]> = {
   endpoint: ['AWS_ENDPOINT', 'AWS_ENDPOINT_URL'],
   region: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
   pathStyle: [],
@@ -49,7 +54,7 @@ export function storageOptionsFor(uri: string, settings: ObjectStorageSettings =
   if (!isS3Uri(uri)) {
     return undefined;
   }
-  const pick = (key: keyof ObjectStorageSettings): string | undefined => {
+  const pick = (key: keyof typeof ENVIRONMENT): string | undefined => {
     const value = settings[key];
     if (value !== undefined && value !== '') {
       return String(value);
@@ -91,7 +96,7 @@ export function storageOptionsFor(uri: string, settings: ObjectStorageSettings =
 
 /** The settings the AWS environment variables give (a CLI's environment may not be `process.env`: tests, embedders). */
 export function storageSettingsFromEnvironment(environment: Environment): ObjectStorageSettings {
-  const first = (key: keyof ObjectStorageSettings) => ENVIRONMENT[key].map((name) => environment[name]).find((found) => found !== undefined && found !== '');
+  const first = (key: keyof typeof ENVIRONMENT) => ENVIRONMENT[key].map((name) => environment[name]).find((found) => found !== undefined && found !== '');
   const allowHttp = first('allowHttp');
   const virtualHosted = environment.AWS_VIRTUAL_HOSTED_STYLE_REQUEST;
   return {

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runInProcess, startIndexedWorkspace, type IndexedWorkspace } from '../cli/cliHarness';
 import { startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../../support/scriptedEmbeddingsServer';
@@ -193,6 +195,37 @@ describe('API keys go only to base URLs the user named or trusted', function () 
       assert.equal(config.processing.pictureDescription.apiKey, undefined);
     } finally {
       folder.cleanup();
+    }
+  });
+  it('object storage: the AWS keys of the environment go to no endpoint only the project file names, until trusted', async () => {
+    const requests: Array<{ url: string; authorization: string | undefined }> = [];
+    const server = http.createServer((request, response) => {
+      requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
+      response.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const awsEnv = { ...env, AWS_ACCESS_KEY_ID: 'AKIAUSERKEY', AWS_SECRET_ACCESS_KEY: 'user-secret-key', AWS_REGION: 'us-east-1' };
+    try {
+      writeConfig({ index: { database: 's3://team-bucket/index', storage: { endpoint } } });
+      const refused = await runInProcess(['search', 'ferrets'], { cwd: workspace.path, env: awsEnv });
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.deepEqual(requests, [], 'nothing was sent to the file\'s endpoint');
+      assert.ok(refused.stderr.includes(`the object storage endpoint ${endpoint} comes from ${configFile()}`), refused.stderr);
+      assert.ok(refused.stderr.includes(`\`haiku trust ${endpoint}\``), refused.stderr);
+      assert.ok(!refused.stderr.includes('user-secret-key'));
+      // Named by the user (a flag), the same endpoint is asked, with the user's key.
+      await runInProcess(['search', 'ferrets', '--endpoint', endpoint], { cwd: workspace.path, env: awsEnv });
+      assert.ok(requests.length > 0 && requests.every((request) => request.authorization?.includes('AKIAUSERKEY')), JSON.stringify(requests.slice(0, 3)));
+      requests.length = 0;
+      // Trusted for this file: asked too.
+      const trusted = await runInProcess(['trust', endpoint], { cwd: workspace.path, env: awsEnv });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      await runInProcess(['search', 'ferrets'], { cwd: workspace.path, env: awsEnv });
+      assert.ok(requests.length > 0 && requests[0].authorization?.includes('AKIAUSERKEY'), JSON.stringify(requests.slice(0, 3)));
+    } finally {
+      server.close();
+      fs.rmSync(configFile(), { force: true });
     }
   });
 });
