@@ -153,6 +153,8 @@ export const LATEX_MAX_SOURCE_CHARS = 10 * 1024 * 1024;
 export const LATEX_MAX_INCLUDE_DEPTH = 32;
 /** LaTeX: user macro (`\newcommand`, `\def`) expansions per document; past this, macros are left unexpanded (a recursive macro cannot loop). */
 export const LATEX_MAX_MACRO_EXPANSIONS = 100_000;
+/** LaTeX: environments and command arguments nested deeper than this are read as plain text (bounds recursion on hostile input). */
+export const LATEX_MAX_NESTING = 64;
 /** LaTeX: pixels per PDF point when page 1 of a PDF figure is rendered to a picture (2 ≈ 144 dpi). */
 export const LATEX_PDF_FIGURE_SCALE = 2;
 /** Items one document may have; the rest are dropped with a warning (bounds a worker's memory on hostile input). */

@@ -25,6 +25,7 @@ const integrationTestFiles = [
   'test/unit/mcp/stdioServer.test.ts', // 29 s
   'test/unit/index/cliCommands.test.ts', // 29 s
   'test/unit/convert/pdf.test.ts', // 26 s
+  'test/unit/convert/latex.test.ts', // 19 s (six PDF figures rendered)
   'test/unit/core/chunkInvariants.test.ts', // 23 s
   'test/unit/cli/visualize.test.ts', // 17 s
   'test/unit/store/lanceStore.test.ts', // 15 s

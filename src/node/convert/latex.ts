@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ConvertedDocument, PictureData, SourceRange } from '../../core/model/document';
 import { errorMessage, throwIfAborted } from '../../core/errors';
-import { LATEX_MAX_INCLUDE_DEPTH, LATEX_MAX_MACRO_EXPANSIONS, LATEX_MAX_SOURCE_CHARS, LATEX_PDF_FIGURE_SCALE, MAX_TABLE_CELL_SPAN, MAX_TABLE_CELLS, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SOURCE_PIXELS } from '../../core/limits';
+import { LATEX_MAX_INCLUDE_DEPTH, LATEX_MAX_MACRO_EXPANSIONS, LATEX_MAX_NESTING, LATEX_MAX_SOURCE_CHARS, LATEX_PDF_FIGURE_SCALE, MAX_TABLE_CELL_SPAN, MAX_TABLE_CELLS, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SOURCE_PIXELS } from '../../core/limits';
 import { isPathInside } from '../../core/pathContainment';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 import type { PictureProcessing } from './convertFile';
@@ -433,6 +433,10 @@ class LatexConverter {
   private readonly collector = new PictureCollector();
   private readonly refusedPictures = new Map<string, number>();
   private readonly graphicsPaths: string[] = [''];
+  /** Per `{` of the source, the offset of its `}` (or the source's length): found once, so walking stays linear however groups nest. */
+  private readonly closers: Int32Array;
+  /** Environments open around the one being walked. */
+  private nesting = 0;
 
   constructor(
     private readonly source: AssembledSource,
@@ -442,6 +446,7 @@ class LatexConverter {
     this.text = source.text;
     this.lines = new LineIndex(source.text);
     this.levelShift = /\\(chapter|part)\*?\s*[[{]/.test(this.text) ? 0 : 1;
+    this.closers = braceClosers(this.text);
   }
 
   async convert(): Promise<void> {
@@ -616,7 +621,7 @@ class LatexConverter {
         continue;
       }
       if (character === '{') {
-        const close = Math.min(end, matchingBrace(text, index) + 1);
+        const close = Math.min(end, this.closers[index] + 1);
         const inner = text.slice(index, close);
         if (/\\begin\s*\{|\\(?:sub)*section|\\includegraphics|\n[ \t]*\n/.test(inner)) {
           // A group around blocks (`{\small \begin{tabular}…}`) is walked through, its braces dropped.
@@ -742,8 +747,27 @@ class LatexConverter {
     if (SKIPPED_ENVIRONMENTS.has(name)) {
       return end;
     }
+    if (this.nesting >= LATEX_MAX_NESTING) {
+      // Deeper than any real document nests: the content is kept as text, without its structure.
+      this.builder.warn(`Environments are nested more than ${LATEX_MAX_NESTING} deep; the innermost are read as plain text.`);
+      const paragraph = this.inline(text.slice(contentStart, contentEnd));
+      if (paragraph) {
+        this.builder.add({ label: 'paragraph', text: paragraph, treeDepth: depth, sourceRange: this.range(index, end) });
+      }
+      return end;
+    }
+    this.nesting++;
+    try {
+      return await this.nestedEnvironment(name, index, nameGroup.end, contentStart, contentEnd, end, groups, depth);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private async nestedEnvironment(name: string, index: number, nameEnd: number, contentStart: number, contentEnd: number, end: number, groups: readonly Group[], depth: number): Promise<number> {
+    const text = this.text;
     if (name === 'abstract') {
-      this.builder.add({ label: 'section_header', text: 'Abstract', headingLevel: 1, sourceRange: this.range(index, nameGroup.end) });
+      this.builder.add({ label: 'section_header', text: 'Abstract', headingLevel: 1, sourceRange: this.range(index, nameEnd) });
       await this.walk(contentStart, contentEnd, depth);
       return end;
     }
@@ -752,7 +776,7 @@ class LatexConverter {
       return end;
     }
     if (name === 'thebibliography') {
-      this.builder.add({ label: 'section_header', text: 'References', headingLevel: 1, sourceRange: this.range(index, nameGroup.end) });
+      this.builder.add({ label: 'section_header', text: 'References', headingLevel: 1, sourceRange: this.range(index, nameEnd) });
       await this.bibliography(contentStart, contentEnd, depth);
       return end;
     }
@@ -782,7 +806,7 @@ class LatexConverter {
   }
 
   private async list(start: number, end: number, ordered: boolean, depth: number): Promise<void> {
-    const items = topLevelItems(this.text, start, end);
+    const items = topLevelItems(this.text, start, end, this.closers);
     for (const item of items) {
       throwIfAborted(this.options.abortSignal);
       const labelGroup = bracketGroup(this.text, item.start);
@@ -1047,6 +1071,10 @@ class LatexConverter {
 
   /** Line breaks the author asked for (`\\`) are marked `\uE000` so whitespace collapsing keeps them. */
   private inlineRaw(source: string, level: number): string {
+    if (level > LATEX_MAX_NESTING) {
+      // Past any real nesting (or a macro that expands into itself): what is left is read as words.
+      return source.replace(/\\[A-Za-z@]+\*?|[{}$]/g, ' ');
+    }
     let out = '';
     let index = 0;
     while (index < source.length) {
@@ -1108,7 +1136,7 @@ class LatexConverter {
       if (ACCENTS[name] !== undefined) {
         const group = /[A-Za-z]/.test(name) ? braceGroup(source, command.end) : undefined;
         if (group) {
-          out += this.inlineRaw(group.content, level) + ACCENTS[name];
+          out += this.inlineRaw(group.content, level + 1) + ACCENTS[name];
           index = group.end;
         } else {
           const position = skipSpace(source, command.end);
@@ -1120,7 +1148,7 @@ class LatexConverter {
         continue;
       }
       const macro = this.macros.get(name);
-      if (macro && level < 32 && this.expansions < LATEX_MAX_MACRO_EXPANSIONS) {
+      if (macro && this.expansions < LATEX_MAX_MACRO_EXPANSIONS) {
         this.expansions++;
         const expanded = expandMacro(source, command.end, macro);
         out += this.inlineRaw(expanded.text, level + 1);
@@ -1152,7 +1180,7 @@ class LatexConverter {
       }
       if (name === 'footnote' || name === 'thanks' || name === 'footnotetext') {
         const { end: after, groups } = skipArguments(source, command.end, 1);
-        const note = this.inlineRaw(groups[0]?.content ?? '', level).trim();
+        const note = this.inlineRaw(groups[0]?.content ?? '', level + 1).trim();
         out += note ? ` (${note}) ` : '';
         index = after;
         continue;
@@ -1165,7 +1193,7 @@ class LatexConverter {
       }
       if (name === 'href') {
         const { end: after, groups } = skipArguments(source, command.end, 2);
-        out += this.inlineRaw(groups[1]?.content ?? groups[0]?.content ?? '', level);
+        out += this.inlineRaw(groups[1]?.content ?? groups[0]?.content ?? '', level + 1);
         index = after;
         continue;
       }
@@ -1185,7 +1213,7 @@ class LatexConverter {
       }
       if (name === 'item') {
         const label = bracketGroup(source, command.end);
-        out += '\uE000' + (label ? `${this.inlineRaw(label.content, level)}: ` : '');
+        out += '\uE000' + (label ? `${this.inlineRaw(label.content, level + 1)}: ` : '');
         index = label ? label.end : command.end;
         continue;
       }
@@ -1200,7 +1228,7 @@ class LatexConverter {
       if (TEXT_COMMANDS[bareName] !== undefined) {
         const count = TEXT_COMMANDS[bareName];
         const { end: after, groups } = skipArguments(source, command.end, count);
-        out += count === 0 ? '' : this.inlineRaw(groups[count - 1]?.content ?? '', level);
+        out += count === 0 ? '' : this.inlineRaw(groups[count - 1]?.content ?? '', level + 1);
         index = after;
         continue;
       }
@@ -1215,7 +1243,7 @@ class LatexConverter {
 
   /** Math with user macros expanded (`\dmodel` → `d_{\text{model}}`), the rest as written. */
   private expandMath(math: string, level = 0): string {
-    if (this.macros.size === 0 || level > 32) {
+    if (this.macros.size === 0 || level > LATEX_MAX_NESTING) {
       return math;
     }
     let out = '';
@@ -1432,13 +1460,13 @@ function expandMacro(text: string, index: number, macro: Macro): { text: string;
 }
 
 /** The `\item`s directly inside a list (nested environments and groups skipped): where each item's text starts and ends. */
-function topLevelItems(text: string, start: number, end: number): Array<{ start: number; end: number }> {
+function topLevelItems(text: string, start: number, end: number, closers: Int32Array): Array<{ start: number; end: number }> {
   const starts: number[] = [];
   let index = start;
   while (index < end) {
     const character = text[index];
     if (character === '{') {
-      index = matchingBrace(text, index) + 1;
+      index = closers[index] + 1;
       continue;
     }
     if (character !== '\\') {
@@ -1461,15 +1489,32 @@ function topLevelItems(text: string, start: number, end: number): Array<{ start:
 
 /** The offset of the first nested list, table, float or display math inside an item (its end when there is none). */
 function firstNestedBlock(text: string, start: number, end: number): number {
+  // Searched in the item's own text: a search running on past the item would make long lists quadratic.
   const pattern = /\\begin\s*\{([^}]+)\}|\\\[|\$\$/g;
-  pattern.lastIndex = start;
-  for (let match = pattern.exec(text); match && match.index < end; match = pattern.exec(text)) {
+  for (const match of text.slice(start, end).matchAll(pattern)) {
     const name = match[1];
     if (name === undefined || LIST_ENVIRONMENTS.has(name) || TABULAR_ENVIRONMENTS.has(name) || FLOAT_ENVIRONMENTS.has(name) || MATH_ENVIRONMENTS.has(name) || CODE_ENVIRONMENTS.has(name)) {
-      return match.index;
+      return start + (match.index ?? 0);
     }
   }
   return end;
+}
+
+/** The closing brace of every `{` (escaped braces skipped), the text's length for one never closed. */
+function braceClosers(text: string): Int32Array {
+  const closers = new Int32Array(text.length).fill(text.length);
+  const open: number[] = [];
+  for (let index = 0; index < text.length; index++) {
+    const character = text.charCodeAt(index);
+    if (character === 92) {
+      index++;
+    } else if (character === 123) {
+      open.push(index);
+    } else if (character === 125 && open.length > 0) {
+      closers[open.pop()!] = index;
+    }
+  }
+  return closers;
 }
 
 /** Splits at `separator` where it is not inside braces and not escaped (`\&`). */

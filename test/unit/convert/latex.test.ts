@@ -170,6 +170,34 @@ describe('LaTeX converter', () => {
       assert.deepEqual(document.items.map((item) => `${item.label}: ${item.text}`), ['paragraph: See [knuth].', 'section_header: References', 'list_item: [knuth] Donald Knuth. The TeX book, 1984.']);
     });
 
+    it('stays fast and bounded on hostile nesting: deep environments, unclosed braces, nested commands, a macro bomb', async function () {
+      this.timeout(60_000);
+      const main = path.join(folder, 'hostile.tex');
+      const depth = 20_000;
+      fs.writeFileSync(main, [
+        '\\def\\bomb{\\bomb\\bomb}',
+        '\\begin{document}',
+        `${'\\begin{center}'.repeat(depth)}Deep text.${'\\end{center}'.repeat(depth)}`,
+        '',
+        `${'\\textbf{'.repeat(depth)}Bold text.${'}'.repeat(depth)}`,
+        '',
+        `Bomb: \\bomb. $\\bomb$`,
+        '',
+        `${'{'.repeat(200_000)}Unclosed.`,
+        '\\end{document}',
+      ].join('\n'));
+      const started = performance.now();
+      const document = await convertFile(main);
+      const seconds = (performance.now() - started) / 1000;
+      assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
+      const text = document.items.map((item) => item.text).join('\n');
+      assert.match(text, /Deep text\./);
+      assert.match(text, /Bold text\./);
+      assert.match(text, /Bomb:/);
+      assert.match(text, /Unclosed\./);
+      assert.ok(document.warnings.some((warning) => /nested more than/.test(warning)));
+    });
+
     it('converts lists, description labels, code, nested groups and unknown commands without leaking markup', async () => {
       const main = path.join(folder, 'doc.tex');
       fs.writeFileSync(main, [
