@@ -106,6 +106,13 @@ class OdpReader {
     const table = firstChild(shape, 'table');
     if (table) {
       context.blocks.push({ kind: 'table', rows: tableRows(table) });
+      // Pictures in cells follow the table.
+      for (const cellFrame of descendants(table, 'frame')) {
+        const cellImages = childElements(cellFrame, 'image');
+        if (cellImages.length > 0) {
+          context.blocks.push(this.picture(cellFrame, cellImages));
+        }
+      }
       return;
     }
     const object = firstChild(shape, 'object');
@@ -242,9 +249,13 @@ function tableRows(table: Element): SourceCell[][] {
     }
   };
   visit(table);
-  // Trailing empty cells (a spreadsheet's repeated blank columns) widen nothing.
+  // Trailing empty cells and rows (blank columns and rows repeated to the table's edge) widen nothing.
   const width = Math.max(0, ...rows.map((row) => row.reduce((last, cell, index) => (cell.text || cell.covered ? index + 1 : last), 0)));
-  return rows.map((row) => row.slice(0, width));
+  let height = rows.length;
+  while (height > 0 && rows[height - 1].every((cell) => !cell.text && !cell.covered)) {
+    height--;
+  }
+  return rows.slice(0, height).map((row) => row.slice(0, width));
 }
 
 /** A paragraph's text: spans and links read through, `text:s` as spaces, tabs and line breaks as spaces. */
