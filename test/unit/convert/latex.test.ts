@@ -150,6 +150,28 @@ describe('LaTeX converter', () => {
       }
     });
 
+    it('reads figures only inside the picture roots: an image outside keeps its caption, without bytes, and a warning says why', async () => {
+      const png = fs.readFileSync(path.join(paperFolder, 'Figures', 'ModalNet-23.png'));
+      fs.mkdirSync(path.join(folder, 'paper'));
+      const otherPng = fs.readFileSync(path.join(paperFolder, 'Figures', 'ModalNet-22.png'));
+      fs.writeFileSync(path.join(folder, 'outside.png'), otherPng);
+      fs.writeFileSync(path.join(folder, 'paper', 'inside.png'), png);
+      const main = path.join(folder, 'paper', 'main.tex');
+      fs.writeFileSync(main, '\\begin{document}\n\\begin{figure}\\includegraphics{inside}\\caption{Inside.}\\end{figure}\n\\begin{figure}\\includegraphics[width=3cm]{../outside}\\caption{Outside.}\\end{figure}\n\\end{document}\n');
+      const document = await convertFile(main);
+      assert.deepEqual(document.items.map((item) => [item.label, item.text, item.picture?.bytes?.length]), [
+        ['picture', 'inside', png.length],
+        ['caption', 'Inside.', undefined],
+        ['picture', '../outside', undefined],
+        ['caption', 'Outside.', undefined],
+      ]);
+      assert.ok(document.warnings.some((warning) => /outside the indexed folders/.test(warning)), document.warnings.join('\n'));
+      const allowed = await convertFile(main, { pictureRoots: [folder] });
+      assert.equal(allowed.items[2].picture?.bytes?.length, otherPng.length);
+      const none = await convertFile(main, { pictures: 'none' });
+      assert.equal(none.items[0].picture, undefined);
+    });
+
     it('reads an include cycle once, with a warning', async () => {
       fs.writeFileSync(path.join(folder, 'main.tex'), '\\begin{document}\n\\section{Start}\n\\input{a}\n\\end{document}\n');
       fs.writeFileSync(path.join(folder, 'a.tex'), 'Text of a.\n\n\\input{b}\n');
