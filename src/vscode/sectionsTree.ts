@@ -9,11 +9,12 @@ import { figureLabel, figuresDirectlyIn } from './pictureViewModel';
 import { folderOf, headerItem, sectionPathAtLine, sectionPathAtRenderingLine } from './sectionLocate';
 import { notIndexedProblem } from './indexProblems';
 import { notIndexedReason, type NotIndexedFile } from './notIndexed';
+import { namedLocation } from '../core/sourceRanges';
 
 export type SectionsTreeNode =
   | { kind: 'folder'; key: string; path: string }
   | { kind: 'document'; key: string; document: DocumentSummary }
-  | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number; hasFigures?: boolean }
+  | { kind: 'section'; key: string; document: DocumentSummary; section: SectionNode; parentKey: string; startLine?: number; hasFigures?: boolean; place?: string }
   | { kind: 'figure'; key: string; document: DocumentSummary; picture: StoredItem; label: string };
 
 /** The "Not indexed (n)" node, the files under it, and each file's actions (open, setting, retry, log). */
@@ -131,8 +132,10 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsVie
 
   private sectionNode(document: DocumentSummary, section: SectionNode, items: readonly StoredItem[], parent: SectionsTreeNode): SectionsTreeNode {
     const hasFigures = figuresDirectlyIn(items, section.itemRange, section.children).length > 0;
-    const startLine = headerItem(section, items)?.sourceRange?.startLine;
-    return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine, hasFigures }, parent);
+    const header = headerItem(section, items);
+    // Slides, sheets and notebook cells go by their own names ("slide 3"), not by page or JSON line.
+    const place = namedLocation(header?.sourceRange);
+    return this.node({ kind: 'section', key: `section:${document.id}:${section.selfRef}`, document, section, parentKey: parent.key, startLine: header?.sourceRange?.startLine, hasFigures, place }, parent);
   }
 
   /** Under "Not indexed": each file; under a file: what to do about it. */
@@ -216,7 +219,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsVie
         const section = element.section;
         const item = new vscode.TreeItem(section.title, section.children.length > 0 || element.hasFigures ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = element.key;
-        const page = section.pageNumbers.length > 0 ? `p. ${section.pageNumbers[0]}` : undefined;
+        const page = element.place ?? (section.pageNumbers.length > 0 ? `p. ${section.pageNumbers[0]}` : undefined);
         item.description = page ?? (element.startLine !== undefined ? `L${element.startLine + 1}` : undefined);
         item.tooltip = `${element.document.relativePath} › ${section.title}${page ? ` (${page})` : ''} — ${section.chunkIds.length} chunks`;
         item.iconPath = new vscode.ThemeIcon('symbol-string');
@@ -228,7 +231,7 @@ export class SectionsTreeProvider implements vscode.TreeDataProvider<SectionsVie
         const picture = element.picture;
         const item = new vscode.TreeItem(element.label, vscode.TreeItemCollapsibleState.None);
         item.id = element.key;
-        const page = picture.pageNumbers.length > 0 ? `p. ${picture.pageNumbers[0]}` : undefined;
+        const page = namedLocation(picture.sourceRange) ?? (picture.pageNumbers.length > 0 ? `p. ${picture.pageNumbers[0]}` : undefined);
         item.description = page;
         item.tooltip = `${element.document.relativePath} › ${element.label}${picture.picture ? ` (${picture.picture.width}×${picture.picture.height})` : ` — ${vscode.l10n.t('no image stored')}`}`;
         item.iconPath = new vscode.ThemeIcon('file-media');
