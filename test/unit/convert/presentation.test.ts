@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import { ConversionError } from '../../../src/core/errors';
 import type { ConvertedDocument } from '../../../src/core/model/document';
 import { namedLocation } from '../../../src/core/sourceRanges';
+import { convertFile } from '../../../src/node/convert/convertFile';
 import { convertPresentation } from '../../../src/node/convert/presentation';
 import { filesWithGroundTruth, formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
 
@@ -307,6 +308,15 @@ describe('convertPresentation (PPTX, ODP)', function () {
       ['table', '|  | Freshwater Ducks | Saltwater Ducks |'],
     ]);
     assert.ok(document.items.some((item) => item.label === 'table' && item.text.includes('| 2022 | 175 | 130 |')));
+  });
+
+  it('is what convertFile runs for .pptx and .odp files', async () => {
+    const pptx = await convertFile(path.join(formatsRoot, 'pptx', 'pptx_chart.pptx'));
+    assert.equal(pptx.format, 'pptx');
+    assert.equal(pptx.title, 'Quarterly Duck Survey');
+    const odp = await convertFile(path.join(formatsRoot, 'odf', 'odf_presentation_01.odp'));
+    assert.equal(odp.format, 'odp');
+    assert.equal(odp.items[0].text, 'Test Table Slide');
   });
 
   describe('bad input', () => {
