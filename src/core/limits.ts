@@ -93,6 +93,8 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
  * and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine).
  */
 export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
+/** A Markdown file longer than this (characters) is parsed in segments of at least this size, cut before headings, so the parser's tokens for the whole file never exist at once. */
+export const MARKDOWN_SEGMENT_CHARS = 1_000_000;
 /** What all parts of a DOCX may inflate to (bytes): checked before inflating, since mammoth inflates whole parts in memory. */
 export const DOCX_MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 /** What a DOCX's XML parts may inflate to together (bytes): each becomes a DOM tree, about ten times its size. */
@@ -111,6 +113,8 @@ export const CONVERSION_TIMEOUT_MS = 120_000;
 export const CONVERSION_WORKER_MAX_OLD_GENERATION_MB = 2048;
 /** Young generation of one conversion worker (MiB); the size V8 derives from the heap cap made parsing ~40% slower. */
 export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
+/** A conversion worker exits right after converting a file this big (bytes): its heap, grown for the parse, goes back before the rows are written, not after the idle time. */
+export const CONVERSION_WORKER_RETIRE_AFTER_BYTES = 8 * 1024 * 1024;
 /** A conversion worker idle this long exits, giving back its memory (~100–200 MiB); the next file starts a new one (≈0.3 s) (ms). */
 export const CONVERSION_WORKER_IDLE_MS = 10_000;
 /** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
@@ -198,7 +202,7 @@ export const RECENT_CHUNKS_MAX_ROWS = 2_000;
 /** The recent-chunks table is folded into the main FTS index (a full rebuild) after this long without writes (ms). */
 export const RECENT_CHUNKS_FOLD_IDLE_MS = 60_000;
 /** Glob patterns indexed by default. */
-export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst,csv,tsv,ipynb,adoc,asciidoc}'];
+export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,odt,pptx,odp,xlsx,xlsm,ods,txt,rst,tex,csv,tsv,ipynb,adoc,asciidoc}'];
 /** Glob patterns never indexed (in addition to `.gitignore`). */
 export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'];
 /** Documents written in one batch (one commit per table); 2048 rather than 256 cut SciFact's write CPU from 2.7 s to 1.5 s (fewer commits and fragments). */

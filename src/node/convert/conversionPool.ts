@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
-import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
+import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_RETIRE_AFTER_BYTES, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
 import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
 import type { OcrOptions, PictureProcessing } from './convertFile';
@@ -246,6 +246,11 @@ class ConversionWorker {
       job.resolve({ document: message.document, chunks: message.chunks });
     } else {
       job.reject(deserializeError(message.error, job.filePath));
+    }
+    if (!this.busy && (job.options.sizeBytes ?? 0) >= CONVERSION_WORKER_RETIRE_AFTER_BYTES) {
+      // Its heap grew to hold the big file's parse and stays that size: give it back before the caller writes the rows.
+      this.terminate();
+      return;
     }
     this.onChange(this);
     this.exitWhenIdle();

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { ConvertedDocument, HaikuDocument } from '../../core/model/document';
 import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES, TEXT_FILE_SHARE_OF_MAX_BYTES } from '../../core/limits';
+import { BINARY_SNIFF_BYTES, MAX_FILE_BYTES } from '../../core/limits';
 import { convertAsciidoc } from './asciidoc';
 import { CODE_LANGUAGE_BY_EXTENSION, convertCode } from './code';
 import { convertCsv } from './csv';
@@ -91,9 +91,6 @@ const CONVERTER_BY_EXTENSION: Readonly<Record<string, ConverterKind>> = {
   '.webp': 'image',
 };
 
-/** Formats whose bytes are not text (zips, images, PDF): read without decoding and without the text-file limit. */
-const BINARY_KINDS: ReadonlySet<ConverterKind> = new Set<ConverterKind>(['pdf', 'docx', 'pptx', 'odp', 'xlsx', 'ods', 'odt', 'image']);
-
 export function converterFor(filePath: string): ConverterKind {
   const extension = path.extname(filePath).toLowerCase();
   return CONVERTER_BY_EXTENSION[extension] ?? (CODE_LANGUAGE_BY_EXTENSION[extension] !== undefined ? 'code' : 'text');
@@ -107,15 +104,6 @@ export function converterFor(filePath: string): ConverterKind {
 export async function convertFile(filePath: string, options: ConvertFileOptions = {}): Promise<ConvertedDocument> {
   const bytes = await readFileChecked(filePath, options);
   return convertBytes(filePath, bytes, options);
-}
-
-/**
- * The size limit of a text format (Markdown, HTML, CSV, AsciiDoc, code, plain text); undefined for PDF, DOCX and
- * notebooks, whose bytes are mostly not text (a notebook's are mostly base64 images of its outputs).
- */
-function textFileLimit(filePath: string, maxBytes: number): number | undefined {
-  const kind = converterFor(filePath);
-  return BINARY_KINDS.has(kind) || kind === 'notebook' ? undefined : Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
 }
 
 /**
@@ -143,10 +131,6 @@ async function readFileChecked(filePath: string, options: ConvertFileOptions): P
     }
     if (stats.size > maxBytes) {
       throw new ConversionError('file_too_large', filePath, `is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit. Split the file or raise the size limit.`);
-    }
-    const textLimit = textFileLimit(filePath, maxBytes);
-    if (textLimit !== undefined && stats.size > textLimit) {
-      throw new ConversionError('file_too_large', filePath, `is ${formatBytes(stats.size)}, over the ${formatBytes(textLimit)} limit for text files (Markdown, HTML, plain text: a fifth of the ${formatBytes(maxBytes)} file size limit, since all of their bytes are text to convert). Split the file or raise the size limit.`);
     }
     const bytes = readWhole(descriptor, stats.size, maxBytes);
     if (bytes.byteLength === 0) {

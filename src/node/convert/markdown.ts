@@ -1,6 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import type { ConvertedDocument, SourceRange } from '../../core/model/document';
 import { throwIfAborted } from '../../core/errors';
+import { MARKDOWN_SEGMENT_CHARS } from '../../core/limits';
 import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 import { firstHeadingText, jsonCommentTitle, parseHtml, readImages, walkHtml, type ConvertOptions, type LocalImageConvertOptions } from './html';
 import { localPicturesFor, type LocalPictures } from './pictures/localImages';
@@ -11,6 +12,9 @@ type BlockState = MarkdownIt.StateBlock;
 type InlineState = MarkdownIt.StateInline;
 type BlockRule = (state: BlockState, startLine: number, endLine: number, silent: boolean) => boolean;
 type InlineRule = (state: InlineState, silent: boolean) => boolean;
+type MarkdownEnv = Parameters<Markdown['parse']>[1];
+/** Link reference definitions by label, as markdown-it keeps them in its `env`. */
+type References = NonNullable<MarkdownEnv['references']>;
 
 /** `## Title {#anchor}` (VitePress, the Go site): the attribute block is markup, not title text. */
 const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
@@ -229,6 +233,8 @@ interface FrontMatter {
   /** The source with the front matter's lines blanked, so line numbers stay. */
   body: string;
   value: string;
+  /** Where the blanked front matter ends in `body`. */
+  bodyStart: number;
 }
 
 /** YAML (`---`) or TOML (`+++`) front matter on the first line, closed by the same fence. */
@@ -245,50 +251,228 @@ function splitFrontMatter(text: string): FrontMatter | undefined {
     return undefined;
   }
   const end = match.index + match[0].length;
-  const matter = text.slice(0, end);
-  return { body: matter.replace(/[^\r\n]/g, '') + text.slice(end), value: text.slice(opening[0].length, match.index) };
+  const blanked = text.slice(0, end).replace(/[^\r\n]/g, '');
+  return { body: blanked + text.slice(end), value: text.slice(opening[0].length, match.index), bodyStart: blanked.length };
+}
+
+/** `convertMarkdown`'s options; `segmentChars` only for tests (the default is `MARKDOWN_SEGMENT_CHARS`). */
+export interface MarkdownConvertOptions extends ConvertOptions, LocalImageConvertOptions {
+  segmentChars?: number;
+}
+
+/** What the walkers of one document's segments share. */
+interface MarkdownDocumentState {
+  builder: DocumentBuilder;
+  frontMatterTitle: string | undefined;
 }
 
 /**
  * Converts CommonMark + GFM (tables, footnotes, task lists) with YAML/TOML front matter.
  * Front matter is not an item; its `title:` becomes the title. `content` is the source itself.
+ * A big file is parsed segment by segment (see `markdownSegments`), so markdown-it's tokens for all of it never
+ * exist at once (a 44 MB file: ~170 MB of tokens and 50 MB of line tables); the items are the same as whole.
  */
-export async function convertMarkdown(text: string, options: ConvertOptions & LocalImageConvertOptions): Promise<ConvertedDocument> {
+export async function convertMarkdown(text: string, options: MarkdownConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
   const frontMatter = splitFrontMatter(text);
   const markdown = markdownParser();
   const parsed = frontMatter?.body ?? text;
-  const tokens = markdown.parse(parsed, {});
-  throwIfAborted(options.abortSignal);
   const localPictures = localPicturesFor(options);
-  const walker = new MarkdownWalker(text, parsed, options.abortSignal, localPictures);
-  if (frontMatter) {
-    walker.frontMatterTitle = titleFromFrontMatter(frontMatter.value);
+  const document: MarkdownDocumentState = { builder: new DocumentBuilder(), frontMatterTitle: frontMatter ? titleFromFrontMatter(frontMatter.value) : undefined };
+  // The front matter's blanked lines are shorter than the original's: offsets after it differ by this much.
+  const sourceShift = text.length - parsed.length;
+  for (const segment of markdownSegments(markdown, parsed, options.segmentChars ?? MARKDOWN_SEGMENT_CHARS, frontMatter?.bodyStart ?? 0, options.abortSignal)) {
+    const source = segment.start === 0 ? text.slice(0, segment.end + sourceShift) : text.slice(segment.start + sourceShift, segment.end + sourceShift);
+    const walker = new MarkdownWalker(document, source, segment.text, segment.firstLine, options.abortSignal, localPictures);
+    await walker.walkChildren(blockTree(segment.tokens), 0);
   }
-  await walker.walkChildren(blockTree(tokens), 0);
-  walker.builder.releaseHeldCaption();
-  const title = walker.frontMatterTitle ?? firstHeadingText(walker.builder) ?? options.fileName;
-  return { format: 'markdown', title, items: walker.builder.items, content: text, warnings: [...walker.builder.allWarnings(), ...(localPictures?.warnings() ?? [])] };
+  document.builder.releaseHeldCaption();
+  const title = document.frontMatterTitle ?? firstHeadingText(document.builder) ?? options.fileName;
+  return { format: 'markdown', title, items: document.builder.items, content: text, warnings: [...document.builder.allWarnings(), ...(localPictures?.warnings() ?? [])] };
 }
 
+/** One part of a document parsed on its own: `[start, end)` of the parsed text, its first line, its tokens. */
+interface MarkdownSegment {
+  start: number;
+  end: number;
+  firstLine: number;
+  text: string;
+  tokens: Token[];
+}
+
+/**
+ * A blank line, then an ATX heading at the start of a line. A heading there ends every open block (paragraph, list,
+ * block quote, table) except a fenced code block or an HTML block of CommonMark types 1–5 (`<pre>`, `<!--` …), which
+ * `endsInsideBlock` detects after parsing, so a cut there parses both sides exactly as the whole file.
+ */
+const SEGMENT_CUT = /(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)(?=#{1,6}(?:[ \t\r\n]|$))/g;
+
+/**
+ * A line that may start a link reference definition, `[label]:` after any container markers (block quotes, list items),
+ * the label up to 999 characters (line ends allowed). Looser than CommonMark, never stricter: a false match only costs
+ * `markdownSegments` a block-only pass.
+ */
+const REFERENCE_DEFINITION_START = /^[ \t>\-+*\d.)]*\[(?:[^\]\\]|\\[\s\S]){0,999}\]:/m;
+
+/**
+ * The document's tokens, segment by segment, each at least `segmentChars` long and cut before a heading (`SEGMENT_CUT`);
+ * a file without such headings is one segment. Link reference definitions apply document-wide: when the text may
+ * hold any (`REFERENCE_DEFINITION_START`), a first pass block-parses every segment to collect them, and each segment's inline parse sees all.
+ * Tokens are produced lazily: the caller walks one segment's before the next is parsed.
+ */
+function* markdownSegments(markdown: Markdown, parsed: string, segmentChars: number, firstCut: number, abortSignal: AbortSignal | undefined): Generator<MarkdownSegment> {
+  const cuts = segmentCuts(parsed, segmentChars, firstCut);
+  if (cuts.length === 0) {
+    yield { start: 0, end: parsed.length, firstLine: 0, text: parsed, tokens: markdown.parse(parsed, {}) };
+    return;
+  }
+  const references: References = {};
+  const mayHoldReferences = REFERENCE_DEFINITION_START.test(parsed);
+  // Without references one pass parses and checks each segment; with them the first pass checks (block rules only).
+  const segments = mayHoldReferences ? [...checkedSegments(markdown, parsed, cuts, references, true, abortSignal)].map(({ start, end, firstLine }) => ({ start, end, firstLine })) : undefined;
+  if (!segments) {
+    yield* checkedSegments(markdown, parsed, cuts, references, false, abortSignal);
+    return;
+  }
+  for (const { start, end, firstLine } of segments) {
+    throwIfAborted(abortSignal);
+    const text = parsed.slice(start, end);
+    yield { start, end, firstLine, text, tokens: markdown.parse(text, { references: Object.create(references) as References }) };
+  }
+}
+
+/** Cut offsets (and their 0-based lines) at least `segmentChars` apart, none before `firstCut`. */
+function segmentCuts(parsed: string, segmentChars: number, firstCut: number): Array<{ offset: number; line: number }> {
+  const cuts: Array<{ offset: number; line: number }> = [];
+  let previous = 0;
+  let line = 0;
+  let from = Math.max(firstCut, segmentChars);
+  while (from < parsed.length) {
+    SEGMENT_CUT.lastIndex = from - 1;
+    const match = SEGMENT_CUT.exec(parsed);
+    if (!match) {
+      break;
+    }
+    const offset = match.index + match[0].length;
+    line += lineBreaks(parsed, previous, offset);
+    cuts.push({ offset, line });
+    previous = offset;
+    from = offset + segmentChars;
+  }
+  return cuts;
+}
+
+/** Line ends in `[start, end)`, counted as `LineIndex` counts them (CRLF, LF and a lone CR each one). */
+function lineBreaks(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 10 || (code === 13 && text.charCodeAt(index + 1) !== 10)) {
+      count++;
+    }
+  }
+  return count;
+}
+
+/**
+ * Parses from cut to cut; a segment that ends inside a fenced code block or an HTML block takes in the next one and
+ * is parsed again. Each segment's reference definitions join `references` once the segment is kept (the first
+ * definition of a label wins, as in one parse). `blockOnly`: block rules only (the first of two passes).
+ */
+function* checkedSegments(
+  markdown: Markdown,
+  parsed: string,
+  cuts: ReadonlyArray<{ offset: number; line: number }>,
+  references: References,
+  blockOnly: boolean,
+  abortSignal: AbortSignal | undefined,
+): Generator<MarkdownSegment> {
+  const bounds = [{ offset: 0, line: 0 }, ...cuts, { offset: parsed.length, line: -1 }];
+  let first = 0;
+  while (first < bounds.length - 1) {
+    let last = first + 1;
+    for (;;) {
+      throwIfAborted(abortSignal);
+      const start = bounds[first].offset;
+      const end = bounds[last].offset;
+      const text = parsed.slice(start, end);
+      const env = { references: Object.create(references) as References };
+      const tokens = blockOnly ? blockTokens(markdown, text, env) : markdown.parse(text, env);
+      if (last < bounds.length - 1 && endsInsideBlock(tokens, bounds[last].line - bounds[first].line)) {
+        last++;
+        continue;
+      }
+      Object.assign(references, env.references);
+      yield { start, end, firstLine: bounds[first].line, text, tokens };
+      break;
+    }
+    first = last;
+  }
+}
+
+/** Block tokens only (markdown-it's core rules `normalize` and `block`), with reference definitions collected in `env`. */
+function blockTokens(markdown: Markdown, text: string, env: MarkdownEnv): Token[] {
+  const state = new markdown.core.State(text, markdown, env);
+  const rules = (markdown.core.ruler as unknown as { __rules__: Array<RuleEntry<(state: InstanceType<Markdown['core']['State']>) => void>> }).__rules__;
+  for (const name of ['normalize', 'block']) {
+    rules.find((entry) => entry.name === name)!.fn(state);
+  }
+  return state.tokens;
+}
+
+/**
+ * Whether the segment's last top-level block is a fenced code block or an HTML block running to its end (`lineCount`
+ * lines, the last one blank): unclosed there, so in the whole file it would go on past the cut.
+ */
+function endsInsideBlock(tokens: readonly Token[], lineCount: number): boolean {
+  for (let index = tokens.length - 1; index >= 0; index--) {
+    const token = tokens[index];
+    if (token.level === 0 && token.map) {
+      return (token.type === 'fence' || token.type === 'html_block') && token.map[1] >= lineCount;
+    }
+  }
+  return false;
+}
+
+/** A segment's lines: offsets within the segment, ranges counted from the document's first line. */
+class SegmentLineIndex extends LineIndex {
+  constructor(
+    text: string,
+    private readonly firstLine: number,
+  ) {
+    super(text);
+  }
+
+  override range(start: number, end: number): SourceRange {
+    const range = super.range(start, end);
+    return this.firstLine === 0 ? range : { ...range, startLine: range.startLine! + this.firstLine, endLine: range.endLine! + this.firstLine };
+  }
+}
+
+/** Walks the tokens of one segment into the document's builder. */
 class MarkdownWalker {
-  readonly builder = new DocumentBuilder();
-  frontMatterTitle: string | undefined;
+  readonly builder: DocumentBuilder;
   /** Lines of the original text: offsets into markdown-it's normalised source map to the same line and column. */
   private readonly lineIndex: LineIndex;
   private readonly normalizedLines: LineIndex;
 
-  /** `parsed` is `source` with its front matter blanked (same lines); markdown-it's offsets count in it. */
+  /**
+   * `parsed` is `source` with its front matter blanked (same lines); markdown-it's offsets count in it. Both are the
+   * segment starting at the document's line `firstLine`.
+   */
   constructor(
+    private readonly document: MarkdownDocumentState,
     private readonly source: string,
     parsed: string,
+    firstLine: number,
     private readonly abortSignal: AbortSignal | undefined,
     /** Reads local images; undefined: images keep their alt text only. */
     private readonly localPictures: LocalPictures | undefined,
   ) {
-    this.lineIndex = new LineIndex(source);
+    this.builder = document.builder;
+    this.lineIndex = new SegmentLineIndex(source, firstLine);
     // markdown-it turns CRLF and CR into LF; its offsets count one character per line end.
-    this.normalizedLines = parsed === source && !/\r/.test(source) ? this.lineIndex : new LineIndex(parsed.replace(/\r\n?/g, '\n'));
+    this.normalizedLines = parsed === source && !/\r/.test(source) ? this.lineIndex : new SegmentLineIndex(parsed.replace(/\r\n?/g, '\n'), firstLine);
   }
 
   async walkChildren(nodes: readonly BlockNode[], depth: number): Promise<void> {
@@ -409,7 +593,7 @@ class MarkdownWalker {
     const html = token.content.replace(/\n$/, '');
     if (this.builder.items.length === 0) {
       // The Go site's Markdown opens with the same JSON comment as its HTML fragments.
-      this.frontMatterTitle ??= jsonCommentTitle(html);
+      this.document.frontMatterTitle ??= jsonCommentTitle(html);
     }
     if (!html.trim() || /^<!--[\s\S]*-->\s*$/.test(html.trim())) {
       return;

@@ -69,7 +69,7 @@ describe('haiku convert', function () {
   it('runs in the conversion worker with its time limit: a file past --timeout is a one-line error and exit code 1', async () => {
     const folder = temporaryFolder('haiku-convert-');
     try {
-      // About 6 MB of Markdown (under the 10 MiB limit for text files): far more than any parser converts in 50 ms.
+      // About 6 MB of Markdown: far more than any parser converts in 50 ms.
       const paragraphs = Array.from({ length: 100_000 }, (_, index) => `Paragraph ${index} has *some* [linked](https://example.com/${index}) words.\n\n`);
       fs.writeFileSync(path.join(folder.path, 'large.md'), `# Large\n\n${paragraphs.join('')}`);
       const io = { ...captureIo(), cwd: folder.path };
