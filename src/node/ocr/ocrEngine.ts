@@ -159,8 +159,11 @@ export function languageDataFile(code: string, bundleFolder: string = path.join(
   }
   const found = candidates.find((candidate) => fs.existsSync(candidate));
   if (found === undefined) {
-    throw new HaikuError('invalid_settings', `The OCR language '${code}' is not installed (no ${code}.traineddata.gz in ${bundleFolder} and no npm package @tesseract.js-data/${code}). `
-      + `Install it next to Haiku (\`npm install @tesseract.js-data/${code}\`), or copy ${code}.traineddata.gz into ${bundleFolder}, or remove '${code}' from processing.ocr.languages.`,
+    // From the sources there is no bundle folder to name; the package is the way.
+    const bundle = fs.existsSync(bundleFolder);
+    throw new HaikuError('invalid_settings', `The OCR language '${code}' is not installed (no npm package @tesseract.js-data/${code}${bundle ? ` and no ${code}.traineddata.gz in ${bundleFolder}` : ''}). `
+      + `Install it next to Haiku (\`npm install @tesseract.js-data/${code}\`)${bundle ? `, or copy ${code}.traineddata.gz (from that package's 4.0.0_best_int folder) into ${bundleFolder}` : ''}, `
+      + `or remove '${code}' from processing.ocr.languages.`,
     { remedy: { settings: ['processing.ocr.languages'] } });
   }
   return found;

@@ -58,7 +58,9 @@ describe('settings mapping (haiku.* → core configuration)', () => {
     const settings: Record<string, unknown> = { 'processing.pictures': 'description', 'processing.pictureDescription.model': 'qwen2.5vl:7b', 'model.baseUrl': 'http://127.0.0.1:11434/v1/' };
     const apiKeys = { model: 'secret' };
     const same = configFromSettings((key) => settings[key], { defaultDatabaseUri: '/s', apiKeys }).processing;
-    assert.deepStrictEqual(same, { pictures: 'description', pictureDescription: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5vl:7b', apiKey: 'secret' } });
+    assert.deepStrictEqual(same, { pictures: 'description', ocr: { enabled: true, languages: ['eng'] }, pictureDescription: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5vl:7b', apiKey: 'secret' } });
+    const ocrSettings: Record<string, unknown> = { 'processing.ocr.enabled': false, 'processing.ocr.languages': ['eng', 'deu'] };
+    assert.deepStrictEqual(configFromSettings((key) => ocrSettings[key], { defaultDatabaseUri: '/s' }).processing.ocr, { enabled: false, languages: ['eng', 'deu'] });
     settings['processing.pictureDescription.baseUrl'] = 'https://vision.example.com/v1';
     assert.strictEqual(configFromSettings((key) => settings[key], { defaultDatabaseUri: '/s', apiKeys }).processing.pictureDescription.apiKey, undefined);
     settings['processing.pictures'] = 'thumbnails';
