@@ -202,7 +202,7 @@ export const RECENT_CHUNKS_MAX_ROWS = 2_000;
 /** The recent-chunks table is folded into the main FTS index (a full rebuild) after this long without writes (ms). */
 export const RECENT_CHUNKS_FOLD_IDLE_MS = 60_000;
 /** Glob patterns indexed by default. */
-export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,odt,pptx,odp,xlsx,xlsm,ods,txt,rst,tex,csv,tsv,ipynb,adoc,asciidoc}'];
+export const DEFAULT_INCLUDE_GLOBS: readonly string[] = ['**/*.{md,markdown,mdx,html,htm,pdf,docx,odt,pptx,odp,xlsx,xlsm,ods,txt,rst,csv,tsv,ipynb,adoc,asciidoc}'];
 /** Glob patterns never indexed (in addition to `.gitignore`). */
 export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'];
 /** Documents written in one batch (one commit per table); 2048 rather than 256 cut SciFact's write CPU from 2.7 s to 1.5 s (fewer commits and fragments). */

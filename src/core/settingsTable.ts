@@ -109,7 +109,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
     path: 'index.include',
     file: { key: 'index.include', schema: globs('Globs of the files to index.') },
     vscode: {
-      key: 'index.include', category: 'index', order: 2, type: 'array', default: ['**/*.{md,markdown,mdx,html,htm,pdf,docx,txt,rst,csv,tsv,ipynb,adoc,asciidoc}'], items: { type: 'string' },
+      key: 'index.include', category: 'index', order: 2, type: 'array', default: ['**/*.{md,markdown,mdx,html,htm,pdf,docx,odt,pptx,odp,xlsx,xlsm,ods,txt,rst,csv,tsv,ipynb,adoc,asciidoc}'], items: { type: 'string' },
       description: 'Glob patterns of the files to index, relative to each workspace folder. Source code (`.py`, `.ts`, `.go`, …) is indexed (as code blocks in its language) only when a pattern names it, e.g. `**/*.py`.',
     },
   },
