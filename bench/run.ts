@@ -20,6 +20,7 @@ import { loadQrels, loadScifactCorpus, loadScifactQueries, scifactFolder, scifac
 import type { Embedder } from '../src/core/embeddings/embedder';
 import { minisearchReference } from './minisearchReference';
 import { objectStorageBenchmarks } from './objectStorage';
+import { bucketLatencyBenchmarks } from './bucketLatency';
 import { idleMemoryInChild } from './idleMemory';
 import { coldStartBenchmarks } from './coldStart';
 import { pictureBenchmarks } from './pictures';
@@ -52,6 +53,14 @@ async function main(): Promise<void> {
           const objectStorage = await objectStorageBenchmarks(work);
           rows.push(...objectStorage.rows);
           notes.push(...objectStorage.notes);
+        },
+      ],
+      [
+        'bucket latency',
+        async () => {
+          const bucket = await bucketLatencyBenchmarks(work);
+          rows.push(...bucket.rows);
+          notes.push(...bucket.notes);
         },
       ],
     ];

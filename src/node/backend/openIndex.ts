@@ -183,8 +183,8 @@ async function openVersionProbe(uri: string, storage: ObjectStorageSettings | un
 
 /**
  * The local mirror of a read-only `s3://` index, synced, or undefined (another scheme, no cache folder, or an index
- * larger than the cache's bound: then LanceDB reads the bucket). The bucket is asked once directly first, so an
- * unreachable one fails fast with the usual message.
+ * larger than the cache's bound: then LanceDB reads the bucket). Its listing is also the reachability check: an
+ * unreachable bucket, refused keys or a missing bucket fail fast with a typed error.
  */
 async function openBucketMirror(uri: string, storage: ObjectStorageSettings, folder: string | false | undefined, abortSignal: AbortSignal | undefined): Promise<BucketMirror | undefined> {
   const cacheFolder = folder === false ? undefined : (folder ?? bucketCacheFolder());
@@ -192,7 +192,6 @@ async function openBucketMirror(uri: string, storage: ObjectStorageSettings, fol
   if (!isS3Uri(uri) || !storageOptions || cacheFolder === undefined) {
     return undefined;
   }
-  await requireObjectStorageAnswers(uri, storageOptions, abortSignal);
   const mirror = new BucketMirror({ uri, storageOptions, cacheFolder });
   try {
     await mirror.sync(abortSignal);

@@ -19,9 +19,10 @@
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
 import { BUCKET_CACHE_DOWNLOAD_CONCURRENCY, BUCKET_CACHE_MAX_BYTES, OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS } from '../../core/limits';
@@ -220,9 +221,9 @@ export class BucketMirror {
         query.set('continuation-token', token);
       }
       const answer = await this.request('', `?${query.toString()}`, abortSignal);
-      const xml = await answer.text();
-      if (answer.status !== 200) {
-        throw bucketError(this.uri, answer.status, xml);
+      const xml = await readText(answer);
+      if (answer.statusCode !== 200) {
+        throw bucketError(this.uri, answer.statusCode ?? 0, xml);
       }
       for (const entry of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
         const key = decodeXml(/<Key>([\s\S]*?)<\/Key>/.exec(entry[1])?.[1] ?? '');
@@ -241,28 +242,31 @@ export class BucketMirror {
   private async download(key: string, abortSignal: AbortSignal | undefined): Promise<string> {
     const objectPath = [this.prefix, key].filter((part) => part !== '').join('/').split('/').map(encodeRfc3986).join('/');
     const answer = await this.request(objectPath, '', abortSignal);
-    if (answer.status !== 200 || !answer.body) {
-      throw bucketError(this.uri, answer.status, await answer.text());
+    if (answer.statusCode !== 200) {
+      throw bucketError(this.uri, answer.statusCode ?? 0, await readText(answer));
     }
     const target = this.localPath(key);
     fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
     const partial = `${target}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     try {
-      await pipeline(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>), fs.createWriteStream(partial, { mode: 0o600 }));
+      await pipeline(answer, fs.createWriteStream(partial, { mode: 0o600 }));
       fs.renameSync(partial, target);
     } catch (error) {
       removeQuietly(partial);
       throw error;
     }
-    return normalizeEtag(answer.headers.get('etag'));
+    return normalizeEtag(answer.headers.etag);
   }
 
   private localPath(key: string): string {
     return path.join(this.folder, ...key.split('/'));
   }
 
-  /** One signed GET to the real bucket (path-style or virtual-hosted, as its storage options say). */
-  private async request(objectPath: string, search: string, abortSignal: AbortSignal | undefined): Promise<Response> {
+  /**
+   * One signed GET to the real bucket (path-style or virtual-hosted, as its storage options say). Through `node:http`,
+   * not `fetch`: a process's first `fetch` loads undici, 0.3–0.5 s of a cold start on a loaded machine.
+   */
+  private request(objectPath: string, search: string, abortSignal: AbortSignal | undefined): Promise<http.IncomingMessage> {
     this.stats.requests++;
     const endpoint = this.options.aws_endpoint;
     const region = this.options.region ?? 'us-east-1';
@@ -286,17 +290,28 @@ export class BucketMirror {
     if (keyId && secret) {
       headers.authorization = signatureV4({ method: 'GET', url, headers, payloadHash, amzDate, region, keyId, secret });
     }
-    const { host: _host, ...sent } = headers;
-    const timeout = AbortSignal.timeout(OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS * 1000);
-    try {
-      return await fetch(url, { headers: sent, signal: abortSignal ? AbortSignal.any([abortSignal, timeout]) : timeout });
-    } catch (error) {
-      if (abortSignal?.aborted) {
-        throw error;
-      }
-      throw new HaikuError('storage_unreachable', `Could not reach object storage for ${this.uri} while syncing the bucket cache: ${errorMessage(error)}. Check the endpoint and the network.`, { cause: error });
-    }
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = client.get(url, { headers, signal: abortSignal, timeout: OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS * 1000 }, resolve);
+      // A server that accepts the connection and never answers must not hold the open forever.
+      request.on('timeout', () => request.destroy(new Error(`timed out after ${OBJECT_STORAGE_REQUEST_TIMEOUT_SECONDS} s without an answer`)));
+      request.on('error', (error) => {
+        reject(
+          abortSignal?.aborted
+            ? error
+            : new HaikuError('storage_unreachable', `Could not reach object storage for ${this.uri} while syncing the bucket cache: ${errorMessage(error)}. Check the endpoint and the network.`, { cause: error }),
+        );
+      });
+    });
   }
+}
+
+async function readText(answer: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer) {
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A typed error for a refused listing or download (credentials, a missing bucket), naming what to check. */

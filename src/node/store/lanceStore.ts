@@ -56,6 +56,8 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
   /** Fail with `not_found` instead of creating the tables when the index has none (implied by `readOnly`). */
   mustExist?: boolean;
+  /** A local folder holding a synced copy of the `s3://` index (`BucketMirror`): LanceDB reads it, `uri` still names the index. */
+  localMirror?: string;
 }
 
 /** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
@@ -66,10 +68,12 @@ export async function openStore(options: OpenStoreOptions): Promise<LanceStore> 
     fs.mkdirSync(uri, { recursive: true });
   }
   const storageOptions = storageOptionsFor(uri, options.storage);
-  await requireObjectStorageAnswers(uri, storageOptions, options.abortSignal);
+  if (!options.localMirror) {
+    await requireObjectStorageAnswers(uri, storageOptions, options.abortSignal);
+  }
   let connection: lancedb.Connection;
   try {
-    connection = await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
+    connection = options.localMirror ? await lancedb.connect(options.localMirror) : await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
   } catch (error) {
     throw objectStorageError(error, uri, storageOptions) ?? new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${withoutSecrets(errorMessage(error), storageOptions)}. Check the path and its permissions.`, { cause: error, remedy: { settings: ['index.databaseUri'] } });
   }
