@@ -67,17 +67,18 @@ export async function convertPresentation(bytes: Uint8Array, options: Presentati
     }
     throw new ConversionError('corrupt_file', options.filePath, 'is a legacy binary PowerPoint file (.ppt), not PPTX. Save it as .pptx in PowerPoint or LibreOffice Impress.');
   }
+  const repair = isPptx ? 'Re-save it from PowerPoint' : 'Re-save it from LibreOffice Impress';
   const archive = await openZipArchive(bytes, {
     filePath: options.filePath,
     kind: isPptx ? 'a PPTX presentation' : 'an ODP presentation',
-    repair: isPptx ? 'Re-save it from PowerPoint' : 'Re-save it from LibreOffice Impress',
+    repair,
     abortSignal: options.abortSignal,
   });
   if (isPptx ? !archive.has('ppt/presentation.xml') : !archive.has('content.xml')) {
     throw new ConversionError(
       'corrupt_file',
       options.filePath,
-      `is a zip archive but not ${isPptx ? 'a PPTX presentation (no ppt/presentation.xml)' : 'an ODP presentation (no content.xml)'}. ${isPptx ? 'Re-save it from PowerPoint' : 'Re-save it from LibreOffice Impress'} or exclude it from indexing.`,
+      `is a zip archive but not ${isPptx ? 'a PPTX presentation (no ppt/presentation.xml)' : 'an ODP presentation (no content.xml)'}. ${repair} or exclude it from indexing.`,
     );
   }
   const builder = new DocumentBuilder();
@@ -101,7 +102,7 @@ export async function convertPresentation(bytes: Uint8Array, options: Presentati
     }
     // Malformed markup deep enough to exhaust the stack, or a structure no reader expects: a clear refusal, not a crash.
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ConversionError('corrupt_file', options.filePath, `could not be read at slide ${number + 1} (${reason}). ${isPptx ? 'Re-save it from PowerPoint' : 'Re-save it from LibreOffice Impress'} or exclude it from indexing.`, { cause: error });
+    throw new ConversionError('corrupt_file', options.filePath, `could not be read at slide ${number + 1} (${reason}). ${repair} or exclude it from indexing.`, { cause: error });
   }
   if (number === 0) {
     builder.warn('The presentation has no slides.');
@@ -115,6 +116,12 @@ export async function convertPresentation(bytes: Uint8Array, options: Presentati
   };
 }
 
+/** Where an item sits: its slide, as a named range and as a page number. */
+interface SlidePlace {
+  sourceRange: SourceRange;
+  pageNumbers: number[];
+}
+
 /** Turns slides into items, each carrying its slide number. */
 class SlideWriter {
   readonly pictures = new PictureCollector();
@@ -125,47 +132,48 @@ class SlideWriter {
   ) {}
 
   async write(slide: SlideContent, number: number): Promise<void> {
-    const at = { sourceRange: { slide: number } satisfies SourceRange, pageNumbers: [number] };
-    this.builder.add({ label: 'section_header', headingLevel: 1, text: slide.title ?? `Slide ${number}`, ...at });
+    // A fresh range per item: items never share a mutable object.
+    const at = (): SlidePlace => ({ sourceRange: { slide: number }, pageNumbers: [number] });
+    this.builder.add({ label: 'section_header', headingLevel: 1, text: slide.title ?? `Slide ${number}`, ...at() });
     for (const block of slide.blocks) {
       switch (block.kind) {
         case 'heading':
-          this.builder.add({ label: 'section_header', headingLevel: 2, text: block.text, ...at });
+          this.builder.add({ label: 'section_header', headingLevel: 2, text: block.text, ...at() });
           break;
         case 'paragraph':
-          this.builder.add({ label: 'paragraph', text: block.text, ...at });
+          this.builder.add({ label: 'paragraph', text: block.text, ...at() });
           break;
         case 'list_item':
-          this.builder.add({ label: 'list_item', text: block.text, treeDepth: block.depth, ...at }, { ordered: block.ordered });
+          this.builder.add({ label: 'list_item', text: block.text, treeDepth: block.depth, ...at() }, { ordered: block.ordered });
           break;
         case 'table':
-          this.addTable(block.rows, at);
+          this.addTable(block.rows, at());
           break;
         case 'picture':
-          await this.addPicture(block, at);
+          await this.addPicture(block, at());
           break;
         case 'chart':
           // As docling: the chart as a picture, its title as the caption, its data as a table.
-          this.builder.add({ label: 'picture', text: block.chartKind, ...at });
+          this.builder.add({ label: 'picture', text: block.chartKind, ...at() });
           if (block.title) {
-            this.builder.add({ label: 'caption', text: block.title, ...at });
+            this.builder.add({ label: 'caption', text: block.title, ...at() });
           }
           if (block.rows) {
-            this.addTable(block.rows.map((row) => row.map((text) => ({ text, columnSpan: 1, rowSpan: 1, covered: false }))), at);
+            this.addTable(block.rows.map((row) => row.map((text) => ({ text, columnSpan: 1, rowSpan: 1, covered: false }))), at());
           }
           break;
       }
     }
     if (slide.notes.length > 0) {
-      this.builder.add({ label: 'paragraph', text: `Speaker notes: ${slide.notes.join('\n')}`, ...at });
+      this.builder.add({ label: 'paragraph', text: `Speaker notes: ${slide.notes.join('\n')}`, ...at() });
     }
     for (const comment of slide.comments) {
       const day = /^\d{4}-\d{2}-\d{2}/.exec(comment.date ?? '')?.[0];
-      this.builder.add({ label: 'paragraph', text: `Comment${comment.author ? ` by ${comment.author}` : ''}${day ? ` (${day})` : ''}: ${comment.text}`, ...at });
+      this.builder.add({ label: 'paragraph', text: `Comment${comment.author ? ` by ${comment.author}` : ''}${day ? ` (${day})` : ''}: ${comment.text}`, ...at() });
     }
   }
 
-  private addTable(rows: SourceCell[][], at: { sourceRange: SourceRange; pageNumbers: number[] }): void {
+  private addTable(rows: SourceCell[][], at: SlidePlace): void {
     const { grid, truncated } = spannedGrid(rows);
     if (truncated) {
       this.builder.warn(`A table on slide ${at.pageNumbers[0]} has more cells than are indexed; only its first rows are kept.`);
@@ -175,7 +183,7 @@ class SlideWriter {
     }
   }
 
-  private async addPicture(block: Extract<SlideBlock, { kind: 'picture' }>, at: { sourceRange: SourceRange; pageNumbers: number[] }): Promise<void> {
+  private async addPicture(block: Extract<SlideBlock, { kind: 'picture' }>, at: SlidePlace): Promise<void> {
     if (block.problem) {
       this.builder.warn(`Slide ${at.pageNumbers[0]}: ${block.problem}; the picture is kept without its image.`);
     }
