@@ -575,6 +575,9 @@ class LatexConverter {
     let paragraphEnd = -1;
     let raw = '';
     const extend = (from: number, to: number) => {
+      if (paragraphStart < 0 && text.slice(from, to).trim() === '') {
+        return;
+      }
       if (paragraphStart < 0) {
         paragraphStart = from;
       }
@@ -585,7 +588,10 @@ class LatexConverter {
       if (paragraphStart >= 0) {
         const paragraph = this.inline(raw);
         if (paragraph) {
-          this.builder.add({ label: 'paragraph', text: paragraph, treeDepth: depth, sourceRange: this.range(paragraphStart, paragraphEnd) });
+          // The range starts at the paragraph's first character, not at the line break before it.
+          const leading = raw.length - raw.trimStart().length;
+          const trailing = raw.length - raw.trimEnd().length;
+          this.builder.add({ label: 'paragraph', text: paragraph, treeDepth: depth, sourceRange: this.range(paragraphStart + leading, Math.max(paragraphStart + leading + 1, paragraphEnd - trailing)) });
         }
       }
       paragraphStart = -1;
@@ -714,6 +720,11 @@ class LatexConverter {
       const { end: after } = this.macros.has(name) || TEXT_COMMANDS[bareName] !== undefined || DROPPED_COMMANDS[name] !== undefined || CITE_COMMAND.test(name) || REFERENCE_COMMAND.test(name) || name === 'footnote' || name === 'thanks' || name === 'url' || name === 'href'
         ? skipArguments(text, command.end, this.argumentCount(name))
         : { end: command.end };
+      if (paragraphStart < 0 && DROPPED_COMMANDS[name] !== undefined) {
+        // A `\label` or `\vspace` between blocks starts no paragraph (its range would begin a line early).
+        index = Math.min(end, after);
+        continue;
+      }
       extend(index, Math.min(end, after));
       index = Math.min(end, after);
     }
