@@ -263,6 +263,46 @@ describe('convertPresentation (PPTX, ODP)', function () {
     assert.ok(slideTwo.indexOf('A test pattern') < slideTwo.indexOf('Shape text in a span'), JSON.stringify(slideTwo));
   });
 
+  it('reads grouped shapes in their place and SmartArt node text as list items', async () => {
+    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const slideName = 'ppt/slides/slide3.xml';
+    const textShape = (text: string, x: number, y: number) =>
+      `<p:sp><p:nvSpPr><p:cNvPr id="90" name="t"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="${x}" y="${y}"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
+    const group = `<p:grpSp><p:nvGrpSpPr><p:cNvPr id="80" name="g"/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr><a:xfrm><a:off x="0" y="100"/><a:ext cx="1" cy="1"/></a:xfrm></p:grpSpPr>${textShape('Grouped second', 500, 100)}${textShape('Grouped first', 100, 100)}</p:grpSp>`;
+    const smartArt =
+      '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="81" name="d"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="0" y="6000000"/><a:ext cx="1" cy="1"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">' +
+      '<dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rId70" r:lo="rId71" r:qs="rId72" r:cs="rId73"/></a:graphicData></a:graphic></p:graphicFrame>';
+    const slide = entries.get(slideName)!.toString('utf8');
+    entries.set(slideName, Buffer.from(slide.replace('</p:spTree>', `${group}${smartArt}</p:spTree>`)));
+    const relsName = 'ppt/slides/_rels/slide3.xml.rels';
+    entries.set(
+      relsName,
+      Buffer.from(
+        entries
+          .get(relsName)!
+          .toString('utf8')
+          .replace('</Relationships>', '<Relationship Id="rId70" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData" Target="../diagrams/data1.xml"/></Relationships>'),
+      ),
+    );
+    entries.set(
+      'ppt/diagrams/data1.xml',
+      Buffer.from(
+        '<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>' +
+          '<dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>document node</a:t></a:r></a:p></dgm:t></dgm:pt>' +
+          '<dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Plan</a:t></a:r></a:p></dgm:t></dgm:pt>' +
+          '<dgm:pt modelId="2" type="parTrans"/><dgm:pt modelId="3"><dgm:t><a:p><a:r><a:t>Build</a:t></a:r></a:p></dgm:t></dgm:pt>' +
+          '</dgm:ptLst></dgm:dataModel>',
+      ),
+    );
+    const document = await convert(zip(entries), 'shapes.pptx');
+    const slideThree = document.items.filter((item) => item.sourceRange?.slide === 3).map((item) => `${item.label} ${item.text}`);
+    // The group sits at the top (y = 100), its members left to right; the SmartArt at the bottom.
+    assert.deepEqual(slideThree.slice(0, 3), ['section_header Slide 3', 'paragraph Grouped first', 'paragraph Grouped second']);
+    const notesAt = slideThree.findIndex((line) => line.startsWith('paragraph Speaker notes'));
+    assert.deepEqual(slideThree.slice(notesAt - 2, notesAt), ['list_item Plan', 'list_item Build']);
+    assert.ok(!slideThree.some((line) => line.includes('document node')));
+  });
+
   it('orders slides as the presentation lists them, not by part name', async () => {
     const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
     const presentation = entries.get('ppt/presentation.xml')!.toString('utf8');
