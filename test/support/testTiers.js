@@ -7,6 +7,7 @@
 // slowest files (the last group) joined this list, leaving ~75 s of tests to it on a machine busier still.
 const integrationTestFiles = [
   'test/unit/convert/hostileInput.test.ts', // 153 s
+  'test/unit/convert/bigText.test.ts', // 36 s (2.6 MB of Markdown whole and in segments, 12 MB through a worker)
   'test/unit/ocr/ocrEngine.test.ts', // 20 s (Tesseract in WebAssembly)
   'test/unit/convert/image.test.ts', // 18 s (OCR of every image format)
   'test/unit/index/indexer.test.ts', // 137 s
