@@ -4,6 +4,7 @@ import { errorMessage } from '../core/errors';
 import { plainCitation } from './citationFormat';
 import { vscodeErrorText } from './errorWording';
 import { COMMANDS, type CommandId } from './contributionIds';
+import { opensAsRendering } from './sectionLocate';
 import { renderingUri, type DocumentNavigator, type JumpContext } from './documentNavigation';
 import type { ExtensionKnowledgeBase } from './indexBackend';
 import type { IndexService } from './indexService';
@@ -103,7 +104,7 @@ export function registerCommands(dependencies: CommandDependencies): vscode.Disp
     register(COMMANDS.openSection, async (node: SectionsTreeNode) => {
       if (node.kind === 'document') {
         const document = node.document;
-        await vscode.commands.executeCommand('vscode.open', /^(pdf|docx)$/.test(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri));
+        await vscode.commands.executeCommand('vscode.open', opensAsRendering(document.format) ? renderingUri(document) : vscode.Uri.parse(document.uri));
       } else if (node.kind === 'section') {
         await navigator.openSection(node.document, { title: node.section.title, startLine: node.startLine, selfRef: node.section.selfRef, page: node.section.pageNumbers[0] });
       }

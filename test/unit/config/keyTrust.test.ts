@@ -210,7 +210,7 @@ describe('API keys go only to base URLs the user named or trusted', function () 
       writeConfig({ index: { database: 's3://team-bucket/index', storage: { endpoint } } });
       const refused = await runInProcess(['search', 'ferrets'], { cwd: workspace.path, env: awsEnv });
       assert.equal(refused.code, 1, refused.stderr);
-      assert.deepEqual(requests, [], 'nothing was sent to the file\'s endpoint');
+      assert.equal(requests.length, 0, 'nothing was sent to the file\'s endpoint');
       assert.ok(refused.stderr.includes(`the object storage endpoint ${endpoint} comes from ${configFile()}`), refused.stderr);
       assert.ok(refused.stderr.includes(`\`haiku trust ${endpoint}\``), refused.stderr);
       assert.ok(!refused.stderr.includes('user-secret-key'));
