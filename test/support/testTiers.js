@@ -15,6 +15,7 @@ const integrationTestFiles = [
   'test/unit/core/chunkTokenCounting.test.ts', // 71 s
   'test/unit/store/objectStorage.test.ts', // 66 s
   'test/unit/store/objectStorageLease.test.ts', // 62 s
+  'test/unit/store/bucketMirror.test.ts', // 48 s (s3rver, several publishes)
   'test/unit/index/scannerUnreadable.test.ts', // 50 s
   'test/unit/store/writerLease.test.ts', // 50 s
   'test/unit/sandbox/codeSandbox.test.ts', // 50 s

@@ -235,7 +235,7 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
     probe = options.followOtherWriters ? await openVersionProbe(mirror ? mirror.folder : uri, mirror ? undefined : storage) : undefined;
     store = await openStore({
       uri,
-      localMirror: mirror?.folder,
+      localMirror: mirror,
       embedder,
       reranker,
       search: config.search,

@@ -56,8 +56,8 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
   /** Fail with `not_found` instead of creating the tables when the index has none (implied by `readOnly`). */
   mustExist?: boolean;
-  /** A local folder holding a synced copy of the `s3://` index (`BucketMirror`): LanceDB reads it, `uri` still names the index. */
-  localMirror?: string;
+  /** A local copy of the `s3://` index (`BucketMirror`): LanceDB reads its folder, `uri` still names the index, `refresh()` syncs it first. */
+  localMirror?: { folder: string; sync(): Promise<unknown> };
 }
 
 /** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
@@ -73,7 +73,7 @@ export async function openStore(options: OpenStoreOptions): Promise<LanceStore> 
   }
   let connection: lancedb.Connection;
   try {
-    connection = options.localMirror ? await lancedb.connect(options.localMirror) : await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
+    connection = options.localMirror ? await lancedb.connect(options.localMirror.folder) : await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
   } catch (error) {
     throw objectStorageError(error, uri, storageOptions) ?? new HaikuError('unreadable_file', `Could not open the index at ${uri}: ${withoutSecrets(errorMessage(error), storageOptions)}. Check the path and its permissions.`, { cause: error, remedy: { settings: ['index.databaseUri'] } });
   }
@@ -99,6 +99,7 @@ export class LanceStore implements KnowledgeBase {
   /** Opened with `readOnly`: nothing is ever written (no lease, no optimize). */
   readonly readOnly: boolean;
   private readonly storageOptions: Record<string, string> | undefined;
+  private readonly localMirror: OpenStoreOptions['localMirror'];
   private readonly mustExist: boolean;
   private readonly tables: StoreTables;
   private readonly queue: WriteQueue;
@@ -116,6 +117,7 @@ export class LanceStore implements KnowledgeBase {
     this.embedder = options.embedder;
     this.readOnly = options.readOnly ?? false;
     this.storageOptions = storageOptionsFor(uri, options.storage);
+    this.localMirror = options.localMirror;
     this.mustExist = options.mustExist ?? false;
     this.tables = new StoreTables(connection, uri, options.embedder);
     this.queue = new WriteQueue({
@@ -212,6 +214,8 @@ export class LanceStore implements KnowledgeBase {
   async refresh(): Promise<void> {
     this.invalidateCaches();
     try {
+      // A mirrored index fetches the bucket's new files first (one listing when nothing changed).
+      await this.localMirror?.sync();
       await this.tables.checkoutLatest();
       await this.recent.checkoutLatest();
     } catch (error) {

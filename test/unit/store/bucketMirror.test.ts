@@ -71,6 +71,8 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     await publish(storage, uri, documents, { 'one.md': '# One\n\nThe wombat section.\n' });
     const everyCall = await openConsumer(storage, uri, path.join(folder.path, 'follow-cache'));
     const throttled = await openConsumer(storage, uri, path.join(folder.path, 'throttled-cache'), 60_000);
+    // VS Code's additional databases: read-only, no version probe; they call `store.refresh()` themselves.
+    const additional = await openIndex({ config: defaultConfig(), cwd: process.cwd(), databaseUri: uri, mustExist: true, readOnly: true, storage: settingsFor(storage), models: {}, bucketCacheFolder: path.join(folder.path, 'additional-cache') });
     try {
       assert.equal(everyCall.store.uri, uri, 'messages still name the bucket');
       assert.ok(fs.readdirSync(path.join(folder.path, 'follow-cache')).length === 1, 'the index was mirrored');
@@ -81,7 +83,11 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
       assert.equal((await everyCall.store.search('wombat')).length, 2, 'the new publish is searched after refresh');
       await throttled.refreshIfChanged();
       assert.equal((await throttled.store.search('wombat')).length, 1, 'within its check interval a consumer keeps its version (no listing)');
+      assert.equal((await additional.store.search('wombat')).length, 1);
+      await additional.store.refresh();
+      assert.equal((await additional.store.search('wombat')).length, 2, 'store.refresh() syncs the mirror before moving to the latest version');
     } finally {
+      await additional.close();
       await everyCall.close();
       await throttled.close();
     }
