@@ -3,11 +3,13 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Embedder } from '../../core/embeddings/embedder';
+import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { globProblem } from '../../core/excludeGlobs';
 import { documentIdForPath } from '../../core/hash';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS, MAX_DOCUMENT_CHUNKS } from '../../core/limits';
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
+import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
 import type { DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentState } from '../store/schema';
@@ -646,13 +648,56 @@ async function rebuildHoldingLease(options: Omit<IndexPathsOptions, 'roots' | 'b
   }
   // Documents no root holds any more (their root was forgotten) were dropped by the old drop-everything rebuild.
   const scopes = roots.map((root) => pathToFileURL(root.path).href);
-  const outside = [...(await store.documentStates()).values()].filter((state) => state.size === STALE_DOCUMENT_SIZE && !scopes.some((scope) => state.uri === scope || state.uri.startsWith(`${scope}/`)));
+  let outside = [...(await store.documentStates()).values()].filter((state) => state.size === STALE_DOCUMENT_SIZE && !scopes.some((scope) => state.uri === scope || state.uri.startsWith(`${scope}/`)));
+  // Pages added from a URL or as text (`haiku add`) have no file to convert again: their stored text is re-indexed.
+  const added = outside.filter((state) => !state.uri.startsWith('file:'));
+  for (const state of added) {
+    throwIfAborted(options.abortSignal, 'Rebuilding');
+    if (await reindexStoredContent(store, state.id, options)) {
+      combined.added.push(state.relative_path);
+    }
+  }
+  outside = outside.filter((state) => state.uri.startsWith('file:'));
   if (outside.length > 0) {
     throwIfAborted(options.abortSignal, 'Rebuilding');
     await store.removeDocuments(outside.map((state) => state.id));
     combined.removed.push(...outside.map((state) => state.relative_path));
   }
   return combined;
+}
+
+/** Haiku's own metadata keys, written afresh with every document; the rest (a URL's ETag, the user's pairs) is kept. */
+const COMPUTED_METADATA_KEYS: readonly string[] = ['format', 'chunkCount', 'itemCount', 'pageCount', 'warnings'];
+
+/**
+ * Re-indexes a document added from a URL or as text from its stored Markdown (what `content.txt` holds): chunked and
+ * embedded with the current settings under its id, URI, path, title, format and metadata. False when nothing is stored.
+ */
+async function reindexStoredContent(store: LanceStore, documentId: string, options: Omit<IndexPathsOptions, 'roots' | 'baseFolder'>): Promise<boolean> {
+  const summary = await store.getDocument(documentId);
+  const content = await store.getDocumentContent(documentId);
+  if (!summary || content === undefined || content.trim() === '') {
+    return false;
+  }
+  const { convertMarkdown, chunkDocumentWithinLimit } = loadInProcessConverters();
+  const converted = await convertMarkdown(content, { fileName: summary.relativePath, abortSignal: options.abortSignal });
+  const document: HaikuDocument = {
+    ...converted,
+    format: summary.format as HaikuDocument['format'],
+    title: summary.title,
+    id: summary.id,
+    uri: summary.uri,
+    relativePath: summary.relativePath,
+    contentHash: summary.contentHash,
+  };
+  const sourceMetadata = Object.fromEntries(Object.entries(summary.metadata).filter(([key]) => !COMPUTED_METADATA_KEYS.includes(key)));
+  const { chunks } = chunkDocumentWithinLimit({ id: document.id, items: document.items });
+  const entry: DocumentWrite = { document, chunks, file: { mtimeMs: Date.now(), size: Buffer.byteLength(content) }, sourceMetadata };
+  if (options.embedder) {
+    await embedBatch([entry], options.embedder, options.abortSignal);
+  }
+  await store.writeDocuments([entry], { abortSignal: options.abortSignal });
+  return true;
 }
 
 async function compareWithStored(file: ScannedFile, state: DocumentState): Promise<'unchanged' | 'touched' | 'changed'> {
