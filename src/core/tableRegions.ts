@@ -280,13 +280,24 @@ function boxOf(region: CellBox): CellBox {
 
 /** A native chart: its kind ("bar chart"), title, and plotted data as a table (categories down, one column per series). */
 export interface SheetChart {
-  kind: string;
+  type: 'chart';
+  chartKind: string;
   title: string;
   header: string[];
   rows: string[][];
   /** The cells it is drawn over, when anchored to cells. */
   box?: CellBox;
 }
+
+/** A picture placed on a sheet: its alternative text, and the archive part holding its image when it is embedded. */
+export interface SheetPicture {
+  type: 'picture';
+  description: string;
+  part?: string;
+  box?: CellBox;
+}
+
+export type SheetDrawing = SheetChart | SheetPicture;
 
 /** What a converter read of one sheet, before regions are found. */
 export interface SheetContents {
@@ -295,8 +306,8 @@ export interface SheetContents {
   chart: boolean;
   cells: SheetCell[];
   merges: CellMerge[];
-  /** Native charts on the sheet, with the data they plot. */
-  charts: SheetChart[];
+  /** Native charts (with the data they plot) and pictures on the sheet. */
+  drawings: SheetDrawing[];
   /** Cells past the row limit, the column limit or the workbook's cell budget were dropped. */
   rowsCut: boolean;
   columnsCut: boolean;
@@ -317,7 +328,7 @@ export interface CellBudget {
 export class SheetCollector implements SheetContents {
   readonly cells: SheetCell[] = [];
   readonly merges: CellMerge[] = [];
-  readonly charts: SheetChart[] = [];
+  readonly drawings: SheetDrawing[] = [];
   rowsCut = false;
   columnsCut = false;
   cellsCut = false;

@@ -2,14 +2,15 @@ import type { ConvertedDocument } from '../../core/model/document';
 import { ConversionError, throwIfAborted } from '../../core/errors';
 import { MAX_TABLE_CELL_SPAN, SPREADSHEET_MAX_CELLS, SPREADSHEET_MAX_COLUMNS, SPREADSHEET_MAX_ROWS } from '../../core/limits';
 import { cellRangeText } from '../../core/sourceRanges';
-import { findTableRegions, sheetBlocks, type CellBudget, type SheetChart, type SheetContents, type SheetLimits } from '../../core/tableRegions';
+import { findTableRegions, sheetBlocks, type CellBudget, type SheetContents, type SheetDrawing, type SheetLimits } from '../../core/tableRegions';
 import { tableRowRuns } from './csv';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
 import { readOdsSheets } from './ods';
 import { isEncryptedOoxml, isOleCompoundFile } from './officeXml';
 import type { SpreadsheetPartContext } from './spreadsheetXml';
 import { readXlsxSheets } from './xlsx';
-import { openZipArchive } from './zipArchive';
+import { openZipArchive, type ZipArchive } from './zipArchive';
+import { PictureCollector } from './pictures/pictureCollector';
 import type { PictureProcessing } from './convertFile';
 
 export interface SpreadsheetConvertOptions {
@@ -26,9 +27,9 @@ export interface SpreadsheetConvertOptions {
  * Converts XLSX/XLSM and ODS spreadsheets: a title (the file name), then per visible sheet a `section_header` with
  * its name and the sheet's blocks in reading order — each table region a `table` (its first row the header, merged
  * cells' text repeated over their span, cut into items of whole rows under the chunk budget with the header
- * repeated), a label just above a table its `caption`, a lone cell a `paragraph`, a chart a `caption` naming its
- * kind and title with the table of the data it plots. Every item names its sheet and cells (`sourceRange.sheet`,
- * `.cells`). Chart sheets hold their chart only; pictures are not extracted.
+ * repeated), a label just above a table its `caption`, a lone cell a `paragraph`; a chart a `picture` named by its
+ * kind, its title the `caption`, the data it plots a `table`; a picture a `picture` (with its image unless pictures
+ * are off). Every item names its sheet and cells (`sourceRange.sheet`, `.cells`). Chart sheets hold their chart only.
  */
 export async function convertSpreadsheet(bytes: Uint8Array, options: SpreadsheetConvertOptions): Promise<ConvertedDocument> {
   throwIfAborted(options.abortSignal);
@@ -53,6 +54,7 @@ export async function convertSpreadsheet(bytes: Uint8Array, options: Spreadsheet
   throwIfAborted(options.abortSignal);
 
   const builder = new DocumentBuilder();
+  const drawings = new DrawingWriter(builder, archive, options.pictures !== 'none');
   builder.add({ label: 'title', text: options.fileName, sourceRange: sheets[0] ? { sheet: sheets[0].name } : undefined });
   for (const sheet of sheets) {
     throwIfAborted(options.abortSignal);
@@ -60,24 +62,24 @@ export async function convertSpreadsheet(bytes: Uint8Array, options: Spreadsheet
       break;
     }
     warnAboutCuts(builder, sheet, limits);
-    addSheet(builder, sheet, options.abortSignal);
+    await addSheet(builder, sheet, drawings, options.abortSignal);
   }
   if (sheets.every((sheet) => sheet.cells.length === 0)) {
     builder.warn('The spreadsheet has no cells with text or values; only its sheet names are indexed.');
   }
-  return { format: options.format, title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: builder.allWarnings() };
+  return { format: options.format, title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: [...builder.allWarnings(), ...drawings.pictures.warnings()] };
 }
 
-function addSheet(builder: DocumentBuilder, sheet: SheetContents, abortSignal: AbortSignal | undefined): void {
+async function addSheet(builder: DocumentBuilder, sheet: SheetContents, drawings: DrawingWriter, abortSignal: AbortSignal | undefined): Promise<void> {
   builder.add({ label: 'section_header', text: sheet.name, headingLevel: 1, sourceRange: { sheet: sheet.name } });
   const blocks = sheet.chart ? [] : sheetBlocks(findTableRegions(sheet.cells, sheet.merges, { maxMergeSpan: MAX_TABLE_CELL_SPAN }));
-  // Charts go where they are drawn: before the first block that starts below their top row.
-  const charts = [...sheet.charts].sort((a, b) => (a.box?.firstRow ?? Number.POSITIVE_INFINITY) - (b.box?.firstRow ?? Number.POSITIVE_INFINITY));
-  let chartIndex = 0;
+  // Charts and pictures go where they are drawn: before the first block that starts below their top row.
+  const placed = [...sheet.drawings].sort((a, b) => (a.box?.firstRow ?? Number.POSITIVE_INFINITY) - (b.box?.firstRow ?? Number.POSITIVE_INFINITY));
+  let next = 0;
   for (const block of blocks) {
     const top = block.kind === 'table' ? block.region.firstRow : block.box.firstRow;
-    for (; chartIndex < charts.length && (charts[chartIndex].box?.firstRow ?? Number.POSITIVE_INFINITY) < top; chartIndex++) {
-      addChart(builder, sheet.name, charts[chartIndex], abortSignal);
+    for (; next < placed.length && (placed[next].box?.firstRow ?? Number.POSITIVE_INFINITY) < top; next++) {
+      await drawings.add(sheet.name, placed[next], abortSignal);
     }
     if (builder.full) {
       return;
@@ -94,19 +96,45 @@ function addSheet(builder: DocumentBuilder, sheet: SheetContents, abortSignal: A
     const { firstRow, firstColumn, lastRow, lastColumn } = block.box;
     builder.add({ label: block.kind === 'caption' ? 'caption' : 'paragraph', text: block.text, sourceRange: { sheet: sheet.name, cells: cellRangeText(firstRow, firstColumn, lastRow, lastColumn) } });
   }
-  for (; chartIndex < charts.length; chartIndex++) {
-    addChart(builder, sheet.name, charts[chartIndex], abortSignal);
+  for (; next < placed.length; next++) {
+    await drawings.add(sheet.name, placed[next], abortSignal);
   }
 }
 
-/** A chart as a caption ("Bar chart: Ducks by year") and the table of the data it plots, located at the cells it is drawn over. */
-function addChart(builder: DocumentBuilder, sheetName: string, chart: SheetChart, abortSignal: AbortSignal | undefined): void {
-  const cells = chart.box ? cellRangeText(chart.box.firstRow, chart.box.firstColumn, chart.box.lastRow, chart.box.lastColumn) : undefined;
-  const sourceRange = cells ? { sheet: sheetName, cells } : { sheet: sheetName };
-  const kind = chart.kind.charAt(0).toUpperCase() + chart.kind.slice(1);
-  builder.add({ label: 'caption', text: chart.title ? `${kind}: ${chart.title}` : kind, sourceRange });
-  if (chart.rows.length > 0) {
-    addTable(builder, sheetName, [chart.header, ...chart.rows], abortSignal, () => cells);
+/** Writes charts and pictures, located at the cells they are drawn over (the sheet alone when they float). */
+class DrawingWriter {
+  readonly pictures = new PictureCollector();
+
+  constructor(
+    private readonly builder: DocumentBuilder,
+    private readonly archive: ZipArchive,
+    private readonly keepPictures: boolean,
+  ) {}
+
+  async add(sheetName: string, drawing: SheetDrawing, abortSignal: AbortSignal | undefined): Promise<void> {
+    const cells = drawing.box ? cellRangeText(drawing.box.firstRow, drawing.box.firstColumn, drawing.box.lastRow, drawing.box.lastColumn) : undefined;
+    const sourceRange = cells ? { sheet: sheetName, cells } : { sheet: sheetName };
+    if (drawing.type === 'picture') {
+      let picture;
+      const bytes = this.keepPictures && drawing.part ? this.archive.bytes(drawing.part) : undefined;
+      if (bytes) {
+        try {
+          picture = (await this.pictures.addEncodedScaled(bytes)).picture;
+        } catch {
+          this.pictures.addFailure('undecodable');
+        }
+      }
+      this.builder.add({ label: 'picture', text: drawing.description, picture, sourceRange });
+      return;
+    }
+    // As docling and the slide converter: the chart as a picture named by its kind, its title as the caption, its data as a table.
+    this.builder.add({ label: 'picture', text: drawing.chartKind.charAt(0).toUpperCase() + drawing.chartKind.slice(1), sourceRange });
+    if (drawing.title) {
+      this.builder.add({ label: 'caption', text: drawing.title, sourceRange });
+    }
+    if (drawing.rows.length > 0) {
+      addTable(this.builder, sheetName, [drawing.header, ...drawing.rows], abortSignal, () => cells);
+    }
   }
 }
 

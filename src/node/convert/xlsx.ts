@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../../core/errors';
-import { parseCellRange, parseCellReference, SheetCollector, type CellBox, type CellBudget, type SheetChart, type SheetContents, type SheetLimits } from '../../core/tableRegions';
+import { parseCellRange, parseCellReference, SheetCollector, type CellBox, type CellBudget, type SheetChart, type SheetContents, type SheetDrawing, type SheetLimits } from '../../core/tableRegions';
 import { resolvePartName } from './officeXml';
 import { localName, missingPartError, readXmlPart, type SpreadsheetPartContext } from './spreadsheetXml';
 import type { ZipArchive } from './zipArchive';
@@ -47,7 +47,7 @@ export function readXlsxSheets(archive: ZipArchive, context: SpreadsheetPartCont
       continue;
     }
     if (relation) {
-      collector.charts.push(...readSheetCharts(archive, relation.target, context, limits));
+      collector.drawings.push(...readSheetDrawings(archive, relation.target, context, limits));
     }
     result.push(collector);
   }
@@ -332,19 +332,27 @@ const CHART_KINDS: Readonly<Record<string, string>> = {
   area3DChart: 'area chart', radarChart: 'radar chart', stockChart: 'stock chart', surfaceChart: 'surface chart', surface3DChart: 'surface chart',
 };
 
-/** The charts drawn on a sheet (worksheet or chart sheet), found through the sheet's drawing, in drawing order. */
-function readSheetCharts(archive: ZipArchive, sheetPart: string, context: SpreadsheetPartContext, limits: SheetLimits): SheetChart[] {
-  const charts: SheetChart[] = [];
+/** The charts and pictures drawn on a sheet (worksheet or chart sheet), found through the sheet's drawing, in drawing order. */
+function readSheetDrawings(archive: ZipArchive, sheetPart: string, context: SpreadsheetPartContext, limits: SheetLimits): SheetDrawing[] {
+  const drawings: SheetDrawing[] = [];
   for (const drawing of readRelationships(archive, sheetPart, context).values()) {
     if (!drawing.type.endsWith('/drawing')) {
       continue;
     }
-    const chartRelations = readRelationships(archive, drawing.target, context);
-    const anchors: Array<{ relationId: string; box?: CellBox }> = [];
+    const relations = readRelationships(archive, drawing.target, context);
+    const found: Array<{ kind: 'chart' | 'picture'; relationId?: string; description: string; box?: CellBox }> = [];
     const from = { row: -1, column: -1 };
     const to = { row: -1, column: -1 };
     let corner: typeof from | undefined;
     let field: 'row' | 'column' | undefined;
+    let picture: (typeof found)[number] | undefined;
+    // Anchors count rows and columns from 0; an absolute anchor has neither.
+    const box = (): CellBox | undefined => {
+      if (from.row < 0 || from.column < 0) {
+        return undefined;
+      }
+      return { firstRow: from.row + 1, firstColumn: from.column + 1, lastRow: Math.max(from.row, to.row) + 1, lastColumn: Math.max(from.column, to.column) + 1 };
+    };
     readXmlPart(archive, drawing.target, context, {
       open: (name, attributes) => {
         const local = localName(name);
@@ -357,11 +365,14 @@ function readSheetCharts(archive: ZipArchive, sheetPart: string, context: Spread
         } else if (local === 'chart') {
           const relationId = attributeByLocalName(attributes, 'id');
           if (relationId) {
-            const box = from.row >= 0 && from.column >= 0
-              ? { firstRow: from.row + 1, firstColumn: from.column + 1, lastRow: Math.max(from.row, to.row) + 1, lastColumn: Math.max(from.column, to.column) + 1 }
-              : undefined;
-            anchors.push({ relationId, box });
+            found.push({ kind: 'chart', relationId, description: '', box: box() });
           }
+        } else if (local === 'pic') {
+          picture = { kind: 'picture', description: '', box: box() };
+        } else if (picture && local === 'cNvPr') {
+          picture.description = (attributes.descr ?? attributes.title ?? '').trim();
+        } else if (picture && local === 'blip') {
+          picture.relationId = attributeByLocalName(attributes, 'embed');
         }
       },
       text: (text) => {
@@ -375,18 +386,25 @@ function readSheetCharts(archive: ZipArchive, sheetPart: string, context: Spread
           corner = undefined;
         } else if (local === 'row' || local === 'col') {
           field = undefined;
+        } else if (local === 'pic' && picture) {
+          found.push(picture);
+          picture = undefined;
         }
       },
     });
-    for (const anchor of anchors) {
-      const part = chartRelations.get(anchor.relationId);
-      const chart = part && part.type.endsWith('/chart') ? readChart(archive, part.target, context, limits) : undefined;
+    for (const entry of found) {
+      const relation = entry.relationId ? relations.get(entry.relationId) : undefined;
+      if (entry.kind === 'picture') {
+        drawings.push({ type: 'picture', description: entry.description, part: relation?.type.endsWith('/image') ? relation.target : undefined, box: entry.box });
+        continue;
+      }
+      const chart = relation && relation.type.endsWith('/chart') ? readChart(archive, relation.target, context, limits) : undefined;
       if (chart) {
-        charts.push({ ...chart, box: anchor.box });
+        drawings.push({ ...chart, box: entry.box });
       }
     }
   }
-  return charts;
+  return drawings;
 }
 
 /** A chart part's kind, title and cached data (what the chart last showed; the cells it refers to may be elsewhere). */
@@ -446,7 +464,8 @@ function readChart(archive: ZipArchive, part: string, context: SpreadsheetPartCo
   const categories = series.find((entry) => entry.categories.size > 0)?.categories;
   const rows = Array.from({ length: pointCount }, (_, index) => [categories?.get(index) ?? String(index + 1), ...series.map((entry) => entry.values.get(index) ?? '')]);
   return {
-    kind: kind || 'chart',
+    type: 'chart',
+    chartKind: kind || 'chart',
     title: titleParts.join('').replace(/\s+/g, ' ').trim(),
     header: ['', ...series.map((entry, index) => entry.name.join('').trim() || `Series ${index + 1}`)],
     rows,

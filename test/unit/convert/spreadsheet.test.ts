@@ -179,7 +179,7 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       });
     }
 
-    it('xlsx_01: merged cells repeat their text over the span; the hidden sheet is left out; charts are captions with their data', async () => {
+    it('xlsx_01: merged cells repeat their text over the span; the hidden sheet is left out; charts are pictures with their title and data; pictures keep their image', async () => {
       const document = await convertFile(path.join(formatsRoot, 'xlsx', 'xlsx_01.xlsx'));
       assert.deepEqual(headingTexts(document), ['xlsx_01.xlsx', 'Sheet1', 'Sheet2', 'Sheet3']);
       const sheet3 = tables(document).filter((item) => item.sourceRange?.sheet === 'Sheet3');
@@ -188,12 +188,17 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       // A1:A2 "first" and B1:C1 "header" are merged; B6:C7 "9" too.
       assert.deepEqual(rows.slice(0, 2), [['first', 'header', 'header'], ['first', 'second', 'third']]);
       assert.deepEqual(rows.slice(5), [['8', '9', '9'], ['10', '9', '9']]);
+      const pictures = document.items.filter((item) => item.label === 'picture');
+      assert.deepEqual(pictures.map((item) => [item.text, item.sourceRange?.cells]), [['Line chart', 'J5:P19'], ['Scatter chart', 'E22:J36'], ['', 'I19:M36']]);
+      assert.equal(pictures[2].picture?.mimeType, 'image/png');
       const captions = document.items.filter((item) => item.label === 'caption').map((item) => item.text);
-      assert.deepEqual(captions, ["Line chart: 'col-3'", "Scatter chart: 'col-2', 'col-3', 'col-4' by 'col-1'"]);
-      const lineChart = document.items[document.items.findIndex((item) => item.text.startsWith('Line chart')) + 1];
+      assert.deepEqual(captions, ["'col-3'", "'col-2', 'col-3', 'col-4' by 'col-1'"]);
+      const lineChart = document.items[document.items.findIndex((item) => item.text === 'Line chart') + 2];
       assert.equal(lineChart.label, 'table');
       assert.deepEqual(tableRows(lineChart.text), [['', 'col-3'], ['1', '3'], ['2', '6'], ['3', '9'], ['4', '12']]);
       assert.equal(lineChart.sourceRange?.cells, 'J5:P19');
+      const withoutPictures = await convertSpreadsheet(fs.readFileSync(path.join(formatsRoot, 'xlsx', 'xlsx_01.xlsx')), { fileName: 'x.xlsx', filePath: 'x.xlsx', format: 'xlsx', pictures: 'none' });
+      assert.equal(withoutPictures.items.filter((item) => item.label === 'picture' && item.picture).length, 0);
     });
 
     it('xlsx_03: formulas by their cached value; a sheet holding only a chart gets its heading, the chart title and data', async () => {
@@ -201,8 +206,8 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       const [observations] = tables(document);
       assert.deepEqual(tableRows(observations.text)[1], ['2019', '120', '80', '200']);
       const chartSection = document.items.findIndex((item) => item.label === 'section_header' && item.text === 'Duck Chart');
-      assert.equal(document.items[chartSection + 1].text, 'Bar chart: Wild Duck Observations by Year');
-      assert.deepEqual(tableRows(document.items[chartSection + 2].text)[0], ['', 'Freshwater Ducks', 'Saltwater Ducks']);
+      assert.deepEqual(document.items.slice(chartSection + 1, chartSection + 3).map((item) => [item.label, item.text]), [['picture', 'Bar chart'], ['caption', 'Wild Duck Observations by Year']]);
+      assert.deepEqual(tableRows(document.items[chartSection + 3].text)[0], ['', 'Freshwater Ducks', 'Saltwater Ducks']);
     });
 
     it('odf_table_with_title_01.ods: the title row above the table is its caption', async () => {
