@@ -194,7 +194,9 @@ export class BucketMirror {
     } catch {
       return;
     }
+    // Only folders this code made (a hash name holding a mirror index): the cache root may be any folder the user named.
     const mirrors = entries
+      .filter((name) => /^[0-9a-f]{24}$/.test(name) && fs.existsSync(path.join(this.cacheFolder, name, MIRROR_INDEX_FILE)))
       .map((name) => path.join(this.cacheFolder, name))
       .map((folder) => ({ folder, usedMs: fileTimeMs(path.join(folder, MIRROR_INDEX_FILE)), bytes: mirrorBytes(folder) }))
       .sort((left, right) => left.usedMs - right.usedMs);
@@ -228,7 +230,7 @@ export class BucketMirror {
       for (const entry of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
         const key = decodeXml(/<Key>([\s\S]*?)<\/Key>/.exec(entry[1])?.[1] ?? '');
         const relative = key.slice(prefix.length);
-        if (!key.startsWith(prefix) || relative === '' || relative.startsWith('.') || relative.split('/').some((part) => part === '..' || part === '')) {
+        if (!key.startsWith(prefix) || relative === '' || relative.startsWith('.') || relative.includes('\\') || relative.split('/').some((part) => part === '..' || part === '.' || part === '')) {
           continue;
         }
         objects.push({ key: relative, etag: normalizeEtag(/<ETag>([\s\S]*?)<\/ETag>/.exec(entry[1])?.[1]), size: Number(/<Size>(\d+)<\/Size>/.exec(entry[1])?.[1] ?? 0) });

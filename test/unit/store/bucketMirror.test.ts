@@ -133,6 +133,9 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok(size > 0);
 
     const bound = Math.floor(size * 1.5);
+    // Not a mirror: eviction must leave it alone, however old (the cache root is whatever folder the user named).
+    writeFiles(path.join(cache, 'user-notes'), { 'keep.md': 'x'.repeat(size) });
+    fs.utimesSync(path.join(cache, 'user-notes'), new Date(0), new Date(0));
     const first = new BucketMirror({ uri: uris[0], storageOptions: options, cacheFolder: cache, maxBytes: bound });
     await first.sync();
     assert.ok(fs.existsSync(first.folder));
@@ -141,6 +144,8 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok(synced.downloadedBytes > 0);
     assert.ok(!fs.existsSync(first.folder), 'the older mirror was evicted');
     assert.ok(fs.existsSync(second.folder));
+    assert.ok(fs.existsSync(path.join(cache, 'user-notes', 'keep.md')), 'a folder that is not a mirror is never evicted');
+    fs.rmSync(path.join(cache, 'user-notes'), { recursive: true });
     assert.ok(folderBytes(cache) <= bound, `the cache holds ${folderBytes(cache)} bytes, bound ${bound}`);
 
     const tooSmall = new BucketMirror({ uri: uris[0], storageOptions: options, cacheFolder: path.join(folder.path, 'small-cache'), maxBytes: Math.floor(size / 2) });
