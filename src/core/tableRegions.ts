@@ -42,7 +42,17 @@ export interface FindTableRegionsOptions {
   gapTolerance?: number;
   /** A merged range is expanded over at most this many rows and columns each (a merge of a whole sheet is clipped). */
   maxMergeSpan?: number;
+  /** Positions all merges together may cover; merges past it count as their top-left cell alone. */
+  maxMergedPositions?: number;
 }
+
+/**
+ * A region whose bounding box exceeds this many positions and `SPARSE_REGION_AREA_RATIO` times its filled ones
+ * (a comb or a staircase of cells) is not laid out as one grid, which could take gigabytes: each row's runs of
+ * touching cells become regions of their own.
+ */
+export const SPARSE_REGION_MIN_AREA = 1_000_000;
+export const SPARSE_REGION_AREA_RATIO = 8;
 
 /** Empty rows allowed between a label and the table below it for the label to be taken as the table's caption. */
 export const CAPTION_MAX_GAP_ROWS = 2;
@@ -73,6 +83,7 @@ export function findTableRegions(cells: readonly SheetCell[], merges: readonly C
   }
   // Positions covered by a merge (its top-left cell excluded) → that top-left cell's key.
   const shadows = new Map<number, number>();
+  let mergedPositionsLeft = options.maxMergedPositions ?? Number.POSITIVE_INFINITY;
   for (const merge of merges) {
     const anchor = key(merge.firstRow, merge.firstColumn);
     if (merge.firstColumn > MAX_SHEET_COLUMNS || !texts.has(anchor)) {
@@ -80,6 +91,10 @@ export function findTableRegions(cells: readonly SheetCell[], merges: readonly C
     }
     const lastRow = Math.min(merge.lastRow, merge.firstRow + maxMergeSpan - 1);
     const lastColumn = Math.min(merge.lastColumn, merge.firstColumn + maxMergeSpan - 1, MAX_SHEET_COLUMNS);
+    mergedPositionsLeft -= (lastRow - merge.firstRow + 1) * (lastColumn - merge.firstColumn + 1);
+    if (mergedPositionsLeft < 0) {
+      break;
+    }
     for (let row = merge.firstRow; row <= lastRow; row++) {
       for (let column = merge.firstColumn; column <= lastColumn; column++) {
         const position = key(row, column);
@@ -143,9 +158,39 @@ export function findTableRegions(cells: readonly SheetCell[], merges: readonly C
         }
       }
     }
-    regions.push(regionOf(members, stride, texts, shadows));
+    regions.push(...denseRegions(members, stride, texts, shadows));
   }
   return regions.sort((a, b) => a.firstRow - b.firstRow || a.firstColumn - b.firstColumn);
+}
+
+/** The region of `members`, or for a sparse one the regions of its rows' runs of touching cells. */
+function denseRegions(members: number[], stride: number, texts: ReadonlyMap<number, string>, shadows: ReadonlyMap<number, number>): TableRegion[] {
+  let firstRow = Number.POSITIVE_INFINITY;
+  let firstColumn = Number.POSITIVE_INFINITY;
+  let lastRow = 0;
+  let lastColumn = 0;
+  for (const member of members) {
+    const row = Math.floor(member / stride);
+    firstRow = Math.min(firstRow, row);
+    lastRow = Math.max(lastRow, row);
+    firstColumn = Math.min(firstColumn, member - row * stride);
+    lastColumn = Math.max(lastColumn, member - row * stride);
+  }
+  const area = (lastRow - firstRow + 1) * (lastColumn - firstColumn + 1);
+  if (area <= SPARSE_REGION_MIN_AREA || area <= SPARSE_REGION_AREA_RATIO * members.length) {
+    return [regionOf(members, stride, texts, shadows)];
+  }
+  members.sort((a, b) => a - b);
+  const runs: TableRegion[] = [];
+  let start = 0;
+  for (let index = 1; index <= members.length; index++) {
+    // Keys of touching cells in one row differ by one; a row's last column and the next row's first never do (the stride leaves a gap).
+    if (index === members.length || members[index] !== members[index - 1] + 1) {
+      runs.push(regionOf(members.slice(start, index), stride, texts, shadows));
+      start = index;
+    }
+  }
+  return runs;
 }
 
 /** Bitmap positions up to this many; a sparser, larger sheet uses a `Set` (16 MiB of bits at most). */

@@ -72,7 +72,7 @@ export async function convertSpreadsheet(bytes: Uint8Array, options: Spreadsheet
 
 async function addSheet(builder: DocumentBuilder, sheet: SheetContents, drawings: DrawingWriter, abortSignal: AbortSignal | undefined): Promise<void> {
   builder.add({ label: 'section_header', text: sheet.name, headingLevel: 1, sourceRange: { sheet: sheet.name } });
-  const blocks = sheet.chart ? [] : sheetBlocks(findTableRegions(sheet.cells, sheet.merges, { maxMergeSpan: MAX_TABLE_CELL_SPAN }));
+  const blocks = sheet.chart ? [] : sheetBlocks(findTableRegions(sheet.cells, sheet.merges, { maxMergeSpan: MAX_TABLE_CELL_SPAN, maxMergedPositions: SPREADSHEET_MAX_CELLS }));
   // Charts and pictures go where they are drawn: before the first block that starts below their top row.
   const placed = [...sheet.drawings].sort((a, b) => (a.box?.firstRow ?? Number.POSITIVE_INFINITY) - (b.box?.firstRow ?? Number.POSITIVE_INFINITY));
   let next = 0;

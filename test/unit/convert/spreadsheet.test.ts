@@ -257,6 +257,30 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       assert.ok(performance.now() - started < 5000);
     });
 
+    it('lays out a sparse region (a comb of cells) row run by row run instead of as one huge grid', () => {
+      const cells: SheetCell[] = [];
+      for (let column = 1; column <= 1000; column++) {
+        cells.push(cell(1, column, `h${column}`));
+      }
+      for (let row = 2; row <= 2000; row++) {
+        cells.push(cell(row, 1, `a${row}`), cell(row, 1000, `b${row}`));
+      }
+      const started = performance.now();
+      const regions = findTableRegions(cells, []);
+      assert.ok(performance.now() - started < 5000);
+      assert.equal(regions.length, 1 + 2 * 1999);
+      assert.equal(regions[0].rows[0].length, 1000);
+      assert.ok(regions.slice(1).every((region) => region.rows.length === 1 && region.rows[0].length === 1));
+    });
+
+    it('stops expanding merges past the merged-position budget', () => {
+      const merges: CellMerge[] = Array.from({ length: 50 }, (_, index) => ({ firstRow: index * 2 + 1, firstColumn: 1, lastRow: index * 2 + 1, lastColumn: 100 }));
+      const cells = merges.map((merge) => cell(merge.firstRow, 1, `m${merge.firstRow}`));
+      const regions = findTableRegions(cells, merges, { maxMergedPositions: 1000 });
+      assert.equal(regions.length, 50);
+      assert.equal(regions.filter((region) => region.lastColumn === 100).length, 10);
+    });
+
     it('a label just above a table is its caption; a lone cell elsewhere is text', () => {
       const regions = findTableRegions([cell(1, 2, 'Sales 2024'), cell(3, 1, 'Region'), cell(3, 2, 'Total'), cell(4, 1, 'North'), cell(4, 2, '10'), cell(8, 6, 'Note: unaudited')], []);
       const blocks = sheetBlocks(regions);
