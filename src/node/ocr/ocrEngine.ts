@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker as TesseractWorker, Block as TesseractBlock, Bbox as TesseractBbox } from 'tesseract.js';
 import { CancelledError, errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
+import { sniffImage } from '../../core/pictures/imageInfo';
 import {
   OCR_MAX_IMAGE_PIXELS, OCR_PAGE_TIMEOUT_MS, OCR_ROTATION_PROBE_MAX_SIDE_PX, OCR_ROTATION_MIN_GAIN, OCR_UPRIGHT_CONFIDENCE, OCR_WORKER_IDLE_MS,
   OCR_WORKER_START_TIMEOUT_MS,
@@ -67,6 +68,10 @@ export async function recognizeImage(image: OcrImage, options: RecognizeImageOpt
     const format = encodedImageFormat(encoded);
     if (format === undefined) {
       throw new HaikuError('corrupt_file', 'The image is not in a format OCR reads (PNG, JPEG, TIFF, WebP, BMP or PNM); convert it to PNG and try again.');
+    }
+    const size = sniffImage(encoded);
+    if (size) {
+      checkSize(size.width, size.height);
     }
   }
   const deadline = Date.now() + (options.timeoutMilliseconds ?? OCR_PAGE_TIMEOUT_MS);
@@ -237,8 +242,19 @@ async function startEngine(languages: string[], languageFiles: Record<string, st
   }
   const thread = (worker as unknown as { worker: { ref(): void; unref(): void; on(event: 'error', listener: (error: Error) => void): void } }).worker;
   let crashed: Error | undefined;
+  const started: { engine?: OcrEngine } = {};
+  // A thread that dies (Tesseract out of WebAssembly memory) answers no job: its jobs fail at once instead of at the deadline.
+  let rejectCrashed: (error: Error) => void = () => undefined;
+  const crashedThread = new Promise<never>((_, reject) => {
+    rejectCrashed = reject;
+  });
+  crashedThread.catch(() => undefined);
   thread.on('error', (error) => {
     crashed = error;
+    rejectCrashed(error);
+    if (started.engine && current === started.engine) {
+      current = undefined;
+    }
   });
   // Automatic page segmentation (tesseract.js defaults to one uniform block, which merges columns).
   await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
@@ -257,14 +273,17 @@ async function startEngine(languages: string[], languageFiles: Record<string, st
       clearTimeout(idleTimer);
       thread.ref();
       try {
-        return await withLimits(job(worker), jobAbortSignal, jobDeadline, 'OCR');
+        return await withLimits(Promise.race([job(worker), crashedThread]), jobAbortSignal, jobDeadline, 'OCR');
       } catch (error) {
-        // A job cannot be stopped inside Tesseract: on time-out or abort the thread goes.
-        if (error instanceof CancelledError || (error instanceof HaikuError && error.code === 'conversion_timeout')) {
+        // A job cannot be stopped inside Tesseract: on time-out or abort the thread goes, and a crashed one too.
+        if (error instanceof CancelledError || (error instanceof HaikuError && error.code === 'conversion_timeout') || crashed) {
           if (current === engine) {
             current = undefined;
           }
           await engine.stop();
+          if (crashed && !(error instanceof HaikuError)) {
+            throw new HaikuError('corrupt_file', `OCR stopped while reading the image (${errorMessage(crashed)}); the image may be too large or damaged.`, { cause: crashed });
+          }
           throw error;
         }
         throw new HaikuError('corrupt_file', `The image could not be read for OCR (${failure ?? errorMessage(error)}).`, { cause: error });
@@ -292,6 +311,7 @@ async function startEngine(languages: string[], languageFiles: Record<string, st
       await worker.terminate().catch(() => undefined);
     },
   };
+  started.engine = engine;
   return engine;
 }
 

@@ -124,6 +124,11 @@ describe('OCR engine (tesseract.js)', function () {
     // A PNG signature with garbage after it: Tesseract cannot read it, and says so as a typed error.
     const damaged = new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test.png')).subarray(0, 200));
     await assert.rejects(recognizeImage(damaged, { languages: ['eng'] }), (error: unknown) => error instanceof HaikuError && error.code === 'corrupt_file');
+    // A header announcing 10000x10000 pixels is refused before anything is decoded.
+    const huge = new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test.png')));
+    new DataView(huge.buffer, huge.byteOffset).setUint32(16, 10_000);
+    new DataView(huge.buffer, huge.byteOffset).setUint32(20, 10_000);
+    await assert.rejects(recognizeImage(huge, { languages: ['eng'] }), (error: unknown) => error instanceof HaikuError && error.code === 'file_too_large' && /10000x10000/.test(error.message));
   });
 
   it('stops on abort, and the next call starts a fresh engine', async () => {
