@@ -1,4 +1,5 @@
 import { throwIfAborted } from '../../core/errors';
+import { MAX_TABLE_CELLS } from '../../core/limits';
 import { parseCellRange, parseCellReference, SheetCollector, type CellBox, type CellBudget, type SheetChart, type SheetContents, type SheetDrawing, type SheetLimits } from '../../core/tableRegions';
 import { resolvePartName } from './officeXml';
 import { localName, missingPartError, readXmlPart, type SpreadsheetPartContext } from './spreadsheetXml';
@@ -461,6 +462,9 @@ function readChart(archive: ZipArchive, part: string, context: SpreadsheetPartCo
       pointCount = Math.max(pointCount, index + 1);
     }
   }
+  // The grid is points × series: bounded like any rendered table, however sparse the caches claim to be.
+  series.length = Math.min(series.length, limits.maxColumns);
+  pointCount = Math.min(pointCount, Math.floor(MAX_TABLE_CELLS / (series.length + 1)));
   const categories = series.find((entry) => entry.categories.size > 0)?.categories;
   const rows = Array.from({ length: pointCount }, (_, index) => [categories?.get(index) ?? String(index + 1), ...series.map((entry) => entry.values.get(index) ?? '')]);
   return {

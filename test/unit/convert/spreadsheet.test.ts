@@ -6,7 +6,7 @@ import * as zlib from 'node:zlib';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { ConversionError, isHaikuError } from '../../../src/core/errors';
 import { countChunkTokens } from '../../../src/core/chunker';
-import { CSV_TABLE_ITEM_MAX_TOKENS } from '../../../src/core/limits';
+import { CSV_TABLE_ITEM_MAX_TOKENS, MAX_TABLE_CELLS } from '../../../src/core/limits';
 import { findTableRegions, sheetBlocks, type CellMerge, type SheetCell } from '../../../src/core/tableRegions';
 import { convertFile } from '../../../src/node/convert/convertFile';
 import { convertSpreadsheet, type SpreadsheetConvertOptions } from '../../../src/node/convert/spreadsheet';
@@ -374,6 +374,31 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       assert.deepEqual(headingTexts(document), ['book.xlsx', 'Visible', 'Chart1']);
       assert.ok(!document.content.includes('password'));
       assert.equal(document.items[document.items.length - 1].text, 'Chart1');
+    });
+
+    it('reads a chart sheet\'s chart through its drawing, bounding a chart whose caches claim a huge grid', async () => {
+      const series = Array.from({ length: 1500 }, (_, index) => `<c:ser><c:tx><c:v>s${index}</c:v></c:tx><c:val><c:numRef><c:numCache><c:pt idx="${index === 0 ? 99_999 : 0}"><c:v>${index}</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>`);
+      const chart = `<c:chartSpace xmlns:c="c" xmlns:a="a"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Huge</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:lineChart>${series.join('')}</c:lineChart></c:plotArea></c:chart></c:chartSpace>`;
+      const rels = (type: string, target: string) => `<Relationships><Relationship Id="rId1" Type="${RELATIONSHIPS}/${type}" Target="${target}"/></Relationships>`;
+      const book = xlsx([{ name: 'Trend', chart: true }], {
+        parts: {
+          'xl/chartsheets/_rels/sheet1.xml.rels': rels('drawing', '../drawings/drawing1.xml'),
+          'xl/drawings/drawing1.xml': `<xdr:wsDr xmlns:xdr="x" xmlns:c="c" xmlns:r="r"><xdr:absoluteAnchor><xdr:graphicFrame><c:chart r:id="rId1"/></xdr:graphicFrame></xdr:absoluteAnchor></xdr:wsDr>`,
+          'xl/drawings/_rels/drawing1.xml.rels': rels('chart', '../charts/chart1.xml'),
+          'xl/charts/chart1.xml': chart,
+        },
+      });
+      const started = performance.now();
+      const document = await convert(book);
+      assert.ok(performance.now() - started < 20_000);
+      assert.deepEqual(document.items.slice(1, 4).map((item) => [item.label, item.text.slice(0, 10), item.sourceRange?.sheet]), [
+        ['section_header', 'Trend', 'Trend'],
+        ['picture', 'Line chart', 'Trend'],
+        ['caption', 'Huge', 'Trend'],
+      ]);
+      const rows = tables(document).flatMap((item, index) => tableRows(item.text).slice(index === 0 ? 0 : 1));
+      assert.equal(rows[0].length, 1001);
+      assert.ok(rows.length * rows[0].length <= MAX_TABLE_CELLS + rows[0].length);
     });
 
     it('cuts tables into items of whole rows under the chunk budget, each repeating the header and naming its own rows', async () => {
