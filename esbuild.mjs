@@ -135,12 +135,10 @@ function copyAssets() {
       fs.cpSync(path.join(pdfjs, ...folder), path.join(out('webview/pdf'), folder[folder.length - 1]), { recursive: true });
     }
   }
-  // OCR, offline: the two Tesseract cores dist/ocr/tesseract-worker.js chooses from (WebAssembly SIMD, else plain;
-  // LSTM only) and English (LSTM "best_int" data); other languages are found in @tesseract.js-data/<code> packages.
+  // OCR, offline: the Tesseract core dist/ocr/tesseract-worker.js loads (WebAssembly SIMD, LSTM only) and English
+  // (LSTM "best_int" data); other languages are found in @tesseract.js-data/<code> packages.
   fs.mkdirSync(out('ocr'), { recursive: true });
-  for (const core of ['tesseract-core-simd-lstm.wasm', 'tesseract-core-lstm.wasm']) {
-    fs.copyFileSync(path.join('node_modules', 'tesseract.js-core', core), out(`ocr/${core}`));
-  }
+  fs.copyFileSync(path.join('node_modules', 'tesseract.js-core', 'tesseract-core-simd-lstm.wasm'), out('ocr/tesseract-core-simd-lstm.wasm'));
   fs.copyFileSync(path.join('node_modules', '@tesseract.js-data', 'eng', '4.0.0_best_int', 'eng.traineddata.gz'), out('ocr/eng.traineddata.gz'));
   if (fs.existsSync(out('cli.js'))) {
     fs.chmodSync(out('cli.js'), 0o755);

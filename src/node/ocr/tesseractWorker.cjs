@@ -6,7 +6,8 @@
  * The thread tesseract.js runs Tesseract in (its own `worker-script/node/index.js`, adapted): plain CommonJS so
  * Node runs it as is from the sources and esbuild bundles it into `dist/ocr/tesseract-worker.js`.
  * Differences from the stock script, each for a reason:
- * - only the LSTM cores (SIMD, else plain) load: Haiku never asks for the legacy engine, and the VSIX carries no other;
+ * - only the SIMD LSTM core loads: Haiku never asks for the legacy engine, and every Node Haiku runs on (20+, VS Code's
+ *   Electron) has WebAssembly SIMD, so the VSIX carries no other core (each is ~1 MB compressed);
  * - nothing is fetched: language data is read from local files only (see `readLanguageFile`), so OCR works offline;
  * - Tesseract's console output is dropped: it would land in the parent's stdout, which carries the MCP protocol.
  */
@@ -26,11 +27,14 @@ const worker = require('tesseract.js/src/worker-script');
 
 let core = null;
 
-/** tesseract.js's `getCore`: the SIMD build where WebAssembly SIMD works (every current Node), else the plain one. */
+/** tesseract.js's `getCore`: the SIMD LSTM build. */
 async function getCore() {
   if (core === null) {
     const { simd } = require('wasm-feature-detect');
-    core = (await simd()) ? require('tesseract.js-core/tesseract-core-simd-lstm') : require('tesseract.js-core/tesseract-core-lstm');
+    if (!(await simd())) {
+      throw new Error('OCR needs WebAssembly SIMD, which this Node.js lacks; run Haiku on Node.js 20 or later');
+    }
+    core = require('tesseract.js-core/tesseract-core-simd-lstm');
   }
   return core;
 }
