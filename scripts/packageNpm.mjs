@@ -49,7 +49,7 @@ const dependencies = Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => {
 const npmManifest = {
   name: NPM_PACKAGE_NAME,
   version: manifest.version,
-  description: 'Index documents (Markdown, HTML, PDF, DOCX, text) into a local LanceDB and search them, ask questions with citations, or serve them over MCP.',
+  description: 'Index documents (Markdown, HTML, PDF, DOCX, PPTX, XLSX, OpenDocument, notebooks, text) into a local LanceDB and search them, ask questions with citations, or serve them over MCP.',
   license: manifest.license,
   repository: manifest.repository,
   homepage: manifest.homepage,
