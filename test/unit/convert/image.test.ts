@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { ConversionError } from '../../../src/core/errors';
 import { sniffImage } from '../../../src/core/pictures/imageInfo';
 import { convertImage } from '../../../src/node/convert/image';
+import { createConversionPool } from '../../../src/node/convert/conversionPool';
 import { loadDocument } from '../../../src/node/convert/convertFile';
 import { decodeCommonPng } from '../../../src/node/convert/pictures/pngDecoder';
 import { shutdownOcrEngine } from '../../../src/node/ocr/ocrEngine';
@@ -146,6 +147,21 @@ describe('image files (convertImage)', function () {
       assert.match(error.message, /^\/docs\/a\.jpg: .*OCR language 'tlh' is not installed.*npm install @tesseract\.js-data\/tlh/);
       return true;
     });
+  });
+
+  it('converts in a conversion worker thread (Tesseract in a thread of its own), with the OCR options passed along', async () => {
+    const pool = createConversionPool({ size: 1 });
+    try {
+      const on = await pool.prepare(path.join(ocrFolder, 'ocr_test_rotated_90.png'), { rootPath: ocrFolder, ocr: ocrOn });
+      assert.equal(on.document.format, 'image');
+      assert.ok(wordRecall(groundTruth, on.document.items) >= 0.75, on.document.content);
+      assert.ok(on.chunks.some((chunk) => /Docling bundles/.test(chunk.content)));
+      const off = await pool.load(path.join(ocrFolder, 'ocr_test.png'), { rootPath: ocrFolder, ocr: { enabled: false, languages: ['eng'] } });
+      assert.deepEqual(off.items.map((item) => item.label), ['picture']);
+      await assert.rejects(pool.load(path.join(ocrFolder, 'ocr_test.png'), { rootPath: ocrFolder, ocr: { enabled: true, languages: ['tlh'] } }), /OCR language 'tlh' is not installed/);
+    } finally {
+      await pool.dispose();
+    }
   });
 
   it('reaches the image converter through loadDocument with the OCR options', async () => {

@@ -144,6 +144,14 @@ describe('OCR engine (tesseract.js)', function () {
     assert.ok(recall(groundTruth, after.text) >= 0.75, after.text);
   });
 
+  it('stops a reading past its time limit with a typed time-out', async () => {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test_rotated_90.png')));
+    await recognizeImage(new Uint8Array(fs.readFileSync(path.join(ocrFolder, 'ocr_test_text.jpg'))), { languages: ['eng'] });
+    await assert.rejects(recognizeImage(bytes, { languages: ['eng'], timeoutMilliseconds: 300 }), (error: unknown) => error instanceof HaikuError && error.code === 'conversion_timeout');
+    const again = await recognizeImage(bytes, { languages: ['eng'] });
+    assert.equal(again.rotation, 90);
+  });
+
   it('turns pixels and maps boxes back for every quarter turn', () => {
     // 3x2 image, pixels numbered 0..5 row by row.
     const image = { width: 3, height: 2, data: Uint8Array.of(0, 1, 2, 3, 4, 5) };
