@@ -64,8 +64,8 @@ export async function convertSpreadsheet(bytes: Uint8Array, options: Spreadsheet
     warnAboutCuts(builder, sheet, limits);
     await addSheet(builder, sheet, drawings, options.abortSignal);
   }
-  if (sheets.every((sheet) => sheet.cells.length === 0)) {
-    builder.warn('The spreadsheet has no cells with text or values; only its sheet names are indexed.');
+  if (sheets.every((sheet) => sheet.cells.length === 0 && sheet.drawings.length === 0)) {
+    builder.warn('The spreadsheet has no cells with text or values and no charts; only its sheet names are indexed.');
   }
   return { format: options.format, title: options.fileName, items: builder.items, content: builder.toMarkdown(), warnings: [...builder.allWarnings(), ...drawings.pictures.warnings()] };
 }
