@@ -27,6 +27,7 @@ const integrationTestFiles = [
   'test/unit/mcp/stdioServer.test.ts', // 29 s
   'test/unit/index/cliCommands.test.ts', // 29 s
   'test/unit/convert/pdf.test.ts', // 26 s
+  'test/unit/convert/pdfOcr.test.ts', // ~30 s (OCR of two scanned pages)
   'test/unit/convert/latex.test.ts', // 19 s (six PDF figures rendered)
   'test/unit/core/chunkInvariants.test.ts', // 23 s
   'test/unit/cli/visualize.test.ts', // 17 s

@@ -206,7 +206,7 @@ async function convertWithConverter(filePath: string, bytes: Uint8Array, options
     // pdf.js refuses Node's Buffer subclass: hand it a plain view of the same bytes.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { convertPdf } = require('./pdf') as typeof import('./pdf');
-    return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures });
+    return convertPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { fileName, filePath, abortSignal: options.abortSignal, pictures: options.pictures, ocr: options.ocr });
   }
   if (kind === 'docx') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

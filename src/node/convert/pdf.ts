@@ -1,14 +1,14 @@
 import { getResolvedPDFJS } from 'unpdf';
 import type { ConvertedDocument, DocumentItem } from '../../core/model/document';
-import { ConversionError, isHaikuError, throwIfAborted } from '../../core/errors';
+import { ConversionError, errorMessage, isHaikuError, throwIfAborted } from '../../core/errors';
 import {
   CONVERSION_TIMEOUT_MS, PDF_FIGURE_RENDER_MAX_PIXELS, PDF_FIGURE_RENDER_SCALE, PDF_FIGURES_MAX_PER_PAGE, PDF_OCR_MAX_TEXT_LAYER_CHARACTERS, PDF_OCR_SCANNED_IMAGE_SHARE,
-  PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT, PDF_PAGE_TIMEOUT_MS, PICTURE_MAX_SIDE_PX, PICTURE_MAX_SOURCE_PIXELS,
+  PDF_FIGURE_RENDER_SHARE_OF_PAGE_TIMEOUT, PDF_PAGE_TIMEOUT_MS, OCR_MAX_IMAGE_PIXELS, OCR_PAGE_TIMEOUT_MS, PICTURE_MAX_SIDE_PX,
 } from '../../core/limits';
 import { conversionTimeoutError, raceConversion } from './conversionDeadline';
 import { layoutPage, type PdfTextRun } from './pdfLayout';
 import { buildPdfStructure, type PdfOutlineEntry, type PdfPageLines, type PdfPagePictureBlock } from './pdfStructure';
-import { extractPagePictures, type PdfJsOperators, type PdfPagePicture } from './pictures/pdfPictures';
+import { extractPagePictures, lookUp, type PdfJsOperators, type PdfPagePicture } from './pictures/pdfPictures';
 import { PictureCollector } from './pictures/pictureCollector';
 import type { OcrOptions, PictureProcessing } from './convertFile';
 import { invertMatrix, mapRectangle, multiplyMatrices, type PdfMatrix } from './pdfMatrix';
@@ -16,6 +16,8 @@ import { figureRegions, imageShareOfPage, scanPaintedMarks, type PaintedMark, ty
 import { PdfPageRenderer, type RenderedPixels } from './pdfRender';
 import type { RawImage } from './pictures/pngEncoder';
 import type { PdfLine } from './pdfLayout';
+import { recognizeRenderedPage, recognizeScanImage, type OcrPageLines, type PdfOcrOptions } from './pdfOcr';
+import { DEFAULT_OCR_OPTIONS } from '../ocr/ocrEngine';
 
 interface ConvertPdfOptions {
   fileName: string;
@@ -44,8 +46,10 @@ interface PageReadContext {
 
 /** A page as read, with what the OCR pass needs to know about it. */
 interface ReadPage extends PdfPageLines {
-  /** Almost no text layer over a page-sized image (or no text at all): a scan, for OCR. */
+  /** Almost no text layer over a page-sized image, or no text over something painted: a scan, for OCR. */
   scanned: boolean;
+  /** The page could not be read at all (a warning says so already). */
+  failed?: boolean;
 }
 
 /** The parts of pdf.js's API used here (unpdf bundles pdf.js; its typings are loose). */
@@ -141,8 +145,9 @@ export async function convertPdf(bytes: Uint8Array, options: ConvertPdfOptions):
     useSystemFonts: false,
     isOffscreenCanvasSupported: false,
     stopAtErrors: false,
-    // Images above this are dropped by pdf.js before decoding (a 20000x20000 image would need 1.6 GB).
-    maxImageSize: PICTURE_MAX_SOURCE_PIXELS,
+    // Images above this are dropped by pdf.js before decoding (a 20000x20000 image would need 1.6 GB); OCR's limit,
+    // as a 600 dpi scan (35 million pixels) is read from its pixels. Pictures keep their own limit (`PICTURE_MAX_SOURCE_PIXELS`).
+    maxImageSize: OCR_MAX_IMAGE_PIXELS,
   });
   const deadline = Date.now() + CONVERSION_TIMEOUT_MS;
   const renderer = new PdfPageRenderer(bytes);
@@ -176,8 +181,7 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
   }
   const warnings: string[] = [];
   const fonts = new Map<string, FontStyle>();
-  const pages: PdfPageLines[] = [];
-  const pagesWithoutText: number[] = [];
+  const pages: ReadPage[] = [];
   let failedPages = 0;
   for (let pageNumber = 1; pageNumber <= document.numPages; pageNumber++) {
     throwIfAborted(abortSignal, `Converting ${namedAs}`);
@@ -185,27 +189,20 @@ async function convertLoaded(task: PdfJsLoadingTask, options: ConvertPdfOptions,
       throw conversionTimeoutError(namedAs, CONVERSION_TIMEOUT_MS);
     }
     try {
-      const page = await withPageTimeout(readPage(document, pageNumber, { ...context, fonts }), pageNumber);
-      if (page.lines.length === 0) {
-        pagesWithoutText.push(pageNumber);
-      }
-      pages.push(page);
+      pages.push(await withPageTimeout(readPage(document, pageNumber, { ...context, fonts }), pageNumber));
     } catch (error) {
       if (isHaikuError(error)) {
         throw error;
       }
       failedPages++;
       warnings.push(`Page ${pageNumber} could not be read (${error instanceof Error ? error.message : String(error)}); its text is missing.`);
-      pages.push({ pageNumber, width: 0, height: 0, lines: [] });
+      pages.push({ pageNumber, width: 0, height: 0, lines: [], scanned: false, failed: true });
     }
   }
   if (failedPages === document.numPages) {
     throw new ConversionError('corrupt_file', namedAs, 'is damaged: none of its pages could be read. Re-export the PDF or exclude it.');
   }
-  if (pagesWithoutText.length > 0) {
-    const list = pagesWithoutText.length > 10 ? `${pagesWithoutText.slice(0, 10).join(', ')} and ${pagesWithoutText.length - 10} more` : pagesWithoutText.join(', ');
-    warnings.push(`No text layer on page${pagesWithoutText.length > 1 ? 's' : ''} ${list} (scanned or image-only); that content is not indexed. Run OCR on the PDF to include it.`);
-  }
+  warnings.push(...await readScannedPages(document, pages, options, context, deadline));
   const outline = await readOutline(document).catch(() => [] as PdfOutlineEntry[]);
   const { builder, content, title } = buildPdfStructure(pages, outline);
   if (pictures) {
@@ -287,6 +284,7 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     const mayBeScanned = textCharacters < PDF_OCR_MAX_TEXT_LAYER_CHARACTERS;
     const marks = context.pictures || mayBeScanned ? await paintedMarks(page, context.operators) : [];
     const pageBox = pageRectangle(page);
+    // No text at all is read by OCR even without a visible image: pdf.js leaves out images over `maxImageSize` (a 600 dpi scan).
     const scanned = textCharacters === 0 || (mayBeScanned && imageShareOfPage(marks, pageBox) >= PDF_OCR_SCANNED_IMAGE_SHARE);
     const pictures = context.pictures ? await readFigures(page, pageNumber, marks, lines, transform, context) : undefined;
     return { pageNumber, width, height, lines, toUserSpace, pictures, scanned };
@@ -475,6 +473,104 @@ function figureScale(box: UserRectangle): number {
   const width = box.x1 - box.x0;
   const height = box.y1 - box.y0;
   return Math.min(PDF_FIGURE_RENDER_SCALE, Math.sqrt(PDF_FIGURE_RENDER_MAX_PIXELS / Math.max(1, width * height)), PICTURE_MAX_SIDE_PX / Math.max(1, width, height));
+}
+
+/**
+ * OCR of the scanned pages (see `ReadPage.scanned`) unless `ocr.enabled` is false: each page's text layer (if any)
+ * is replaced by the lines OCR read, in the page's upright frame, and a picture covering most of the page (the
+ * scan itself) is dropped. OCR stops where less than a page's time limit is left of the conversion's. Returns
+ * the warnings: pages without text and why, pages read by OCR.
+ */
+async function readScannedPages(document: PdfJsDocument, pages: ReadPage[], options: ConvertPdfOptions, context: Omit<PageReadContext, 'fonts'>, deadline: number): Promise<string[]> {
+  const warnings: string[] = [];
+  const enabled = options.ocr?.enabled !== false;
+  const languages = options.ocr?.languages?.length ? options.ocr.languages : DEFAULT_OCR_OPTIONS.languages;
+  const read: number[] = [];
+  const turned: number[] = [];
+  const outOfTime: number[] = [];
+  let unavailable = false;
+  for (const page of pages.filter((candidate) => candidate.scanned)) {
+    if (!enabled || unavailable) {
+      continue;
+    }
+    throwIfAborted(context.abortSignal);
+    const remaining = deadline - Date.now() - PDF_PAGE_TIMEOUT_MS;
+    if (remaining <= 0) {
+      outOfTime.push(page.pageNumber);
+      continue;
+    }
+    try {
+      const result = await recognizePage(document, page.pageNumber, context, { languages, abortSignal: context.abortSignal, timeoutMilliseconds: Math.min(OCR_PAGE_TIMEOUT_MS, remaining) });
+      if (!result) {
+        unavailable = true;
+        continue;
+      }
+      if (result.lines.length === 0) {
+        continue;
+      }
+      const pageArea = page.width * page.height;
+      const frame = invertMatrix(result.toUserSpace);
+      Object.assign(page, {
+        lines: result.lines, width: result.width, height: result.height, toUserSpace: result.toUserSpace,
+        pictures: page.pictures?.filter((picture) => picture.box.width * picture.box.height < PDF_OCR_SCANNED_IMAGE_SHARE * pageArea)
+          .map((picture) => ({ ...picture, ...mapRectangle(frame, picture.box.x, picture.box.y, picture.box.x + picture.box.width, picture.box.y + picture.box.height) })),
+      });
+      read.push(page.pageNumber);
+      if (result.rotation !== 0) {
+        turned.push(page.pageNumber);
+      }
+    } catch (error) {
+      if (isHaikuError(error, 'cancelled')) {
+        throw error;
+      }
+      warnings.push(`OCR of page ${page.pageNumber} failed (${errorMessage(error)}); its text is missing.`);
+    }
+  }
+  const scannedWithoutText = pages.filter((page) => page.scanned && page.lines.length === 0 && !outOfTime.includes(page.pageNumber)).map((page) => page.pageNumber);
+  if (scannedWithoutText.length > 0 && !enabled) {
+    warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); OCR is off, so that text is not indexed. Turn on processing.ocr.enabled to read it.`);
+  } else if (scannedWithoutText.length > 0 && unavailable) {
+    warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); reading it by OCR needs the pages rendered with @napi-rs/canvas, which is not installed here. Index the PDF with the haiku CLI, or run OCR on it first.`);
+  } else if (scannedWithoutText.length > 0) {
+    warnings.push(`No text layer on ${pageList(scannedWithoutText, false)} (blank, scanned or image-only), and OCR found no legible text there; nothing there is indexed.`);
+  }
+  if (outOfTime.length > 0) {
+    warnings.push(`${pageList(outOfTime, true)} no text layer and were not read by OCR: the conversion's time limit was near. Split the PDF to index all of it.`);
+  }
+  if (read.length > 0) {
+    warnings.push(`${pageList(read, false).replace(/^p/, 'P')} had no text layer and ${read.length > 1 ? 'were' : 'was'} read by OCR (${languages.join('+')}); recognition errors are possible.`);
+  }
+  if (turned.length > 0) {
+    warnings.push(`OCR read ${pageList(turned, false)} turned upright (the scan lay sideways or upside down).`);
+  }
+  return warnings;
+}
+
+/**
+ * OCR of one page: the scan's own pixels when one image covers most of the page (no rendering needed, so this
+ * works without @napi-rs/canvas), else the page rendered. Undefined when neither is possible here.
+ */
+async function recognizePage(document: PdfJsDocument, pageNumber: number, context: Omit<PageReadContext, 'fonts'>, options: PdfOcrOptions): Promise<OcrPageLines | undefined> {
+  const page = await document.getPage(pageNumber);
+  try {
+    const pageBox = pageRectangle(page);
+    const pageArea = (pageBox.x1 - pageBox.x0) * (pageBox.y1 - pageBox.y0);
+    const scans = (await paintedMarks(page, context.operators))
+      .filter((mark) => mark.image && (mark.box.x1 - mark.box.x0) * (mark.box.y1 - mark.box.y0) >= PDF_OCR_SCANNED_IMAGE_SHARE * pageArea);
+    const scan = scans.length === 1 ? scans[0].image! : undefined;
+    const image = scan ? await lookUp(page, scan.id) : undefined;
+    const fromImage = image && scan ? await recognizeScanImage(image, scan.matrix, pageNumber, options) : undefined;
+    return fromImage ?? await recognizeRenderedPage(context.renderer, pageNumber, options);
+  } finally {
+    page.cleanup();
+  }
+}
+
+/** "page 3" / "pages 3, 4 and 5 more", with "has"/"have" when `withVerb` (sentence start, capitalised). */
+function pageList(numbers: readonly number[], withVerb: boolean): string {
+  const list = numbers.length > 10 ? `${numbers.slice(0, 10).join(', ')} and ${numbers.length - 10} more` : numbers.join(', ');
+  const phrase = `page${numbers.length > 1 ? 's' : ''} ${list}`;
+  return withVerb ? `P${phrase.slice(1)} ${numbers.length > 1 ? 'have' : 'has'}` : phrase;
 }
 
 /** Flattens the outline (depth-first, in order) and resolves each bookmark to a page and a y position. */

@@ -55,6 +55,8 @@ export interface UserRectangle {
 export interface PaintedMark {
   kind: 'image' | 'drawing';
   box: UserRectangle;
+  /** Image XObjects: pdf.js's object id and the matrix that maps the unit square onto the page (for OCR of a scan). */
+  image?: { id: string; matrix: PdfMatrix };
 }
 
 /** A figure on the page: the union of marks that touch, clipped to the page. */
@@ -93,10 +95,10 @@ export function scanPaintedMarks(list: { fnArray: ArrayLike<number>; argsArray: 
   let state: State = { matrix: IDENTITY_MATRIX };
   let pendingClip = false;
   let drawings = 0;
-  const add = (kind: PaintedMark['kind'], box: UserRectangle | undefined) => {
+  const add = (kind: PaintedMark['kind'], box: UserRectangle | undefined, image?: PaintedMark['image']) => {
     const clipped = box && state.clip ? intersect(box, state.clip) : box;
     if (clipped && clipped.x1 > clipped.x0 && clipped.y1 > clipped.y0) {
-      marks.push({ kind, box: clipped });
+      marks.push(image ? { kind, box: clipped, image } : { kind, box: clipped });
     }
   };
   for (let index = 0; index < list.fnArray.length; index++) {
@@ -138,7 +140,8 @@ export function scanPaintedMarks(list: { fnArray: ArrayLike<number>; argsArray: 
       }
     } else if (imageOperations.has(operation)) {
       // An image fills the unit square of its transform.
-      add('image', mapped(state.matrix, [0, 0, 1, 1]));
+      const id = operation === operators.paintImageXObject && typeof args?.[0] === 'string' ? args[0] : undefined;
+      add('image', mapped(state.matrix, [0, 0, 1, 1]), id ? { id, matrix: state.matrix } : undefined);
     }
   }
   return marks;

@@ -1,5 +1,5 @@
 import { createIsomorphicCanvasFactory, getResolvedPDFJS } from 'unpdf';
-import { PICTURE_MAX_SOURCE_PIXELS } from '../../core/limits';
+import { OCR_MAX_IMAGE_PIXELS } from '../../core/limits';
 import type { RawImage } from './pictures/pngEncoder';
 import { mapRectangle, type PdfMatrix } from './pdfMatrix';
 import type { UserRectangle } from './pdfFigures';
@@ -127,7 +127,8 @@ export class PdfPageRenderer {
         useSystemFonts: false,
         isOffscreenCanvasSupported: false,
         stopAtErrors: false,
-        maxImageSize: PICTURE_MAX_SOURCE_PIXELS,
+        // A scan at 600 dpi passes the picture limit; rendering it for OCR needs it decoded (bounded by OCR's own limit).
+        maxImageSize: OCR_MAX_IMAGE_PIXELS,
         CanvasFactory,
       });
       try {

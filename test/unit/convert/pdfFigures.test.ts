@@ -106,7 +106,7 @@ describe('PDF figures as a reader sees them', () => {
         [OPS.stroke, [], new Float32Array([10, 10, 20, 20])],
       ];
       assert.deepEqual(scanPaintedMarks({ fnArray, argsArray }, OPS), [
-        { kind: 'image', box: rectangle(50, 600, 250, 700) },
+        { kind: 'image', box: rectangle(50, 600, 250, 700), image: { id: 'img_1', matrix: [200, 0, 0, 100, 50, 600] } },
         { kind: 'drawing', box: rectangle(50, 50, 100, 100) },
         { kind: 'drawing', box: rectangle(10, 10, 20, 20) },
       ]);

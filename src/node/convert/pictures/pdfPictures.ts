@@ -32,7 +32,7 @@ export interface PdfPagePicture extends CollectedPicture {
   box: PageBox;
 }
 
-interface PdfJsImage {
+export interface PdfJsImage {
   width?: number;
   height?: number;
   /** 1: 1-bit grey packed by row, 2: RGB, 3: RGBA (pdf.js `ImageKind`). */
@@ -92,7 +92,7 @@ export async function extractPagePictures(page: PdfJsImagePage, pageNumber: numb
 }
 
 /** A decoded image object; undefined when pdf.js does not resolve it in time (its decoding failed). */
-async function lookUp(page: PdfJsImagePage, key: unknown): Promise<PdfJsImage | undefined> {
+export async function lookUp(page: PdfJsImagePage, key: unknown): Promise<PdfJsImage | undefined> {
   if (typeof key !== 'string') {
     return undefined;
   }
