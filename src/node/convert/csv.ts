@@ -196,7 +196,7 @@ export function convertCsv(text: string, options: CsvConvertOptions): ConvertedD
  * spreadsheet tables are cut this way, so a chunk is whole rows with their column names.
  */
 export function tableRowRuns(header: readonly string[], rowCount: number, rowCells: (index: number) => readonly string[], abortSignal?: AbortSignal): Array<[number, number]> {
-  // Counted as the chunker counts (the rendered rows plus the separator row), so an item fits one chunk.
+  // Counted as the chunker counts (the header, its separator row, then each row's own line), so an item fits one chunk.
   const headerTokens = countChunkTokens(markdownTable([header]));
   const runs: Array<[number, number]> = [];
   let start = 0;
@@ -205,7 +205,8 @@ export function tableRowRuns(header: readonly string[], rowCount: number, rowCel
     if (index % 1000 === 999) {
       throwIfAborted(abortSignal);
     }
-    const rowTokens = countChunkTokens(markdownTable([rowCells(index)])) + 1;
+    // The row's line alone: rendered as a one-row table it would count a separator line it does not have.
+    const rowTokens = countChunkTokens(markdownTable([rowCells(index)]).split('\n', 1)[0]) + 1;
     if (index > start && tokens + rowTokens > CSV_TABLE_ITEM_MAX_TOKENS) {
       runs.push([start, index]);
       start = index;

@@ -120,6 +120,14 @@ describe('text-based formats (CSV, notebooks, AsciiDoc, code)', () => {
       assert.deepEqual(table.sourceRange, { startLine: 0, startColumn: 0, endLine: 2, endColumn: 7 });
     });
 
+    it('keeps a small table whole: rows are counted by their own line, not as one-row tables with a separator each', () => {
+      const lines = ['first,second,third,fourth', ...Array.from({ length: 10 }, (_, index) => `${index},${index * 2},${index * 3},${index * 4}`)];
+      const tables = convertCsv(lines.join('\n'), { fileName: 'small.csv' }).items.filter((item) => item.label === 'table');
+      assert.equal(tables.length, 1, tables.map((table) => table.text).join('\n\n'));
+      assert.ok(countChunkTokens(tables[0].text) <= CSV_TABLE_ITEM_MAX_TOKENS, String(countChunkTokens(tables[0].text)));
+      assert.equal(tableRows(tables[0].text).length, 11);
+    });
+
     it('cuts a large table into items of whole rows, each with the header and its own lines; chunks keep rows whole', () => {
       const lines = ['city,country,population'];
       for (let index = 0; index < 2000; index++) {
