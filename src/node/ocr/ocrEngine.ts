@@ -187,7 +187,7 @@ let starting: Promise<OcrEngine> | undefined;
 
 /** The script tesseract.js runs its thread from: bundled beside the bundle, else the source. */
 function tesseractWorkerScript(): string {
-  const candidates = [path.join(__dirname, 'ocr', 'tesseract-worker.js'), path.join(__dirname, 'tesseractWorker.cjs'), path.resolve(__dirname, '..', '..', '..', 'src', 'node', 'ocr', 'tesseractWorker.cjs')];
+  const candidates = [path.join(__dirname, 'ocr', 'tesseract-worker.js'), path.join(__dirname, 'tesseractWorker.cjs'), path.resolve(__dirname, '..', '..', '..', '..', 'src', 'node', 'ocr', 'tesseractWorker.cjs')];
   const found = candidates.find((candidate) => fs.existsSync(candidate));
   if (found === undefined) {
     throw new HaikuError('unsupported_format', `OCR is not available: its worker script is missing (looked for ${candidates.join(', ')}). Reinstall Haiku, or turn OCR off (processing.ocr.enabled: false).`,
