@@ -284,8 +284,8 @@ async function readPage(document: PdfJsDocument, pageNumber: number, context: Pa
     const mayBeScanned = textCharacters < PDF_OCR_MAX_TEXT_LAYER_CHARACTERS;
     const marks = context.pictures || mayBeScanned ? await paintedMarks(page, context.operators) : [];
     const pageBox = pageRectangle(page);
-    // No text at all is read by OCR even without a visible image: pdf.js leaves out images over `maxImageSize` (a 600 dpi scan).
-    const scanned = textCharacters === 0 || (mayBeScanned && imageShareOfPage(marks, pageBox) >= PDF_OCR_SCANNED_IMAGE_SHARE);
+    // A page that paints nothing is blank (OCR would find nothing there); images pdf.js leaves out (over `maxImageSize`) OCR could not read either.
+    const scanned = (textCharacters === 0 && marks.length > 0) || (mayBeScanned && imageShareOfPage(marks, pageBox) >= PDF_OCR_SCANNED_IMAGE_SHARE);
     const pictures = context.pictures ? await readFigures(page, pageNumber, marks, lines, transform, context) : undefined;
     return { pageNumber, width, height, lines, toUserSpace, pictures, scanned };
   } finally {
@@ -527,12 +527,16 @@ async function readScannedPages(document: PdfJsDocument, pages: ReadPage[], opti
     }
   }
   const scannedWithoutText = pages.filter((page) => page.scanned && page.lines.length === 0 && !outOfTime.includes(page.pageNumber)).map((page) => page.pageNumber);
+  const blank = pages.filter((page) => !page.scanned && !page.failed && page.lines.length === 0).map((page) => page.pageNumber);
   if (scannedWithoutText.length > 0 && !enabled) {
     warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); OCR is off, so that text is not indexed. Turn on processing.ocr.enabled to read it.`);
   } else if (scannedWithoutText.length > 0 && unavailable) {
     warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); reading it by OCR needs the pages rendered with @napi-rs/canvas, which is not installed here. Index the PDF with the haiku CLI, or run OCR on it first.`);
   } else if (scannedWithoutText.length > 0) {
     warnings.push(`No text layer on ${pageList(scannedWithoutText, false)} (blank, scanned or image-only), and OCR found no legible text there; nothing there is indexed.`);
+  }
+  if (blank.length > 0) {
+    warnings.push(`No text layer on ${pageList(blank, false)} (blank: nothing is painted there); nothing there is indexed.`);
   }
   if (outOfTime.length > 0) {
     warnings.push(`${pageList(outOfTime, true)} no text layer and were not read by OCR: the conversion's time limit was near. Split the PDF to index all of it.`);

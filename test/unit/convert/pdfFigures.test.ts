@@ -5,6 +5,7 @@ import { convertPdf } from '../../../src/node/convert/pdf';
 import { figureRegions, scanPaintedMarks, type PaintedMark, type PdfJsDrawingOperators, type UserRectangle } from '../../../src/node/convert/pdfFigures';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { corpusRoot } from '../../support/paths';
+import { PDF_FIGURE_MARKS_MAX_PER_PAGE } from '../../../src/core/limits';
 import { decodePng } from '../../support/png';
 
 /** pdf.js's operator numbers (`OPS`), as the scan reads them. */
@@ -111,6 +112,15 @@ describe('PDF figures as a reader sees them', () => {
         { kind: 'drawing', box: rectangle(10, 10, 20, 20) },
       ]);
     });
+  });
+
+  it('stops listing drawings at PDF_FIGURE_MARKS_MAX_PER_PAGE (a map of countless paths), but keeps every image', () => {
+    const paths = PDF_FIGURE_MARKS_MAX_PER_PAGE + 1000;
+    const fnArray = [...Array.from({ length: paths }, () => OPS.constructPath), OPS.paintImageXObject];
+    const argsArray: unknown[] = [...Array.from({ length: paths }, (_, index) => [OPS.fill, [], [index % 600, 10, (index % 600) + 5, 15]]), ['img_1', 1, 1]];
+    const marks = scanPaintedMarks({ fnArray, argsArray }, OPS);
+    assert.equal(marks.filter((mark) => mark.kind === 'drawing').length, PDF_FIGURE_MARKS_MAX_PER_PAGE);
+    assert.equal(marks.filter((mark) => mark.kind === 'image').length, 1);
   });
 
   describe('convertPdf', function () {
