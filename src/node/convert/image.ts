@@ -1,7 +1,7 @@
 import type { ConvertedDocument, PageBox, PictureData } from '../../core/model/document';
 import { ConversionError, HaikuError, throwIfAborted } from '../../core/errors';
 import { sniffImage } from '../../core/pictures/imageInfo';
-import { DEFAULT_OCR_OPTIONS, encodedImageFormat, encodedImageToPng, recognizeImage, type OcrBox } from '../ocr/ocrEngine';
+import { DEFAULT_OCR_OPTIONS, encodedImageFormat, encodedImageToPng, recognizeImage, tiffSize, type OcrBox } from '../ocr/ocrEngine';
 import { DocumentBuilder } from './documentBuilder';
 import type { OcrOptions, PictureProcessing } from './convertFile';
 import { PictureCollector } from './pictures/pictureCollector';
@@ -105,32 +105,4 @@ function asConversionError(error: unknown, filePath: string): unknown {
     return new ConversionError(error.code, filePath, error.message.replace(/^The image/, 'the image'), { cause: error });
   }
   return error;
-}
-
-/** Width and height from a TIFF's first directory (tags 256 and 257), or undefined. */
-function tiffSize(bytes: Uint8Array): { width: number; height: number } | undefined {
-  if (bytes.length < 8) {
-    return undefined;
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const little = bytes[0] === 0x49;
-  const directory = view.getUint32(4, little);
-  if (directory + 2 > bytes.length) {
-    return undefined;
-  }
-  const count = view.getUint16(directory, little);
-  let width: number | undefined;
-  let height: number | undefined;
-  for (let index = 0; index < count && directory + 2 + (index + 1) * 12 <= bytes.length; index++) {
-    const entry = directory + 2 + index * 12;
-    const tag = view.getUint16(entry, little);
-    const type = view.getUint16(entry + 2, little);
-    const value = type === 3 ? view.getUint16(entry + 8, little) : view.getUint32(entry + 8, little);
-    if (tag === 256) {
-      width = value;
-    } else if (tag === 257) {
-      height = value;
-    }
-  }
-  return width !== undefined && height !== undefined ? { width, height } : undefined;
 }

@@ -69,7 +69,7 @@ export async function recognizeImage(image: OcrImage, options: RecognizeImageOpt
     if (format === undefined) {
       throw new HaikuError('corrupt_file', 'The image is not in a format OCR reads (PNG, JPEG, TIFF, WebP, BMP or PNM); convert it to PNG and try again.');
     }
-    const size = sniffImage(encoded);
+    const size = sniffImage(encoded) ?? (format === 'tiff' ? tiffSize(encoded) : undefined);
     if (size) {
       checkSize(size.width, size.height);
     }
@@ -116,6 +116,10 @@ export async function recognizeImage(image: OcrImage, options: RecognizeImageOpt
  */
 export async function encodedImageToPng(bytes: Uint8Array, options: RecognizeImageOptions): Promise<{ png: Uint8Array; width: number; height: number }> {
   throwIfAborted(options.abortSignal, 'Reading the image');
+  const size = sniffImage(bytes) ?? tiffSize(bytes);
+  if (size) {
+    checkSize(size.width, size.height);
+  }
   const languages = normalizedLanguages(options.languages);
   const languageFiles = Object.fromEntries(languages.map((code) => [code, languageDataFile(code)]));
   const deadline = Date.now() + (options.timeoutMilliseconds ?? OCR_PAGE_TIMEOUT_MS);
@@ -523,4 +527,32 @@ export function encodedImageFormat(bytes: Uint8Array): 'png' | 'jpeg' | 'tiff' |
     return 'pnm';
   }
   return undefined;
+}
+
+/** Width and height from a TIFF's first directory (tags 256 and 257), or undefined. */
+export function tiffSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length < 8) {
+    return undefined;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const little = bytes[0] === 0x49;
+  const directory = view.getUint32(4, little);
+  if (directory + 2 > bytes.length) {
+    return undefined;
+  }
+  const count = view.getUint16(directory, little);
+  let width: number | undefined;
+  let height: number | undefined;
+  for (let index = 0; index < count && directory + 2 + (index + 1) * 12 <= bytes.length; index++) {
+    const entry = directory + 2 + index * 12;
+    const tag = view.getUint16(entry, little);
+    const type = view.getUint16(entry + 2, little);
+    const value = type === 3 ? view.getUint16(entry + 8, little) : view.getUint32(entry + 8, little);
+    if (tag === 256) {
+      width = value;
+    } else if (tag === 257) {
+      height = value;
+    }
+  }
+  return width !== undefined && height !== undefined ? { width, height } : undefined;
 }

@@ -139,6 +139,13 @@ describe('image files (convertImage)', function () {
     await assert.rejects(convertImage(new Uint8Array(0), options), expectError('empty_file'));
     await assert.rejects(convertImage(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>'), options), expectError('corrupt_file'));
     await assert.rejects(convertImage(fixture('ocr_test.png').subarray(0, 300), options), expectError('corrupt_file'));
+    // A TIFF whose header announces 20000x20000 pixels is refused before Tesseract decodes it.
+    const huge = greyTiff(fixture('ocr_test.png'));
+    const view = new DataView(huge.buffer, huge.byteOffset);
+    const directory = view.getUint32(4, true);
+    view.setUint16(directory + 2 + 8, 20_000, true);
+    view.setUint16(directory + 2 + 12 + 8, 20_000, true);
+    await assert.rejects(convertImage(huge, options), expectError('file_too_large'));
   });
 
   it('fails an image file clearly when an OCR language is not installed', async () => {
