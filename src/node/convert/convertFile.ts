@@ -280,7 +280,6 @@ export function decodeText(filePath: string, bytes: Uint8Array): string {
     if (bytes[index] === 0) {
       throw new ConversionError('binary_file', filePath, `looks binary (a NUL byte at offset ${index}), not text. Exclude it from indexing or give it the right extension.`);
     }
-  ocr?: OcrOptions;
   }
   try {
     return utf8Decoder.decode(bytes);
@@ -297,6 +296,7 @@ export interface LoadDocumentOptions {
   maxBytes?: number;
   pictures?: PictureProcessing;
   pictureRoots?: readonly string[];
+  ocr?: OcrOptions;
 }
 
 /** Converts a file and gives it its identity: id from the root-relative path, `file://` URI, sha256 of the bytes. */
