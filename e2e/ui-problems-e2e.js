@@ -22,9 +22,9 @@ const workspace = path.join(tmp, 'workspace');
 fs.cpSync(path.join(repository, 'samples'), workspace, { recursive: true });
 fs.mkdirSync(path.join(workspace, 'problems'));
 fs.writeFileSync(path.join(workspace, 'problems', 'broken.pdf'), `%PDF-1.7\n${'garbage '.repeat(200)}`);
-// Over the text formats' share (a fifth) of the default 50 MB limit.
+// Over the default 50 MiB file size limit (big Markdown converts in segments, so text has no smaller share).
 const line = 'An oversized note that is all text.\n';
-fs.writeFileSync(path.join(workspace, 'problems', 'huge.md'), `# Huge\n\n${line.repeat(Math.ceil((11 * 1024 * 1024) / line.length))}`);
+fs.writeFileSync(path.join(workspace, 'problems', 'huge.md'), `# Huge\n\n${line.repeat(Math.ceil((51 * 1024 * 1024) / line.length))}`);
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none',
