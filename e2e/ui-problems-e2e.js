@@ -90,7 +90,7 @@ async function step(page, name, action) {
       await rows.filter({ hasText: 'maxFileSizeMB' }).first().waitFor({ timeout: 30000 });
       const texts = (await rows.allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
       console.log(`  Problems rows:\n    ${texts.join('\n    ')}`);
-      for (const expected of [/broken\.pdf/, /huge\.md/, /Not indexed: .*broken\.pdf/, /Not indexed: .*huge\.md.*50\.0 MiB limit.*Setting: haiku\.index\.maxFileSizeMB/]) {
+      for (const expected of [/broken\.pdf/, /huge\.md/, /Not indexed: .*broken\.pdf/, /Not indexed: .*huge\.md.*above the 50\.0 MB limit.*Setting: haiku\.index\.maxFileSizeMB/]) {
         if (!texts.some((text) => expected.test(text))) { throw new Error(`no row matches ${expected}`); }
       }
     });
