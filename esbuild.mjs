@@ -62,8 +62,9 @@ const nodeCommon = {
   target: 'node20',
   sourcemap: !production,
   minify: production,
-  // @napi-rs/canvas (page rendering for `haiku visualize`) is a per-platform native binary the extension never
-  // needs (its PDF viewer renders in the webview), so no bundle carries it; the CLI loads it from node_modules.
+  // @napi-rs/canvas (pdf.js renders PDF figures, scanned pages and `haiku visualize` pages into it) loads its
+  // per-platform binary package by name, so no bundle carries it: the CLI finds it in node_modules, a VSIX in
+  // dist/node_modules/@napi-rs/ (placed there per target by scripts/packageVsix.mjs).
   external: selfContained ? ['vscode', '@napi-rs/canvas'] : ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
   ...(selfContained ? { loader: { '.node': 'copy' }, alias: { 'apache-arrow': require.resolve('apache-arrow') } } : {}),
   // ESM-only dependencies read import.meta.url; give them the bundle's own URL.

@@ -3,14 +3,17 @@
 // for chosen ones. Each target is staged in .cache/vsix/<target>/ (the manifest, the marketplace README, media and a
 // self-contained dist/ carrying only that target's LanceDB addon) and packed from there by vsce, so the repository's
 // own dist/ (what the tests and other builds use) is never touched. Other platforms' addons come from
-// `npm pack @lancedb/lancedb-<suffix>@0.31.0`, cached in .cache/natives/. Targets are packed `--jobs N` at a time
+// `npm pack @lancedb/lancedb-<suffix>@0.31.0`, cached in .cache/natives/. @napi-rs/canvas (pdf.js renders PDF figures
+// and scanned pages into it) loads its per-platform binary by package name, so it is not bundled: the target's
+// @napi-rs/canvas-<suffix> and canvas's own loader are placed in dist/node_modules/@napi-rs/, where the bundles'
+// `require('@napi-rs/canvas')` finds them (vsce --no-dependencies leaves out only the top-level node_modules/). Targets are packed `--jobs N` at a time
 // (default: half the cores, at least 2: two at a time took 56 s for two targets on 2 cores, one at a time ~120 s).
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hostTarget, LANCEDB_SUFFIX_BY_TARGET, LANCEDB_VERSION, PACKAGE_TARGETS } from './packageTargets.mjs';
+import { CANVAS_SUFFIX_BY_TARGET, CANVAS_VERSION, hostTarget, LANCEDB_SUFFIX_BY_TARGET, LANCEDB_VERSION, PACKAGE_TARGETS } from './packageTargets.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const nativesCache = path.join(root, '.cache', 'natives');
@@ -41,26 +44,54 @@ function chosenTargets(argv) {
 
 /** The unpacked @lancedb/lancedb-<suffix> package for `target`: the installed one when it matches, else from npm. */
 function lancedbNativeFolder(target) {
-  const suffix = LANCEDB_SUFFIX_BY_TARGET[target];
-  const installed = path.join(root, 'node_modules', '@lancedb', `lancedb-${suffix}`);
-  if (packageVersion(installed) === LANCEDB_VERSION) {
+  return npmPackageFolder(`@lancedb/lancedb-${LANCEDB_SUFFIX_BY_TARGET[target]}`, LANCEDB_VERSION, path.join(nativesCache, target, 'lancedb'));
+}
+
+/**
+ * The unpacked npm package `name@version`: the installed one when its version matches, else the one unpacked in
+ * `unpacked` earlier, else `npm pack`ed into .cache/natives/ and unpacked there.
+ */
+function npmPackageFolder(name, version, unpacked) {
+  const installed = path.join(root, 'node_modules', ...name.split('/'));
+  if (packageVersion(installed) === version) {
     return installed;
   }
-  const unpacked = path.join(nativesCache, target, 'lancedb');
-  if (packageVersion(unpacked) === LANCEDB_VERSION) {
+  if (packageVersion(unpacked) === version) {
     return unpacked;
   }
   fs.mkdirSync(nativesCache, { recursive: true });
-  const tarball = path.join(nativesCache, `lancedb-lancedb-${suffix}-${LANCEDB_VERSION}.tgz`);
+  // npm pack names `@scope/name@1.0.0` scope-name-1.0.0.tgz.
+  const tarball = path.join(nativesCache, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
   if (!fs.existsSync(tarball)) {
-    console.log(`package: npm pack @lancedb/lancedb-${suffix}@${LANCEDB_VERSION}`);
-    execFileSync(npmCommand(), ['pack', `@lancedb/lancedb-${suffix}@${LANCEDB_VERSION}`, '--silent'], { cwd: nativesCache, stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' });
+    console.log(`package: npm pack ${name}@${version}`);
+    execFileSync(npmCommand(), ['pack', `${name}@${version}`, '--silent'], { cwd: nativesCache, stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' });
   }
   fs.rmSync(unpacked, { recursive: true, force: true });
   fs.mkdirSync(unpacked, { recursive: true });
   // npm tarballs hold everything under package/.
   execFileSync('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1'], { stdio: 'inherit' });
   return unpacked;
+}
+
+/**
+ * Puts @napi-rs/canvas and `target`'s @napi-rs/canvas-<suffix> into the staged dist/node_modules/@napi-rs/: only what
+ * loads (manifest, scripts, the binary, licence), no README, typings or SBOM.
+ */
+function stageCanvas(target, staging) {
+  const binaryName = `@napi-rs/canvas-${CANVAS_SUFFIX_BY_TARGET[target]}`;
+  const packages = [
+    ['@napi-rs/canvas', npmPackageFolder('@napi-rs/canvas', CANVAS_VERSION, path.join(nativesCache, 'canvas'))],
+    [binaryName, npmPackageFolder(binaryName, CANVAS_VERSION, path.join(nativesCache, target, 'canvas'))],
+  ];
+  for (const [name, folder] of packages) {
+    const destination = path.join(staging, 'dist', 'node_modules', ...name.split('/'));
+    fs.mkdirSync(destination, { recursive: true });
+    for (const file of fs.readdirSync(folder)) {
+      if (file === 'package.json' || /^licen[cs]e/i.test(file) || file.endsWith('.js') || file.endsWith('.node')) {
+        fs.copyFileSync(path.join(folder, file), path.join(destination, file));
+      }
+    }
+  }
 }
 
 function packageVersion(folder) {
@@ -103,6 +134,7 @@ async function packageTarget(target) {
   const started = Date.now();
   const natives = lancedbNativeFolder(target);
   const staging = stage(target);
+  stageCanvas(target, staging);
   await runNode([
     path.join(root, 'esbuild.mjs'), '--production', '--self-contained',
     `--native-target=${target}`, `--natives=${natives}`, `--outdir=${path.join(staging, 'dist')}`,

@@ -47,6 +47,7 @@ const integrationTestFiles = [
   'test/unit/packaging/vsixContents.test.ts', // 18 s with the VSIX files built
   'test/unit/packaging/npmTarball.test.ts', // 60 s with the tarball built
   'test/unit/packaging/installedVsixMcp.test.ts', // 22 s with the VSIX built
+  'test/unit/packaging/installedVsixCanvas.test.ts', // 8 s with the VSIX built (unpacks it, converts a PDF)
   // The fast tier's slowest, timed on their own.
   'test/unit/index/indexIntegrity.test.ts', // 325 s
   'test/unit/store/fullDiskRuns.test.ts', // 220 s

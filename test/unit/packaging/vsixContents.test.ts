@@ -3,7 +3,7 @@ import { binaryFormat, type BinaryFormat } from './binaryFormat';
 import { ensureVsixFiles, vsixPath } from './packagedArtifacts';
 import { zipEntries } from './zipArchive';
 
-/** Each VSIX target, the LanceDB package suffix its addon is named by, and what that addon must be. */
+/** Each VSIX target, the LanceDB and @napi-rs/canvas package suffix its addons are named by, and what they must be. */
 const TARGETS: { target: string; suffix: string; format: BinaryFormat['format']; architecture: string; libc?: 'glibc' | 'musl' }[] = [
   { target: 'linux-x64', suffix: 'linux-x64-gnu', format: 'ELF', architecture: 'x64', libc: 'glibc' },
   { target: 'linux-arm64', suffix: 'linux-arm64-gnu', format: 'ELF', architecture: 'arm64', libc: 'glibc' },
@@ -15,8 +15,9 @@ const TARGETS: { target: string; suffix: string; format: BinaryFormat['format'];
 ];
 
 /**
- * The VSIX of every target (`npm run package:all`): the manifest names the target, the one native addon is that
- * target's (format, architecture, C library), dist/cli.js (the MCP server definition's script) is there, and no source map.
+ * The VSIX of every target (`npm run package:all`): the manifest names the target, the two native addons (LanceDB's,
+ * bundled; @napi-rs/canvas's, in dist/node_modules) are that target's (format, architecture, C library), dist/cli.js
+ * (the MCP server definition's script) is there, and no source map.
  */
 describe('VSIX contents per target', function () {
   this.timeout(1_800_000);
@@ -24,25 +25,30 @@ describe('VSIX contents per target', function () {
   before(() => ensureVsixFiles(TARGETS.map((entry) => entry.target)));
 
   for (const expected of TARGETS) {
-    it(`haiku-${expected.target}.vsix carries only ${expected.suffix}'s addon, dist/cli.js and no .map`, () => {
+    it(`haiku-${expected.target}.vsix carries only ${expected.suffix}'s addons, dist/cli.js and no .map`, () => {
       const entries = zipEntries(vsixPath(expected.target));
       const names = entries.map((entry) => entry.name);
       const manifest = entries.find((entry) => entry.name === 'extension.vsixmanifest')!.read().toString('utf8');
       assert.match(manifest, new RegExp(`<Identity [^>]*TargetPlatform="${expected.target}"`));
-      for (const required of ['extension/dist/cli.js', 'extension/dist/cli-main.js', 'extension/dist/extension.js', 'extension/dist/backend.js', 'extension/dist/sandbox-worker.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/media/icon.png']) {
+      for (const required of ['extension/dist/cli.js', 'extension/dist/cli-main.js', 'extension/dist/extension.js', 'extension/dist/backend.js', 'extension/dist/sandbox-worker.js', 'extension/dist/node_modules/@napi-rs/canvas/index.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/media/icon.png']) {
         assert.ok(names.includes(required), `${expected.target}: ${required} is missing`);
       }
       assert.deepEqual(names.filter((name) => name.endsWith('.map')), [], 'source maps');
       const addons = entries.filter((entry) => entry.name.endsWith('.node'));
-      assert.deepEqual(addons.map((entry) => entry.name.replace(/-[A-Z0-9]{8}\.node$/, '.node')), [`extension/dist/lancedb.${expected.suffix}.node`]);
-      const format = binaryFormat(addons[0].read());
-      assert.equal(format.format, expected.format);
-      assert.equal(format.architecture, expected.architecture);
-      if (expected.libc === 'glibc') {
-        assert.ok(format.needed?.includes('libc.so.6'), `glibc build: ${format.needed?.join(' ')}`);
-      } else if (expected.libc === 'musl') {
-        // musl's C library is plain libc.so; a glibc build would need libc.so.6.
-        assert.ok(format.needed?.includes('libc.so') && !format.needed.includes('libc.so.6'), `musl build: ${format.needed?.join(' ')}`);
+      assert.deepEqual(addons.map((entry) => entry.name.replace(/-[A-Z0-9]{8}\.node$/, '.node')).sort(), [
+        `extension/dist/lancedb.${expected.suffix}.node`,
+        `extension/dist/node_modules/@napi-rs/canvas-${expected.suffix}/skia.${expected.suffix}.node`,
+      ]);
+      for (const addon of addons) {
+        const format = binaryFormat(addon.read());
+        assert.equal(format.format, expected.format, addon.name);
+        assert.equal(format.architecture, expected.architecture, addon.name);
+        if (expected.libc === 'glibc') {
+          assert.ok(format.needed?.includes('libc.so.6'), `${addon.name}: glibc build: ${format.needed?.join(' ')}`);
+        } else if (expected.libc === 'musl') {
+          // musl's C library is plain libc.so; a glibc build would need libc.so.6.
+          assert.ok(format.needed?.includes('libc.so') && !format.needed.includes('libc.so.6'), `${addon.name}: musl build: ${format.needed?.join(' ')}`);
+        }
       }
       const packageJson = JSON.parse(entries.find((entry) => entry.name === 'extension/package.json')!.read().toString('utf8')) as { name: string; extensionKind: string[]; activationEvents: string[] };
       assert.equal(packageJson.name, 'haiku');
