@@ -8,6 +8,7 @@ import { DocumentBuilder, LineIndex, markdownTable } from './documentBuilder';
 import type { PictureProcessing } from './convertFile';
 import { PictureCollector } from './pictures/pictureCollector';
 import { readLocalImage } from './pictures/localImages';
+import { ensureTransferToFixedLength } from './pdfJsShims';
 
 export interface LatexConvertOptions {
   fileName: string;
@@ -1335,22 +1336,6 @@ interface PdfJsFigureDocument {
   }>;
 }
 
-/** pdf.js 5 calls `ArrayBuffer.prototype.transferToFixedLength` (Node ≥ 21) when it loads fonts; without it a figure's text is lost. Same shim as pdf.ts. */
-function ensureTransferToFixedLength(): void {
-  const prototype = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (length?: number) => ArrayBuffer };
-  if (typeof prototype.transferToFixedLength !== 'function') {
-    Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
-      configurable: true,
-      writable: true,
-      value(this: ArrayBuffer, length?: number): ArrayBuffer {
-        const size = length ?? this.byteLength;
-        const copy = new ArrayBuffer(size);
-        new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(size, this.byteLength)));
-        return copy;
-      },
-    });
-  }
-}
 
 function isPdf(bytes: Uint8Array): boolean {
   return new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-');

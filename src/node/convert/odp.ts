@@ -1,7 +1,7 @@
 import type { ChildNode, Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import { throwIfAborted } from '../../core/errors';
-import { MAX_TABLE_CELL_SPAN, SLIDE_MAX_NESTING_DEPTH } from '../../core/limits';
-import { attribute, childElements, descendants, firstChild, inReadingOrder, isElement, localName, parseXmlPart, resolvePartName, spanCount, spannedGrid, textContent, type SourceCell } from './officeXml';
+import { SLIDE_MAX_NESTING_DEPTH } from '../../core/limits';
+import { attribute, childElements, descendants, firstChild, inReadingOrder, isElement, localName, odfTableRows, parseXmlPart, resolvePartName, spannedGrid, textContent, type SourceCell } from './officeXml';
 import type { ChartData, SlideBlock, SlideComment, SlideContent } from './presentation';
 import type { ZipArchive } from './zipArchive';
 
@@ -216,46 +216,14 @@ class OdpReader {
   }
 }
 
-/** The rows of an ODF table (header rows, row groups and repeats included), cells as stored. */
+/** The rows of an ODF table, cells as stored, trailing empty rows and columns dropped. */
 function tableRows(table: Element): SourceCell[][] {
-  const rows: SourceCell[][] = [];
-  const visit = (element: Element) => {
-    for (const child of childElements(element)) {
-      const name = localName(child);
-      if (name === 'table-row') {
-        const cells: SourceCell[] = [];
-        for (const cell of childElements(child, 'table-cell', 'covered-table-cell')) {
-          const repeat = Math.min(spanCount(attribute(cell, 'number-columns-repeated')), MAX_TABLE_CELL_SPAN);
-          const source: SourceCell = {
-            text: descendants(cell, 'p', 'h')
-              .map((paragraph) => inlineText(paragraph))
-              .filter(Boolean)
-              .join(' '),
-            columnSpan: spanCount(attribute(cell, 'number-columns-spanned')),
-            rowSpan: spanCount(attribute(cell, 'number-rows-spanned')),
-            covered: localName(cell) === 'covered-table-cell',
-          };
-          for (let copy = 0; copy < repeat; copy++) {
-            cells.push(source);
-          }
-        }
-        const repeat = Math.min(spanCount(attribute(child, 'number-rows-repeated')), MAX_TABLE_CELL_SPAN);
-        for (let copy = 0; copy < repeat; copy++) {
-          rows.push(cells);
-        }
-      } else if (name === 'table-header-rows' || name === 'table-rows' || name === 'table-row-group') {
-        visit(child);
-      }
-    }
-  };
-  visit(table);
-  // Trailing empty cells and rows (blank columns and rows repeated to the table's edge) widen nothing.
-  const width = Math.max(0, ...rows.map((row) => row.reduce((last, cell, index) => (cell.text || cell.covered ? index + 1 : last), 0)));
+  const rows = odfTableRows(table, (cell) => descendants(cell, 'p', 'h').map((paragraph) => inlineText(paragraph)).filter(Boolean).join(' '));
   let height = rows.length;
   while (height > 0 && rows[height - 1].every((cell) => !cell.text && !cell.covered)) {
     height--;
   }
-  return rows.slice(0, height).map((row) => row.slice(0, width));
+  return rows.slice(0, height);
 }
 
 /** A paragraph's text: spans and links read through, `text:s` as spaces, tabs and line breaks as spaces. */

@@ -1,9 +1,8 @@
 import type { ChildNode, Element } from 'domhandler' with { 'resolution-mode': 'import' };
 import type { ConvertedDocument, PictureData } from '../../core/model/document';
 import { ConversionError, throwIfAborted } from '../../core/errors';
-import { MAX_TABLE_CELL_SPAN } from '../../core/limits';
 import { DocumentBuilder, markdownTable } from './documentBuilder';
-import { attribute, childElements, descendants, firstChild, isElement, localName, parseXmlPart, spanCount, spannedGrid, textContent, type SourceCell } from './officeXml';
+import { attribute, childElements, descendants, firstChild, isElement, localName, odfTableRows, parseXmlPart, spanCount, spannedGrid, textContent, type SourceCell } from './officeXml';
 import { PictureCollector } from './pictures/pictureCollector';
 import type { PictureProcessing } from './convertFile';
 import { openZipArchive, type ZipArchive } from './zipArchive';
@@ -298,42 +297,15 @@ function framesIn(element: Element): Element[] {
   return frames;
 }
 
-/** The rows of an ODF table (header rows, row groups and repeats), cells as stored; trailing empty columns dropped. */
+/** The rows of an ODF table, cells as stored (a cell's lists read through), trailing empty columns dropped. */
 function tableRows(table: Element): SourceCell[][] {
-  const rows: SourceCell[][] = [];
-  const visit = (element: Element) => {
-    for (const child of childElements(element)) {
-      const name = localName(child);
-      if (name === 'table-row') {
-        const cells: SourceCell[] = [];
-        for (const cell of childElements(child, 'table-cell', 'covered-table-cell')) {
-          const repeat = Math.min(spanCount(attribute(cell, 'number-columns-repeated')), MAX_TABLE_CELL_SPAN);
-          const source: SourceCell = {
-            text: childElements(cell)
-              .flatMap((block) => (localName(block) === 'list' ? descendants(block, 'p') : [block]))
-              .map((block) => inlineText(block))
-              .filter(Boolean)
-              .join(' '),
-            columnSpan: spanCount(attribute(cell, 'number-columns-spanned')),
-            rowSpan: spanCount(attribute(cell, 'number-rows-spanned')),
-            covered: localName(cell) === 'covered-table-cell',
-          };
-          for (let copy = 0; copy < repeat; copy++) {
-            cells.push(source);
-          }
-        }
-        const repeat = Math.min(spanCount(attribute(child, 'number-rows-repeated')), MAX_TABLE_CELL_SPAN);
-        for (let copy = 0; copy < repeat; copy++) {
-          rows.push(cells);
-        }
-      } else if (name === 'table-header-rows' || name === 'table-rows' || name === 'table-row-group') {
-        visit(child);
-      }
-    }
-  };
-  visit(table);
-  const width = Math.max(0, ...rows.map((row) => row.reduce((last, cell, index) => (cell.text || cell.covered ? index + 1 : last), 0)));
-  return rows.map((row) => row.slice(0, width));
+  return odfTableRows(table, (cell) =>
+    childElements(cell)
+      .flatMap((block) => (localName(block) === 'list' ? descendants(block, 'p') : [block]))
+      .map((block) => inlineText(block))
+      .filter(Boolean)
+      .join(' '),
+  );
 }
 
 /** A paragraph's text: spans and links read through, `text:s` as its count of spaces, line breaks kept; frames, notes' marks and comments left out. */

@@ -256,3 +256,41 @@ export function inReadingOrder<T extends { top?: number; left?: number }>(shapes
   flush();
   return ordered;
 }
+
+/**
+ * The rows of an OpenDocument table (header rows, row groups and repeats expanded up to `MAX_TABLE_CELL_SPAN`), each
+ * cell's text as `cellText` reads it, spans as stored; trailing empty columns dropped. ODP and ODT share it.
+ */
+export function odfTableRows(table: Element, cellText: (cell: Element) => string): SourceCell[][] {
+  const rows: SourceCell[][] = [];
+  const visit = (element: Element) => {
+    for (const child of childElements(element)) {
+      const name = localName(child);
+      if (name === 'table-row') {
+        const cells: SourceCell[] = [];
+        for (const cell of childElements(child, 'table-cell', 'covered-table-cell')) {
+          const repeat = Math.min(spanCount(attribute(cell, 'number-columns-repeated')), MAX_TABLE_CELL_SPAN);
+          const source: SourceCell = {
+            text: cellText(cell),
+            columnSpan: spanCount(attribute(cell, 'number-columns-spanned')),
+            rowSpan: spanCount(attribute(cell, 'number-rows-spanned')),
+            covered: localName(cell) === 'covered-table-cell',
+          };
+          for (let copy = 0; copy < repeat; copy++) {
+            cells.push(source);
+          }
+        }
+        const repeat = Math.min(spanCount(attribute(child, 'number-rows-repeated')), MAX_TABLE_CELL_SPAN);
+        for (let copy = 0; copy < repeat; copy++) {
+          rows.push(cells);
+        }
+      } else if (name === 'table-header-rows' || name === 'table-rows' || name === 'table-row-group') {
+        visit(child);
+      }
+    }
+  };
+  visit(table);
+  // Blank columns repeated to the table's edge widen nothing.
+  const width = Math.max(0, ...rows.map((row) => row.reduce((last, cell, index) => (cell.text || cell.covered ? index + 1 : last), 0)));
+  return rows.map((row) => row.slice(0, width));
+}

@@ -18,6 +18,7 @@ import type { RawImage } from './pictures/pngEncoder';
 import type { PdfLine } from './pdfLayout';
 import { recognizeRenderedPage, recognizeScanImage, type OcrPageLines, type PdfOcrOptions } from './pdfOcr';
 import { DEFAULT_OCR_OPTIONS } from '../ocr/ocrEngine';
+import { ensureTransferToFixedLength } from './pdfJsShims';
 
 interface ConvertPdfOptions {
   fileName: string;
@@ -101,22 +102,6 @@ const BOLD_FONT = /bold|black|heavy|semibold|demi|[-,+]?bd\b|[-,]md\b|medi\b|cmb
 const ITALIC_FONT = /italic|oblique|[-,]it\b|cmti|sfti|cmsl|sfsl|ptmri|ptmi/i;
 const MONOSPACE_FONT = /mono|courier|consol|menlo|monaco|inconsolata|cmtt|sftt|lucida ?console|bookmastergothic|typewriter/i;
 
-/** pdf.js 5 calls `ArrayBuffer.prototype.transferToFixedLength` (Node ≥ 21) when it ships fonts to the main thread. */
-function ensureTransferToFixedLength(): void {
-  const prototype = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (length?: number) => ArrayBuffer };
-  if (typeof prototype.transferToFixedLength !== 'function') {
-    Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
-      configurable: true,
-      writable: true,
-      value(this: ArrayBuffer, length?: number): ArrayBuffer {
-        const size = length ?? this.byteLength;
-        const copy = new ArrayBuffer(size);
-        new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(size, this.byteLength)));
-        return copy;
-      },
-    });
-  }
-}
 
 /**
  * Converts a PDF: text per page with page numbers, headings from the outline (when it matches the text) or from
@@ -531,7 +516,7 @@ async function readScannedPages(document: PdfJsDocument, pages: ReadPage[], opti
   if (scannedWithoutText.length > 0 && !enabled) {
     warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); OCR is off, so that text is not indexed. Turn on processing.ocr.enabled to read it.`);
   } else if (scannedWithoutText.length > 0 && unavailable) {
-    warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); reading it by OCR needs the pages rendered with @napi-rs/canvas, which is not installed here. Index the PDF with the haiku CLI, or run OCR on it first.`);
+    warnings.push(`${pageList(scannedWithoutText, true)} no text layer (scanned or image-only); reading it by OCR needs the pages rendered with @napi-rs/canvas, which cannot load here (no binary for this platform). Index the PDF with the haiku CLI on another machine, or run OCR on it first.`);
   } else if (scannedWithoutText.length > 0) {
     warnings.push(`No text layer on ${pageList(scannedWithoutText, false)} (blank, scanned or image-only), and OCR found no legible text there; nothing there is indexed.`);
   }

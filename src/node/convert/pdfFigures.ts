@@ -15,16 +15,10 @@ import {
   PDF_VECTOR_FIGURE_MIN_SIDE_POINTS,
 } from '../../core/limits';
 import { IDENTITY_MATRIX, mapRectangle, multiplyMatrices, type PdfMatrix } from './pdfMatrix';
+import type { PdfJsOperators } from './pictures/pdfPictures';
 
-/** pdf.js's operator numbers (its `OPS` export) this scan follows. */
-export interface PdfJsDrawingOperators {
-  save: number;
-  restore: number;
-  transform: number;
-  paintFormXObjectBegin: number;
-  paintFormXObjectEnd: number;
-  paintImageXObject: number;
-  paintInlineImageXObject: number;
+/** pdf.js's operator numbers (its `OPS` export) this scan follows: the picture scan's, and the masks, paths and clips. */
+export interface PdfJsDrawingOperators extends PdfJsOperators {
   paintImageMaskXObject: number;
   paintImageXObjectRepeat: number;
   paintImageMaskXObjectRepeat: number;

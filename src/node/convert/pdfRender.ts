@@ -32,7 +32,7 @@ interface NodeCanvasContext {
  * Renders regions of a PDF's pages as a reader sees them (soft masks applied, tiles composited, vector drawings and
  * text on top) with pdf.js drawing into @napi-rs/canvas. The rendering document is opened on first use, apart from
  * the one text is read from: rendering needs glyph outlines (font faces off) and a canvas factory, text reading
- * neither. Where @napi-rs/canvas is not installed (the VS Code extension does not ship it) `available()` is false.
+ * neither. Where @napi-rs/canvas cannot load (a platform without its binary) `available()` is false.
  */
 export class PdfPageRenderer {
   private opened?: Promise<{ document: PdfJsRenderDocument; destroy(): Promise<void> } | undefined>;

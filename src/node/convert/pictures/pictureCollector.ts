@@ -8,7 +8,7 @@ import { decodeCommonPng } from './pngDecoder';
 
 /**
  * A JPEG, GIF or WebP scaled to `maxSide` with @napi-rs/canvas (JPEG stays JPEG, the others become PNG), or
- * undefined where that native package is not installed (the extension does not ship it; the CLI has it).
+ * undefined where that native package cannot load (the CLI and every platform VSIX carry it).
  */
 async function scaledWithCanvas(bytes: Uint8Array, info: { mimeType: PictureData['mimeType']; width: number; height: number }, maxSide: number): Promise<{ bytes: Uint8Array; mimeType: PictureData['mimeType']; width: number; height: number } | undefined> {
   let canvasModule: typeof import('@napi-rs/canvas');
@@ -103,7 +103,7 @@ export class PictureCollector {
   /**
    * An encoded image file, as `addEncoded`, except that a PNG whose longer side passes the maximum is decoded,
    * scaled down to it and re-encoded (a 4000x4000 PNG was stored at full size). JPEG, GIF and WebP are scaled
-   * with @napi-rs/canvas where it is installed (the CLI), else kept as they are (the extension does not ship it).
+   * with @napi-rs/canvas where it loads (the CLI, the VSIX), else kept as they are.
    */
   async addEncodedScaled(bytes: Uint8Array): Promise<CollectedPicture> {
     const info = sniffImage(bytes);
