@@ -1,7 +1,8 @@
 /**
  * Writes what `src/core/settingsTable.ts` generates (`npm run generate:settings`): package.json's
  * `contributes.configuration` (the rest of the file is left byte for byte), package.nls.json's `config.*` texts
- * and schemas/haiku.config.schema.json. `--dry-run` prints the diff instead of writing.
+ * schemas/haiku.config.schema.json and src/core/configShape.generated.ts (the settings' part of `HaikuConfig`).
+ * `--dry-run` prints the diff instead of writing.
  * `test/unit/core/settingsTable.test.ts` fails when a checked-in file differs from what this writes.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SETTINGS_TABLE, VSCODE_SETTING_CATEGORIES, type VscodeSetting } from '../src/core/settingsTable';
 import { CONFIG_SCHEMA_FILE, configSchemaText } from './writeConfigSchema';
+import { CONFIG_SHAPE_FILE, configShapeText } from './writeConfigShape';
 
 const ROOT = path.resolve(__dirname, '..');
 export const PACKAGE_JSON_FILE = path.join(ROOT, 'package.json');
@@ -142,6 +144,7 @@ export function generatedFiles(): Array<{ file: string; current: string; expecte
     { file: PACKAGE_JSON_FILE, current: packageJson, expected: packageJsonText(packageJson) },
     { file: PACKAGE_NLS_FILE, current: nls, expected: packageNlsText(nls) },
     { file: CONFIG_SCHEMA_FILE, current: fs.existsSync(CONFIG_SCHEMA_FILE) ? fs.readFileSync(CONFIG_SCHEMA_FILE, 'utf8') : '', expected: configSchemaText() },
+    { file: CONFIG_SHAPE_FILE, current: fs.existsSync(CONFIG_SHAPE_FILE) ? fs.readFileSync(CONFIG_SHAPE_FILE, 'utf8') : '', expected: configShapeText() },
   ];
 }
 
@@ -159,8 +162,12 @@ if (require.main === module) {
       continue;
     }
     // package.json is read again just before writing: only its `configuration` value is ours to replace.
-    const fresh = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, file === PACKAGE_JSON_FILE ? packageJsonText(fresh) : file === PACKAGE_NLS_FILE ? packageNlsText(fresh) : expected);
+    if (file === PACKAGE_JSON_FILE || file === PACKAGE_NLS_FILE) {
+      const fresh = fs.readFileSync(file, 'utf8');
+      fs.writeFileSync(file, file === PACKAGE_JSON_FILE ? packageJsonText(fresh) : packageNlsText(fresh));
+    } else {
+      fs.writeFileSync(file, expected);
+    }
     process.stdout.write(`Wrote ${path.relative(ROOT, file)}\n`);
   }
 }

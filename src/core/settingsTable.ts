@@ -4,15 +4,33 @@
  * key (with its `zod/mini` type and the description editors show), the VS Code setting (as package.json declares
  * it, with its English description), the CLI's environment variable and flag.
  *
- * Adding a setting: its field and default in `config.ts`, one row here, then `npm run generate:settings` (writes
- * package.json's `contributes.configuration`, package.nls.json's `config.*` texts and
- * schemas/haiku.config.schema.json; `test/unit/core/settingsTable.test.ts` fails while they are stale). The maps
+ * Adding a setting: one row here, with its default, then `npm run generate:settings` (writes the settings' part of
+ * the `HaikuConfig` type, src/core/configShape.generated.ts, with the row's type and optionality, package.json's
+ * `contributes.configuration`, package.nls.json's `config.*` texts and schemas/haiku.config.schema.json;
+ * `test/unit/core/settingsTable.test.ts` fails while they are stale). `defaultConfig()` reads the defaults here. The maps
  * the code reads (`CONFIG_FILE_KEYS`, `SETTING_PATHS`, `ENVIRONMENT_SETTINGS`, `FLAG_SETTINGS`) are built from the
  * table at run time. Pure data: the VS Code extension bundle reads it at activation.
  */
 import * as z from 'zod/mini';
 import type { ConfigPath } from './config';
-import { DEFAULT_MODEL_BASE_URL, SEARCH_DEFAULT_LIMIT } from './limits';
+import {
+  DEFAULT_DATABASE_FOLDER,
+  DEFAULT_EXCLUDE_GLOBS,
+  DEFAULT_INCLUDE_GLOBS,
+  DEFAULT_MODEL_BASE_URL,
+  EMBEDDING_BATCH_SIZE,
+  MAX_CONTEXT_CHARS,
+  MAX_FILE_BYTES,
+  QA_MAX_EXECUTIONS,
+  QA_MAX_SEARCHES,
+  QA_REQUEST_LIMIT,
+  QA_TEMPERATURE,
+  RERANK_POOL_FACTOR,
+  SANDBOX_CODE_TIMEOUT_SECONDS,
+  SANDBOX_MAX_OUTPUT_CHARS,
+  SANDBOX_MEMORY_LIMIT_BYTES,
+  SEARCH_DEFAULT_LIMIT,
+} from './limits';
 
 /** The Settings UI sections of the VS Code settings, in order, with their titles. */
 export const VSCODE_SETTING_CATEGORIES = [
@@ -54,6 +72,11 @@ export interface VscodeSetting {
 /** One setting: the configuration path and its name in each front end that can set it. */
 export interface SettingRow {
   path: ConfigPath;
+  /**
+   * The configuration's default (what `defaultConfig()` gives; arrays and maps are copied). Absent: the setting is
+   * unset by default, and optional in `HaikuConfig`. Only the first row of a path has one.
+   */
+  default?: unknown;
   /** Its `haiku.config.json` key (the specification's dotted name) and type; the description is the schema's. */
   file?: { key: string; schema: z.ZodMiniType };
   vscode?: VscodeSetting;
@@ -94,6 +117,7 @@ const apiKey = text("This server's API key, for a private file only: prefer the 
 export const SETTINGS_TABLE: readonly SettingRow[] = [
   {
     path: 'index.databaseUri',
+    default: DEFAULT_DATABASE_FOLDER,
     file: { key: 'index.database', schema: z.string().check(z.minLength(1), z.describe('The index: a folder (relative to this file) or a LanceDB URI such as s3://bucket/path.')) },
     vscode: {
       key: 'index.databaseUri', category: 'index', order: 8, type: 'string', default: '', scope: 'machine-overridable',
@@ -107,6 +131,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.include',
+    default: DEFAULT_INCLUDE_GLOBS,
     file: { key: 'index.include', schema: globs('Globs of the files to index.') },
     vscode: {
       key: 'index.include', category: 'index', order: 2, type: 'array', default: ['**/*.{md,markdown,mdx,html,htm,pdf,docx,odt,pptx,odp,xlsx,xlsm,ods,txt,rst,csv,tsv,ipynb,adoc,asciidoc}'], items: { type: 'string' },
@@ -115,6 +140,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.exclude',
+    default: DEFAULT_EXCLUDE_GLOBS,
     file: { key: 'index.exclude', schema: globs('Globs of files never indexed (replaces the default list).') },
     vscode: {
       key: 'index.exclude', category: 'index', order: 3, type: 'array', default: ['**/node_modules/**', '**/.git/**', '**/.haiku/**', '**/out/**', '**/dist/**'], items: { type: 'string' },
@@ -123,6 +149,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.mode',
+    default: 'local',
     file: { key: 'index.mode', schema: oneOf(['local', 'remote-readonly'], "'remote-readonly': a team index others publish, never written here.") },
     vscode: {
       key: 'index.mode', category: 'index', order: 9, type: 'string', enum: ['local', 'remote-readonly'], default: 'local', scope: 'machine-overridable',
@@ -132,6 +159,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.sourceRoot',
+    default: '',
     file: { key: 'index.source_root', schema: text('Folder the stored document paths are relative to (publishing a team index).') },
     vscode: {
       key: 'index.sourceRoot', category: 'index', order: 10, type: 'string', default: '', scope: 'resource',
@@ -144,6 +172,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.additionalDatabases',
+    default: {},
     file: { key: 'index.additional_databases', schema: z.record(z.string(), z.string()).check(z.describe('Other indexes searched together with this one: name → folder or LanceDB URI.')) },
     vscode: {
       key: 'index.additionalDatabases', category: 'index', order: 18, type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine-overridable',
@@ -152,6 +181,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.storage.endpoint',
+    default: '',
     file: { key: 'index.storage.endpoint', schema: text('S3-compatible endpoint of an s3:// database, e.g. http://127.0.0.1:9000.') },
     vscode: {
       key: 'index.storage.endpoint', category: 'index', order: 11, type: 'string', default: '', scope: 'machine-overridable',
@@ -164,6 +194,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.storage.region',
+    default: '',
     file: { key: 'index.storage.region', schema: text('Region of an s3:// database.') },
     vscode: {
       key: 'index.storage.region', category: 'index', order: 12, type: 'string', default: '', scope: 'machine-overridable',
@@ -200,14 +231,16 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.maxFileBytes',
-    file: { key: 'index.max_file_bytes', schema: positiveInteger('Files larger than this many bytes are skipped. Text formats (Markdown, HTML, plain text) get a fifth of it.') },
+    default: MAX_FILE_BYTES,
+    file: { key: 'index.max_file_bytes', schema: positiveInteger('Files larger than this many bytes are skipped.') },
     vscode: {
       key: 'index.maxFileSizeMB', category: 'index', order: 6, type: 'integer', default: 50, minimum: 1,
-      description: 'Files larger than this many megabytes are skipped. Text formats (Markdown, HTML, plain text) get a fifth of it (10 MB of the default 50), since every byte of theirs is text to convert; PDF and DOCX get all of it. Skipped files are listed in the Problems panel.',
+      description: 'Files larger than this many megabytes are skipped (a big Markdown file is parsed in parts). Skipped files are listed in the Problems panel.',
     },
   },
   {
     path: 'index.respectGitignore',
+    default: true,
     file: { key: 'index.respect_gitignore', schema: flag('Skip files that .gitignore files exclude.') },
     vscode: {
       key: 'index.respectGitignore', category: 'index', order: 5, type: 'boolean', default: true,
@@ -216,6 +249,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.followLinksOutside',
+    default: false,
     file: { key: 'index.follow_links_outside', schema: flag('Index linked files whose target lies outside the indexed folders.') },
     vscode: {
       key: 'index.followLinksOutside', category: 'index', order: 7, type: 'boolean', default: false,
@@ -228,6 +262,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.autoIndex',
+    default: true,
     file: { key: 'index.auto_index', schema: flag('VS Code: index on start and follow file changes.') },
     vscode: {
       key: 'index.autoIndex', category: 'index', order: 1, type: 'boolean', default: true,
@@ -236,6 +271,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'index.useExcludeSettings',
+    default: true,
     file: { key: 'index.use_exclude_settings', schema: flag("VS Code: also skip what files.exclude and search.exclude hide.") },
     vscode: {
       key: 'index.useExcludeSettings', category: 'index', order: 4, type: 'boolean', default: true,
@@ -244,6 +280,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'search.limit',
+    default: SEARCH_DEFAULT_LIMIT,
     file: { key: 'search.limit', schema: positiveInteger('Results a search returns when no limit is given.') },
     vscode: {
       key: 'search.limit', category: 'search', order: 1, type: 'integer', default: 5, minimum: 1, maximum: 100,
@@ -256,6 +293,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'search.maxContextChars',
+    default: MAX_CONTEXT_CHARS,
     file: { key: 'search.max_context_chars', schema: positiveInteger('Characters of an expanded search result at most.') },
     vscode: {
       key: 'search.maxContextChars', category: 'search', order: 2, type: 'integer', default: 5000, minimum: 100,
@@ -264,6 +302,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'search.rerankPoolFactor',
+    default: RERANK_POOL_FACTOR,
     file: { key: 'search.rerank_pool_factor', schema: positiveInteger('With a reranker, limit × this many candidates are reranked.') },
     vscode: {
       key: 'search.rerankPoolFactor', category: 'search', order: 5, type: 'integer', default: 10, minimum: 1,
@@ -272,6 +311,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'search.fullTextWeight',
+    default: 1,
     file: { key: 'search.full_text_weight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the full-text ranking in rank fusion.')) },
     vscode: {
       key: 'search.fullTextWeight', category: 'search', order: 3, type: 'number', default: 1, minimum: 0,
@@ -280,6 +320,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'search.vectorWeight',
+    default: 1,
     file: { key: 'search.vector_weight', schema: z.number().check(z.nonnegative(), z.describe('Weight of the vector ranking in rank fusion.')) },
     vscode: {
       key: 'search.vectorWeight', category: 'search', order: 4, type: 'number', default: 1, minimum: 0,
@@ -288,6 +329,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'embeddings.provider',
+    default: 'none',
     file: { key: 'embeddings.provider', schema: oneOf(['none', 'openai'], "'none': full-text search only; 'openai': an OpenAI-compatible /embeddings server (hybrid search).") },
     vscode: {
       key: 'embeddings.provider', category: 'embeddings', order: 1, type: 'string', enum: ['none', 'openai'], default: 'none',
@@ -297,6 +339,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'embeddings.baseUrl',
+    default: DEFAULT_MODEL_BASE_URL,
     file: { key: 'embeddings.base_url', schema: baseUrl },
     vscode: {
       key: 'embeddings.baseUrl', category: 'embeddings', order: 2, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
@@ -314,6 +357,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'embeddings.model',
+    default: '',
     file: { key: 'embeddings.model', schema: text('Embedding model, e.g. nomic-embed-text. Changing it needs a rebuild.') },
     vscode: {
       key: 'embeddings.model', category: 'embeddings', order: 3, type: 'string', default: '',
@@ -334,6 +378,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'embeddings.batchSize',
+    default: EMBEDDING_BATCH_SIZE,
     file: { key: 'embeddings.batch_size', schema: positiveInteger('Texts per embeddings request.') },
     vscode: {
       key: 'embeddings.batchSize', category: 'embeddings', order: 5, type: 'integer', default: 64, minimum: 1,
@@ -342,6 +387,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'reranker.provider',
+    default: 'none',
     file: { key: 'reranker.provider', schema: oneOf(['none', 'http'], "'none', or 'http': a Cohere-compatible {base_url}/rerank endpoint.") },
     vscode: {
       key: 'reranker.provider', category: 'reranker', order: 1, type: 'string', enum: ['none', 'http'], default: 'none',
@@ -351,6 +397,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'reranker.baseUrl',
+    default: '',
     file: { key: 'reranker.base_url', schema: text('Base URL of the reranker, e.g. http://127.0.0.1:8000/v1.') },
     vscode: {
       key: 'reranker.baseUrl', category: 'reranker', order: 2, type: 'string', default: '', scope: 'machine-overridable',
@@ -363,6 +410,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'reranker.model',
+    default: '',
     file: { key: 'reranker.model', schema: text('Model name sent to the reranker.') },
     vscode: {
       key: 'reranker.model', category: 'reranker', order: 3, type: 'string', default: '',
@@ -380,6 +428,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.model.baseUrl',
+    default: DEFAULT_MODEL_BASE_URL,
     file: { key: 'qa.model.base_url', schema: baseUrl },
     vscode: {
       key: 'model.baseUrl', category: 'model', order: 1, type: 'string', default: '', scope: 'machine-overridable',
@@ -402,6 +451,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.model.name',
+    default: '',
     file: { key: 'qa.model.name', schema: text('Chat model for questions, e.g. qwen3:8b.') },
     vscode: {
       key: 'model.name', category: 'model', order: 2, type: 'array', default: [], items: { type: 'string' },
@@ -415,6 +465,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.model.temperature',
+    default: QA_TEMPERATURE,
     file: { key: 'qa.model.temperature', schema: z.number().check(z.gte(0), z.lte(2), z.describe('Sampling temperature.')) },
     vscode: {
       key: 'model.temperature', category: 'model', order: 3, type: 'number', default: 0.3, minimum: 0, maximum: 2,
@@ -423,6 +474,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.model.thinking',
+    default: false,
     file: { key: 'qa.model.thinking', schema: flag('Let a reasoning model think before answering.') },
     vscode: {
       key: 'model.thinking', category: 'model', order: 5, type: 'boolean', default: false,
@@ -435,6 +487,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.model.vision',
+    default: false,
     file: { key: 'qa.model.vision', schema: flag('The model can see images (pictures are attached to search results).') },
     vscode: {
       key: 'model.vision', category: 'model', order: 4, type: 'boolean', default: false,
@@ -478,6 +531,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.maxSearches',
+    default: QA_MAX_SEARCHES,
     file: { key: 'qa.max_searches', schema: positiveInteger('Search units per question.') },
     vscode: {
       key: 'qa.maxSearches', category: 'qa', order: 1, type: 'integer', default: 5, minimum: 1,
@@ -486,6 +540,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.maxExecutions',
+    default: QA_MAX_EXECUTIONS,
     file: { key: 'qa.max_executions', schema: positiveInteger('execute_code calls per question.') },
     vscode: {
       key: 'qa.maxExecutions', category: 'qa', order: 2, type: 'integer', default: 15, minimum: 0,
@@ -494,6 +549,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.requestLimit',
+    default: QA_REQUEST_LIMIT,
     file: { key: 'qa.request_limit', schema: z.nullable(z.int().check(z.positive())).check(z.describe('Model requests per question; null for no limit.')) },
     vscode: {
       key: 'qa.requestLimit', category: 'qa', order: 3, type: ['integer', 'null'], default: 20,
@@ -502,6 +558,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.citationPolicy',
+    default: false,
     file: { key: 'qa.citation_policy', schema: flag('When an answer used evidence but cited nothing, ask the model once more to register its citations.') },
     vscode: {
       key: 'qa.citationPolicy', category: 'qa', order: 5, type: 'boolean', default: false,
@@ -514,6 +571,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'sandbox.codeTimeoutSeconds',
+    default: SANDBOX_CODE_TIMEOUT_SECONDS,
     file: { key: 'sandbox.code_timeout', schema: z.number().check(z.positive(), z.describe('Seconds one execute_code call may run.')) },
     vscode: {
       key: 'sandbox.codeTimeoutSeconds', category: 'sandbox', order: 1, type: 'integer', default: 60, minimum: 1,
@@ -522,6 +580,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'sandbox.maxOutputChars',
+    default: SANDBOX_MAX_OUTPUT_CHARS,
     file: { key: 'sandbox.max_output_chars', schema: positiveInteger('Output of one execute_code call is cut after this many characters.') },
     vscode: {
       key: 'sandbox.maxOutputChars', category: 'sandbox', order: 2, type: 'integer', default: 50000, minimum: 100,
@@ -530,6 +589,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'sandbox.memoryLimitBytes',
+    default: SANDBOX_MEMORY_LIMIT_BYTES,
     file: { key: 'sandbox.memory_limit_bytes', schema: positiveInteger('Memory of the code sandbox in bytes.') },
     vscode: {
       key: 'sandbox.memoryLimitBytes', category: 'sandbox', order: 3, type: 'integer', default: 67108864, minimum: 1048576,
@@ -542,6 +602,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   { path: 'qa.maxExecutions', file: { key: 'analysis.max_executions', schema: positiveInteger('Same as qa.max_executions: execute_code calls per question.') } },
   {
     path: 'processing.pictures',
+    default: 'image',
     file: { key: 'processing.pictures', schema: oneOf(['image', 'none', 'description'], "'image': pictures are kept with their bytes; 'none': only their text; 'description': a vision model describes each one at indexing."), },
     vscode: {
       key: 'processing.pictures', category: 'index', order: 15, type: 'string', enum: ['image', 'none', 'description'], default: 'image',
@@ -555,6 +616,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'processing.ocr.enabled',
+    default: true,
     file: { key: 'processing.ocr.enabled', schema: flag('OCR of image files (PNG, JPEG, TIFF, WebP) and of PDF pages without a text layer; off: they yield no text.') },
     vscode: {
       key: 'processing.ocr.enabled', category: 'index', order: 19, type: 'boolean', default: true,
@@ -563,6 +625,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'processing.ocr.languages',
+    default: ['eng'],
     file: { key: 'processing.ocr.languages', schema: z.array(z.string()).check(z.describe('Tesseract language codes OCR recognizes, e.g. ["eng", "deu"]; English is bundled, others need the npm package @tesseract.js-data/<code>.')) },
     vscode: {
       key: 'processing.ocr.languages', category: 'index', order: 20, type: 'array', default: ['eng'], items: { type: 'string' },
@@ -571,6 +634,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'processing.pictureDescription.baseUrl',
+    default: DEFAULT_MODEL_BASE_URL,
     file: { key: 'processing.picture_description.base_url', schema: baseUrl },
     vscode: {
       key: 'processing.pictureDescription.baseUrl', category: 'index', order: 16, type: 'string', default: 'http://127.0.0.1:11434/v1', scope: 'machine-overridable',
@@ -588,6 +652,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'processing.pictureDescription.model',
+    default: '',
     file: { key: 'processing.picture_description.model', schema: text('Vision model that describes pictures when processing.pictures is "description".') },
     vscode: {
       key: 'processing.pictureDescription.model', category: 'index', order: 17, type: 'string', default: '',
@@ -600,6 +665,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = [
   },
   {
     path: 'qa.domainPreamble',
+    default: '',
     file: { key: 'prompts.domain_preamble', schema: text('Prepended to the agent instructions: describe the corpus and the audience.') },
     vscode: {
       key: 'qa.domainPreamble', category: 'qa', order: 4, type: 'string', default: '', editPresentation: 'multilineText',

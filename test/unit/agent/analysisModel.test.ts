@@ -9,8 +9,8 @@ function withModels(analysis: HaikuConfig['analysis']['model']): HaikuConfig {
 
 describe('analysis.model', () => {
   it('falls back to qa.model; a name alone keeps the QA server and key; another server gets only its own key', () => {
-    assert.deepStrictEqual(analysisModelOf(withModels(null)), withModels(null).qa.model);
-    assert.deepStrictEqual(analysisModelOf(withModels({ name: '  ' })), withModels(null).qa.model);
+    assert.deepStrictEqual(analysisModelOf(withModels({})), withModels({}).qa.model);
+    assert.deepStrictEqual(analysisModelOf(withModels({ name: '  ' })), withModels({}).qa.model);
     const named = analysisModelOf(withModels({ name: 'coder' }));
     assert.deepStrictEqual([named.baseUrl, named.name, named.apiKey, named.temperature], ['http://qa.test/v1', 'coder', 'qa-key', 0.3]);
     const elsewhere = analysisModelOf(withModels({ baseUrl: 'http://analysis.test/v1', temperature: 0 }));
