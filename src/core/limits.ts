@@ -88,11 +88,6 @@ export const VISUALIZE_MAX_PIXELS = 16_000_000;
 // --- Conversion ---
 /** Files larger than this are refused before reading (bytes). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
-/**
- * Text files (Markdown, HTML, plain text) may be this fraction of the file size limit: every byte is text to parse, chunk
- * and count, so 10 MiB converts well within the time limit and 1 GiB (50 MB took 37 s and 1.4 GiB on a loaded machine).
- */
-export const TEXT_FILE_SHARE_OF_MAX_BYTES = 1 / 5;
 /** A Markdown file longer than this (characters) is parsed in segments of at least this size, cut before headings, so the parser's tokens for the whole file never exist at once. */
 export const MARKDOWN_SEGMENT_CHARS = 1_000_000;
 /** What all parts of a DOCX may inflate to (bytes): checked before inflating, since mammoth inflates whole parts in memory. */

@@ -9,15 +9,15 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chunkDocumentWithinLimit } from '../../core/chunker';
 import { ConversionError, errorMessage, HaikuError, isHaikuError, throwIfAborted } from '../../core/errors';
 import { documentIdForPath } from '../../core/hash';
-import { MAX_DOCUMENT_CHUNKS, TEXT_FILE_SHARE_OF_MAX_BYTES, URL_DOWNLOAD_MAX_BYTES } from '../../core/limits';
+import { MAX_DOCUMENT_CHUNKS, URL_DOWNLOAD_MAX_BYTES } from '../../core/limits';
 import type { ConvertedDocument, HaikuDocument } from '../../core/model/document';
 import type { DocumentSummary } from '../../core/model/search';
 import type { OpenedIndex } from '../backend/openIndex';
 import { createConversionPool } from '../convert/conversionPool';
-import { convertBytes, converterFor, loadDocument, type ConverterKind, type PictureProcessing } from '../convert/convertFile';
+import type { ConverterKind, PictureProcessing } from '../convert/convertFile';
+import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 import { convertsInProcess } from '../index/earlyWorkers';
 import { embedBatch } from '../index/indexer';
 import { describePictures, PictureDescriber } from '../index/pictureDescriptions';
@@ -174,14 +174,14 @@ function namingSource(error: unknown, fileName: string, source: string): unknown
 
 /** Converts in-memory bytes named `fileName`; pictures only from inside the bytes, never from this machine's files. */
 async function convertInMemory(index: OpenedIndex, fileName: string, bytes: Uint8Array, source: string, abortSignal: AbortSignal | undefined): Promise<ConvertedDocument> {
+  const { converterFor, convertBytes } = loadInProcessConverters();
   const kind = converterFor(fileName);
   const maxBytes = index.rules.maxFileBytes;
-  const textLimit = Math.floor(maxBytes * TEXT_FILE_SHARE_OF_MAX_BYTES);
   if (bytes.byteLength === 0) {
     throw new ConversionError('empty_file', source, 'is empty; there is nothing to index.');
   }
-  if (!SELF_CONTAINED_KINDS.has(kind) && bytes.byteLength > textLimit) {
-    throw new ConversionError('file_too_large', source, `is ${bytes.byteLength} bytes of text, over the ${textLimit}-byte limit for text (a fifth of the index's file size limit). Split it, or raise the size limit.`);
+  if (bytes.byteLength > maxBytes) {
+    throw new ConversionError('file_too_large', source, `is ${bytes.byteLength} bytes, over the index's ${maxBytes}-byte file size limit. Split it, or raise the size limit.`);
   }
   // A remote page's `<img src="notes.png">` must not read this machine's files into the index: Markdown and HTML
   // keep their images' alt text only.
@@ -221,7 +221,8 @@ async function writeDocument(index: OpenedIndex, document: HaikuDocument, file: 
   if (embedder && !store.hasVectors) {
     throw new HaikuError('rebuild_needed', `The index at ${store.uri} was built without the embedder ${embedder.id}. Rebuild the index to add documents with it.`);
   }
-  const chunked = chunkDocumentWithinLimit({ id: document.id, items: document.items });
+  // The converters and the tokenizer load on first use: `haiku` commands that add nothing never parse them.
+  const chunked = loadInProcessConverters().chunkDocumentWithinLimit({ id: document.id, items: document.items });
   const warnings: string[] = [];
   if (chunked.truncated) {
     warnings.push(`The document gives more than ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} chunks; only the first ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} are indexed.`);
@@ -388,7 +389,7 @@ export async function addDocumentFromFile(index: OpenedIndex, filePath: string, 
     throw new HaikuError('invalid_settings', `${absolute} is a folder: --title and --meta apply to one document. Add the folder without them, or name one file.`);
   }
   const { rules } = index;
-  const document = await loadDocument({
+  const document = await loadInProcessConverters().loadDocument({
     rootPath: rules.baseFolder,
     filePath: absolute,
     abortSignal: options.abortSignal,
