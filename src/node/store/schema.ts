@@ -183,7 +183,15 @@ export function recordedRowCounts(state: Pick<DocumentState, 'metadata'>): { chu
  * `chunkCount` goes into the metadata beside the item count: `index` repairs a document whose rows went missing.
  * `sourceMetadata` (a URL's ETag, the user's pairs) comes first, so the counts above always win.
  */
-export function documentRow(document: HaikuDocument, chunkCount: number, generation: string, file: { mtimeMs: number; size: number }, createdAt: string, now: string, sourceMetadata?: Record<string, unknown>): DocumentRow {
+export function documentRow(
+  document: HaikuDocument,
+  chunkCount: number,
+  generation: string,
+  file: { mtimeMs: number; size: number },
+  createdAt: string,
+  now: string,
+  sourceMetadata?: Record<string, unknown>,
+): DocumentRow {
   const metadata: Record<string, unknown> = { ...sourceMetadata, format: document.format, chunkCount, itemCount: document.items.length };
   if (document.pageCount !== undefined) {
     metadata.pageCount = document.pageCount;
