@@ -52,7 +52,7 @@ describe('Haiku: a corrupt PDF and an oversized file are shown, not only logged'
     assert.doesNotMatch(pdf.message, /Setting:/);
     const [huge] = haikuDiagnostics(hugeText());
     assert.strictEqual(huge.code, 'file_too_large');
-    assert.match(huge.message, /the 50\.0 MiB? limit/);
+    assert.match(huge.message, /the 50\.0 Mi?B limit/);
     assert.match(huge.message, /Setting: haiku\.index\.maxFileSizeMB\./);
   });
 
