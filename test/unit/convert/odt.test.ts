@@ -2,55 +2,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { ConversionError } from '../../../src/core/errors';
 import type { ConvertedDocument } from '../../../src/core/model/document';
 import { convertFile } from '../../../src/node/convert/convertFile';
 import { convertOdt } from '../../../src/node/convert/odt';
 import { encodePng } from '../../../src/node/convert/pictures/pngEncoder';
 import { formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
+import { writeZip } from '../../support/zipWriter';
 
-/** A zip of deflated entries, as office suites write them. */
-function zip(entries: Record<string, string | Uint8Array>): Buffer {
-  const locals: Buffer[] = [];
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const [entryName, value] of Object.entries(entries)) {
-    const content = Buffer.from(value);
-    const name = Buffer.from(entryName, 'utf8');
-    const data = zlib.deflateRawSync(content);
-    const crc = zlib.crc32(content);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(content.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(8, 10);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(data.length, 20);
-    header.writeUInt32LE(content.length, 24);
-    header.writeUInt16LE(name.length, 28);
-    header.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
-    directory.push(header, name);
-    offset += local.length + name.length + data.length;
-  }
-  const directoryBytes = Buffer.concat(directory);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(directory.length / 2, 8);
-  end.writeUInt16LE(directory.length / 2, 10);
-  end.writeUInt32LE(directoryBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directoryBytes, end]);
-}
 
 const NAMESPACES = [
   'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"',
@@ -67,7 +26,7 @@ function odt(body: string, extra: Record<string, string | Uint8Array> = {}): Buf
     <style:style style:name="P1" style:family="paragraph" style:parent-style-name="Caption"/>
     <text:list-style style:name="L1"><text:list-level-style-number text:level="1" style:num-format="1"/><text:list-level-style-bullet text:level="2" text:bullet-char="•"/></text:list-style>
   </office:automatic-styles>`;
-  return zip({
+  return writeZip({
     mimetype: 'application/vnd.oasis.opendocument.text',
     'content.xml': `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${NAMESPACES}>${styles}<office:body><office:text>${body}</office:text></office:body></office:document-content>`,
     'meta.xml': `<?xml version="1.0"?><office:document-meta ${NAMESPACES} xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>Quarterly report</dc:title></office:meta></office:document-meta>`,
@@ -153,7 +112,7 @@ describe('ODT converter', () => {
 
   it('takes the title from dc:title when the document has no heading, else from the file name', async () => {
     assert.equal((await convert(odt('<text:p>Just text.</text:p>'))).title, 'Quarterly report');
-    const noMeta = zip({ mimetype: 'application/vnd.oasis.opendocument.text', 'content.xml': `<office:document-content ${NAMESPACES}><office:body><office:text><text:p>Just text.</text:p></office:text></office:body></office:document-content>` });
+    const noMeta = writeZip({ mimetype: 'application/vnd.oasis.opendocument.text', 'content.xml': `<office:document-content ${NAMESPACES}><office:body><office:text><text:p>Just text.</text:p></office:text></office:body></office:document-content>` });
     assert.equal((await convert(noMeta)).title, 'report');
   });
 
@@ -162,11 +121,11 @@ describe('ODT converter', () => {
     assert.equal(notZip.code, 'corrupt_file');
     assert.match(notZip.message, /not a zip archive/);
 
-    const spreadsheet = await refusal(zip({ mimetype: 'application/vnd.oasis.opendocument.spreadsheet', 'content.xml': '<x/>' }));
+    const spreadsheet = await refusal(writeZip({ mimetype: 'application/vnd.oasis.opendocument.spreadsheet', 'content.xml': '<x/>' }));
     assert.equal(spreadsheet.code, 'corrupt_file');
     assert.match(spreadsheet.message, /not an ODT text document/);
 
-    const noContent = await refusal(zip({ mimetype: 'application/vnd.oasis.opendocument.text', 'styles.xml': '<x/>' }));
+    const noContent = await refusal(writeZip({ mimetype: 'application/vnd.oasis.opendocument.text', 'styles.xml': '<x/>' }));
     assert.equal(noContent.code, 'corrupt_file');
     assert.match(noContent.message, /no text body/);
 
@@ -174,7 +133,7 @@ describe('ODT converter', () => {
     const damaged = await refusal(truncated.subarray(0, Math.floor(truncated.length / 2)));
     assert.equal(damaged.code, 'corrupt_file');
 
-    const encrypted = await refusal(zip({
+    const encrypted = await refusal(writeZip({
       mimetype: 'application/vnd.oasis.opendocument.text',
       'META-INF/manifest.xml': '<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/></manifest:file-entry></manifest:manifest>',
       'content.xml': 'binary',

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { ConversionError } from '../../../src/core/errors';
 import type { ConvertedDocument } from '../../../src/core/model/document';
 import { namedLocation } from '../../../src/core/sourceRanges';
 import { convertFile } from '../../../src/node/convert/convertFile';
 import { convertPresentation } from '../../../src/node/convert/presentation';
 import { filesWithGroundTruth, formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
+import { readZip, writeZip } from '../../support/zipWriter';
 
 function fixture(folder: string, name: string): Buffer {
   return fs.readFileSync(path.join(formatsRoot, folder, name));
@@ -17,68 +17,7 @@ async function convert(bytes: Uint8Array, name: string, options: { pictures?: 'n
   return convertPresentation(bytes, { fileName: name, filePath: `/deck/${name}`, format: name.endsWith('.odp') ? 'odp' : 'pptx', ...options });
 }
 
-/** The entries of a zip archive (stored or deflated), read with the central directory. */
-function unzip(bytes: Buffer): Map<string, Buffer> {
-  const entries = new Map<string, Buffer>();
-  const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  let offset = bytes.readUInt32LE(end + 16);
-  for (let index = 0; index < bytes.readUInt16LE(end + 10); index++) {
-    const method = bytes.readUInt16LE(offset + 10);
-    const compressedSize = bytes.readUInt32LE(offset + 20);
-    const nameLength = bytes.readUInt16LE(offset + 28);
-    const extraLength = bytes.readUInt16LE(offset + 30);
-    const commentLength = bytes.readUInt16LE(offset + 32);
-    const local = bytes.readUInt32LE(offset + 42);
-    const name = bytes.subarray(offset + 46, offset + 46 + nameLength).toString('utf8');
-    const dataStart = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
-    const data = bytes.subarray(dataStart, dataStart + compressedSize);
-    entries.set(name, method === 0 ? Buffer.from(data) : zlib.inflateRawSync(data));
-    offset += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
 
-/** A zip of deflated entries; `declaredSizes` overrides what the headers say an entry inflates to (a zip bomb). */
-function zip(entries: Map<string, Buffer>, declaredSizes: Map<string, number> = new Map()): Buffer {
-  const locals: Buffer[] = [];
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const [entryName, content] of entries) {
-    const name = Buffer.from(entryName, 'utf8');
-    const data = zlib.deflateRawSync(content);
-    const crc = zlib.crc32(content);
-    const size = declaredSizes.get(entryName) ?? content.length;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(8, 10);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(data.length, 20);
-    header.writeUInt32LE(size, 24);
-    header.writeUInt16LE(name.length, 28);
-    header.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
-    directory.push(header, name);
-    offset += local.length + name.length + data.length;
-  }
-  const directoryBytes = Buffer.concat(directory);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.size, 8);
-  end.writeUInt16LE(entries.size, 10);
-  end.writeUInt32LE(directoryBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directoryBytes, end]);
-}
 
 async function refusal(bytes: Uint8Array, name: string): Promise<ConversionError> {
   try {
@@ -196,7 +135,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
   });
 
   it('labels comments with their authors (legacy PPTX comments added to a deck)', async () => {
-    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const entries = readZip(fixture('pptx', 'powerpoint_sample.pptx'));
     const relsName = 'ppt/slides/_rels/slide1.xml.rels';
     entries.set(
       relsName,
@@ -230,15 +169,15 @@ describe('convertPresentation (PPTX, ODP)', function () {
           .replace('</Relationships>', '<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/commentAuthors" Target="commentAuthors.xml"/></Relationships>'),
       ),
     );
-    const document = await convert(zip(entries), 'commented.pptx');
+    const document = await convert(writeZip(entries), 'commented.pptx');
     const comment = document.items.find((item) => item.text.startsWith('Comment'));
     assert.equal(comment?.text, 'Comment by Ada Lovelace (2024-01-01): Check the R4 totals & merge.');
     assert.equal(comment?.sourceRange?.slide, 1);
   });
 
   it('reads an ODP picture with its bytes and alt text, a custom shape\'s text and a comment with its author', async () => {
-    const png = unzip(fixture('pptx', 'powerpoint_malformed_pictures.pptx')).get('ppt/media/image1.png')!;
-    const entries = unzip(fixture('odf', 'odf_presentation_01.odp'));
+    const png = readZip(fixture('pptx', 'powerpoint_malformed_pictures.pptx')).get('ppt/media/image1.png')!;
+    const entries = readZip(fixture('odf', 'odf_presentation_01.odp'));
     const content = entries.get('content.xml')!.toString('utf8');
     const added =
       '<draw:frame draw:name="Photo" svg:width="5cm" svg:height="5cm" svg:x="20cm" svg:y="14cm"><draw:image xlink:href="Pictures/photo.png"/><svg:title>A test pattern</svg:title></draw:frame>' +
@@ -248,7 +187,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
     const insertAt = content.indexOf('>', pageTwo) + 1;
     entries.set('content.xml', Buffer.from(content.slice(0, insertAt) + added + content.slice(insertAt)));
     entries.set('Pictures/photo.png', png);
-    const document = await convert(zip(entries), 'extended.odp');
+    const document = await convert(writeZip(entries), 'extended.odp');
     const picture = document.items.find((item) => item.label === 'picture')!;
     assert.equal(picture.text, 'A test pattern');
     assert.equal(picture.sourceRange?.slide, 2);
@@ -264,7 +203,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
   });
 
   it('reads grouped shapes in their place and SmartArt node text as list items', async () => {
-    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const entries = readZip(fixture('pptx', 'powerpoint_sample.pptx'));
     const slideName = 'ppt/slides/slide3.xml';
     const textShape = (text: string, x: number, y: number) =>
       `<p:sp><p:nvSpPr><p:cNvPr id="90" name="t"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="${x}" y="${y}"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
@@ -294,7 +233,7 @@ describe('convertPresentation (PPTX, ODP)', function () {
           '</dgm:ptLst></dgm:dataModel>',
       ),
     );
-    const document = await convert(zip(entries), 'shapes.pptx');
+    const document = await convert(writeZip(entries), 'shapes.pptx');
     const slideThree = document.items.filter((item) => item.sourceRange?.slide === 3).map((item) => `${item.label} ${item.text}`);
     // The group sits at the top (y = 100), its members left to right; the SmartArt at the bottom.
     assert.deepEqual(slideThree.slice(0, 3), ['section_header Slide 3', 'paragraph Grouped first', 'paragraph Grouped second']);
@@ -304,12 +243,12 @@ describe('convertPresentation (PPTX, ODP)', function () {
   });
 
   it('orders slides as the presentation lists them, not by part name', async () => {
-    const entries = unzip(fixture('pptx', 'powerpoint_sample.pptx'));
+    const entries = readZip(fixture('pptx', 'powerpoint_sample.pptx'));
     const presentation = entries.get('ppt/presentation.xml')!.toString('utf8');
     const list = /<p:sldIdLst>(.*?)<\/p:sldIdLst>/.exec(presentation)!;
     const reversed = list[1].match(/<p:sldId [^>]*\/>/g)!.reverse().join('');
     entries.set('ppt/presentation.xml', Buffer.from(presentation.replace(list[1], reversed)));
-    const document = await convert(zip(entries), 'reordered.pptx');
+    const document = await convert(writeZip(entries), 'reordered.pptx');
     const sections = document.items.filter((item) => item.label === 'section_header' && item.headingLevel === 1).map((item) => `${item.sourceRange?.slide} ${item.text}`);
     assert.deepEqual(sections, ['1 Slide 1', '2 Second slide title', '3 Test Table Slide']);
     assert.equal(document.title, 'reordered.pptx');
@@ -371,10 +310,10 @@ describe('convertPresentation (PPTX, ODP)', function () {
     });
 
     it('refuses a zip that is not a presentation', async () => {
-      const error = await refusal(zip(new Map([['word/document.xml', Buffer.from('<w:document/>')]])), 'renamed.pptx');
+      const error = await refusal(writeZip(new Map([['word/document.xml', Buffer.from('<w:document/>')]])), 'renamed.pptx');
       assert.equal(error.code, 'corrupt_file');
       assert.match(error.message, /not a PPTX presentation/);
-      const odp = await refusal(zip(new Map([['mimetype', Buffer.from('application/vnd.oasis.opendocument.text')]])), 'renamed.odp');
+      const odp = await refusal(writeZip(new Map([['mimetype', Buffer.from('application/vnd.oasis.opendocument.text')]])), 'renamed.odp');
       assert.equal(odp.code, 'corrupt_file');
     });
 
@@ -392,8 +331,8 @@ describe('convertPresentation (PPTX, ODP)', function () {
     });
 
     it('refuses a zip bomb before inflating it (file_too_large)', async () => {
-      const entries = unzip(fixture('pptx', 'powerpoint_bad_text.pptx'));
-      const error = await refusal(zip(entries, new Map([['ppt/slides/slide1.xml', 3_000_000_000]])), 'bomb.pptx');
+      const entries = readZip(fixture('pptx', 'powerpoint_bad_text.pptx'));
+      const error = await refusal(writeZip([...entries].map(([name, data]) => ({ name, data, declaredSize: name === 'ppt/slides/slide1.xml' ? 3_000_000_000 : undefined }))), 'bomb.pptx');
       assert.equal(error.code, 'file_too_large');
     });
 

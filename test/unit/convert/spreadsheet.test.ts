@@ -2,7 +2,6 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import type { ConvertedDocument, DocumentItem } from '../../../src/core/model/document';
 import { ConversionError, isHaikuError } from '../../../src/core/errors';
 import { countChunkTokens } from '../../../src/core/chunker';
@@ -14,56 +13,8 @@ import { excelSerialText, numberFormatKind } from '../../../src/node/convert/xls
 import { readXml } from '../../../src/node/convert/spreadsheetXml';
 import { formatsRoot, groundTruthHeadings, headingTexts, tableRows, wordRecall } from '../../support/formatRecall';
 import { rejection } from '../../support/rejection';
+import { writeZip } from '../../support/zipWriter';
 
-// --- A minimal zip writer (deflate, or declared sizes that lie, for the zip-bomb test) ---
-
-interface ZipEntryInput {
-  name: string;
-  data: Buffer;
-  /** Overrides the uncompressed size the headers declare. */
-  declaredSize?: number;
-}
-
-function zip(entries: readonly ZipEntryInput[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name, 'utf8');
-    const compressed = zlib.deflateRawSync(entry.data);
-    const crc = zlib.crc32(entry.data);
-    const size = entry.declaredSize ?? entry.data.length;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, compressed);
-    centrals.push(central, name);
-    offset += local.length + name.length + compressed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const RELATIONSHIPS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -102,7 +53,7 @@ function xlsx(sheets: readonly TestSheet[], options: { sharedStrings?: string[];
     }
   });
   Object.assign(parts, options.parts ?? {});
-  return zip(Object.entries(parts).filter((entry): entry is [string, string] => entry[1] !== undefined).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })));
+  return writeZip(Object.entries(parts).filter((entry): entry is [string, string] => entry[1] !== undefined).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })));
 }
 
 /** Worksheet XML for rows of cells (`[ref, xml attributes, value xml]`), closing `<sheetData>`, then `after`. */
@@ -131,7 +82,7 @@ function inlineGrid(origin: string, rows: ReadonlyArray<ReadonlyArray<string>>):
 
 function ods(tables: string, extra: { manifest?: string; styles?: string } = {}): Buffer {
   const content = `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"><office:automatic-styles>${extra.styles ?? ''}</office:automatic-styles><office:body><office:spreadsheet>${tables}</office:spreadsheet></office:body></office:document-content>`;
-  return zip([
+  return writeZip([
     { name: 'mimetype', data: Buffer.from('application/vnd.oasis.opendocument.spreadsheet') },
     { name: 'META-INF/manifest.xml', data: Buffer.from(extra.manifest ?? '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>') },
     { name: 'content.xml', data: Buffer.from(content) },
@@ -518,7 +469,7 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
       assert.match(cutError.message, /Re-save it from Excel or LibreOffice Calc or exclude it from indexing/);
       const mismatched = xlsx([{ name: 'S' }], { parts: { 'xl/sharedStrings.xml': `<sst xmlns="${MAIN}"><si><t>a</si></sst>` } });
       assert.match((await refusal(mismatched)).message, /xl\/sharedStrings\.xml is not well-formed XML \(end tag <\/si> where <\/t> was expected/);
-      const badOds = zip([{ name: 'content.xml', data: Buffer.from('<office:document-content><office:body>') }]);
+      const badOds = writeZip([{ name: 'content.xml', data: Buffer.from('<office:document-content><office:body>') }]);
       assert.match((await refusal(badOds, 'bad.ods')).message, /its part content\.xml is not well-formed XML/);
     });
 
@@ -529,7 +480,7 @@ describe('spreadsheets (XLSX, XLSM, ODS)', () => {
     });
 
     it('refuses a zip bomb before inflating it', async () => {
-      const bomb = zip([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(1000, 32), declaredSize: 2_000_000_000 }]);
+      const bomb = writeZip([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(1000, 32), declaredSize: 2_000_000_000 }]);
       const error = await refusal(bomb);
       assert.equal(error.code, 'file_too_large');
     });
