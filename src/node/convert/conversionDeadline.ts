@@ -11,14 +11,32 @@ export interface ConversionRaceOptions {
  * destroy what it runs on, e.g. the pdf.js loading task); its late rejection is swallowed. Only asynchronous work
  * can be raced: the timer needs the event loop.
  */
-export async function raceConversion<T>(work: Promise<T>, options: ConversionRaceOptions): Promise<T> {
+export function raceConversion<T>(work: Promise<T>, options: ConversionRaceOptions): Promise<T> {
   const { fileName, timeoutMilliseconds, abortSignal } = options;
+  return raceDeadline(work, { timeoutMilliseconds, abortSignal, timeoutError: () => conversionTimeoutError(fileName, timeoutMilliseconds), cancelled: `Converting ${fileName}` });
+}
+
+export interface DeadlineRaceOptions {
+  timeoutMilliseconds: number;
+  abortSignal?: AbortSignal;
+  /** The error a timeout rejects with. */
+  timeoutError: () => Error;
+  /** What an abort cancelled, for its `CancelledError`. */
+  cancelled: string;
+}
+
+/**
+ * Races work against a time limit and an abort signal (already aborted: rejected at once). The losing work is not
+ * stopped here (callers stop what it runs on); its late rejection is swallowed.
+ */
+export async function raceDeadline<T>(work: Promise<T>, options: DeadlineRaceOptions): Promise<T> {
+  const { timeoutMilliseconds, abortSignal } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(conversionTimeoutError(fileName, timeoutMilliseconds)), Math.max(0, timeoutMilliseconds));
+    timer = setTimeout(() => reject(options.timeoutError()), Math.max(0, timeoutMilliseconds));
     if (abortSignal) {
-      onAbort = () => reject(new CancelledError(`Converting ${fileName}`));
+      onAbort = () => reject(new CancelledError(options.cancelled));
       if (abortSignal.aborted) {
         onAbort();
       } else {

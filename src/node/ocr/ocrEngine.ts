@@ -10,6 +10,7 @@ import {
 import type { OcrOptions } from '../convert/convertFile';
 import { decodeCommonPng } from '../convert/pictures/pngDecoder';
 import { downscale, type RawImage } from '../convert/pictures/pngEncoder';
+import { raceDeadline } from '../convert/conversionDeadline';
 
 /**
  * OCR with tesseract.js (Tesseract 5's LSTM engine compiled to WebAssembly), offline: the engine, its worker script
@@ -320,27 +321,11 @@ async function startEngine(languages: string[], languageFiles: Record<string, st
 }
 
 /** Races work against a deadline and an abort signal (the caller stops what the work runs on). */
-async function withLimits<T>(work: Promise<T>, abortSignal: AbortSignal | undefined, deadline: number, what: string): Promise<T> {
+function withLimits<T>(work: Promise<T>, abortSignal: AbortSignal | undefined, deadline: number, what: string): Promise<T> {
   throwIfAborted(abortSignal, what);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    const milliseconds = Math.max(0, deadline - Date.now());
-    timer = setTimeout(() => reject(new HaikuError('conversion_timeout', `${what} took longer than ${Math.max(1, Math.round(milliseconds / 1000))} s and was stopped; the image may be huge or unusually complex.`)), milliseconds);
-    if (abortSignal) {
-      onAbort = () => reject(new CancelledError(what));
-      abortSignal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) {
-      abortSignal?.removeEventListener('abort', onAbort);
-    }
-  }
+  const milliseconds = Math.max(0, deadline - Date.now());
+  const timeoutError = () => new HaikuError('conversion_timeout', `${what} took longer than ${Math.max(1, Math.round(milliseconds / 1000))} s and was stopped; the image may be huge or unusually complex.`);
+  return raceDeadline(work, { timeoutMilliseconds: milliseconds, abortSignal, timeoutError, cancelled: what });
 }
 
 // --- Tesseract's output ---
