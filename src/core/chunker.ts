@@ -65,20 +65,106 @@ export interface ChunkOptions {
 
 /** `chunkDocument` that also says whether chunks past `maxChunks` were dropped (the caller warns about it). */
 export function chunkDocumentWithinLimit(document: { id: string; items: readonly ItemSource[] }, options?: ChunkOptions): { chunks: Chunk[]; truncated: boolean } {
-  const maxChunks = options?.maxChunks ?? MAX_DOCUMENT_CHUNKS;
-  const builder = new ChunkBuilder(document.id, options?.maxTokens ?? CHUNK_MAX_TOKENS);
-  for (const item of document.items) {
-    // Past the limit, chunking the rest would only be thrown away.
-    if (builder.draftCount > maxChunks) {
-      break;
-    }
-    builder.add(item);
-  }
-  const chunks = builder.finish();
-  return chunks.length > maxChunks ? { chunks: chunks.slice(0, maxChunks), truncated: true } : { chunks, truncated: false };
+  const { take, truncated } = chunkDocumentInParts(document, options);
+  return { chunks: take(Number.POSITIVE_INFINITY), truncated };
 }
 
-/** Counts tokens the way the chunker does (o200k_base). */
+/**
+ * `chunkDocumentWithinLimit` for a big document sent in parts: the same chunks, made in order only as they are taken
+ * (`take`), so a 60,000-chunk document's chunks never all exist at once beside its items.
+ */
+export function chunkDocumentInParts(document: { id: string; items: readonly ItemSource[] }, options?: ChunkOptions): ChunksInParts {
+  const chunking = chunkItemsAsTheyCome(document.id, options);
+  chunking.add(document.items);
+  return chunking.finish();
+}
+
+/** A big document's chunks, made in order as they are taken. */
+export interface ChunksInParts {
+  count: number;
+  truncated: boolean;
+  /** The next chunks, at least one while any is left, up to about `maxChars` of text; none at the end. */
+  take(maxChars: number): Chunk[];
+}
+
+/**
+ * `chunkDocumentInParts` over items given a few at a time, in order (`add`), so that a caller can chunk a part of
+ * the items while the part before is written; `finish` once every item was given.
+ */
+export function chunkItemsAsTheyCome(documentId: string, options?: ChunkOptions): { add(items: readonly ItemSource[]): void; finish(): ChunksInParts } {
+  const maxChunks = options?.maxChunks ?? MAX_DOCUMENT_CHUNKS;
+  const builder = new ChunkBuilder(options?.maxTokens ?? CHUNK_MAX_TOKENS);
+  return {
+    add(items: readonly ItemSource[]): void {
+      for (const item of items) {
+        // Past the limit, chunking the rest would only be thrown away.
+        if (builder.draftCount > maxChunks) {
+          return;
+        }
+        builder.add(item);
+      }
+    },
+    finish(): ChunksInParts {
+      let drafts = builder.finish();
+      const truncated = drafts.length > maxChunks;
+      if (truncated) {
+        drafts = drafts.slice(0, maxChunks);
+      }
+      const maker = new ChunkMaker(documentId);
+      const count = drafts.length;
+      let next = 0;
+      return {
+        count,
+        truncated,
+        take(maxChars: number): Chunk[] {
+          const chunks: Chunk[] = [];
+          let chars = 0;
+          while (next < count && (chunks.length === 0 || chars < maxChars)) {
+            const chunk = maker.make(drafts[next]);
+            // Made is made: the draft (and the items only it still holds) can go.
+            drafts[next++] = undefined as unknown as DraftChunk;
+            chars += chunk.content.length + chunk.searchText.length;
+            chunks.push(chunk);
+          }
+          return chunks;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Turns drafts, in order, into chunks. A chunk's id hashes its document, its text and how many chunks before it had
+ * the same text; repeats are counted by the id of the text's first occurrence, not by the text (which kept every
+ * chunk's text alive a second time).
+ */
+class ChunkMaker {
+  private readonly repeats = new Map<string, number>();
+  private order = 0;
+
+  constructor(private readonly documentId: string) {}
+
+  make(draft: DraftChunk): Chunk {
+    const searchText = draft.headings.length > 0 ? `${draft.headings.join('\n')}\n${draft.content}` : draft.content;
+    const firstId = stableHash(`${this.documentId}\u0000${searchText}\u00000`);
+    const occurrence = this.repeats.get(firstId) ?? 0;
+    this.repeats.set(firstId, occurrence + 1);
+    return {
+      id: occurrence === 0 ? firstId : stableHash(`${this.documentId}\u0000${searchText}\u0000${occurrence}`),
+      documentId: this.documentId,
+      order: this.order++,
+      content: draft.content,
+      searchText,
+      docItemRefs: draft.items.map((item) => item.selfRef),
+      labels: draft.items.map((item) => item.label),
+      headings: draft.headings,
+      pageNumbers: distinctSorted(draft.items.flatMap((item) => item.pageNumbers)),
+      sourceRange: unionSourceRanges(draft.items.map((item) => item.sourceRange)),
+      tokenCount: draft.tokenCount,
+    };
+  }
+}
+
 export function countChunkTokens(text: string): number {
   return countTokens(text);
 }
@@ -166,7 +252,7 @@ class ChunkBuilder {
   /** Content tokens the current trail leaves (cached until the trail changes). */
   private budget: number | undefined;
 
-  constructor(private readonly documentId: string, private readonly maxTokens: number) {}
+  constructor(private readonly maxTokens: number) {}
 
   get draftCount(): number {
     return this.drafts.length;
@@ -256,32 +342,14 @@ class ChunkBuilder {
     }
   }
 
-  finish(): Chunk[] {
+  finish(): DraftChunk[] {
     if (this.heldPicture) {
       this.addItem(this.heldPicture);
       this.heldPicture = undefined;
     }
     this.closeOpen();
     this.closeEmptySections(Number.NEGATIVE_INFINITY);
-    const occurrences = new Map<string, number>();
-    return this.drafts.map((draft, order) => {
-      const searchText = draft.headings.length > 0 ? `${draft.headings.join('\n')}\n${draft.content}` : draft.content;
-      const occurrence = occurrences.get(searchText) ?? 0;
-      occurrences.set(searchText, occurrence + 1);
-      return {
-        id: stableHash(`${this.documentId}\u0000${searchText}\u0000${occurrence}`),
-        documentId: this.documentId,
-        order,
-        content: draft.content,
-        searchText,
-        docItemRefs: draft.items.map((item) => item.selfRef),
-        labels: draft.items.map((item) => item.label),
-        headings: draft.headings,
-        pageNumbers: distinctSorted(draft.items.flatMap((item) => item.pageNumbers)),
-        sourceRange: unionSourceRanges(draft.items.map((item) => item.sourceRange)),
-        tokenCount: draft.tokenCount,
-      };
-    });
+    return this.drafts;
   }
 
   private append(segment: Segment, budget: number): void {

@@ -110,6 +110,17 @@ export const CONVERSION_WORKER_MAX_OLD_GENERATION_MB = 2048;
 export const CONVERSION_WORKER_YOUNG_GENERATION_MB = 64;
 /** A conversion worker exits right after converting a file this big (bytes): its heap, grown for the parse, goes back before the rows are written, not after the idle time. */
 export const CONVERSION_WORKER_RETIRE_AFTER_BYTES = 8 * 1024 * 1024;
+/**
+ * A converted document with more items than this comes to the indexer in parts, each written as it comes (a 44 MB
+ * Markdown file sent in one message peaked at 1.7 GiB: the worker's copy, the message and the caller's copy at once).
+ */
+export const CONVERSION_PARTS_MIN_ITEMS = 20_000;
+/** …as does one with more characters of text than this (its `content`: the size of everything else, roughly). */
+export const CONVERSION_PARTS_MIN_CHARS = 16 * 1024 * 1024;
+/** Characters of text (picture bytes counted as characters) in one part of such a document: one message each. */
+export const CONVERSION_PART_CHARS = 1024 * 1024;
+/** The worker collects its garbage after this many parts sent (while the caller writes them): 44 MB Markdown peaked 1.2 GiB without, 1.07 GiB with a collection only between steps. */
+export const CONVERSION_PARTS_PER_COLLECTION = 8;
 /** A conversion worker idle this long exits, giving back its memory (~100–200 MiB); the next file starts a new one (≈0.3 s) (ms). */
 export const CONVERSION_WORKER_IDLE_MS = 10_000;
 /** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
@@ -166,8 +177,8 @@ export const CHUNK_MAX_TOKENS = 256;
 export const CHUNKER_VERSION = 1;
 /** A chunk's heading trail may take the token budget down to this many tokens for content, never further. */
 export const CHUNK_MIN_CONTENT_TOKENS = 64;
-/** Chunks one document may have (a 50 MB file of prose gives ~45k); the rest are dropped with a warning. */
-export const MAX_DOCUMENT_CHUNKS = 50_000;
+/** Chunks one document may have (a 44 MB Markdown file of prose gives ~60k; big documents reach the store in parts); the rest are dropped with a warning. */
+export const MAX_DOCUMENT_CHUNKS = 100_000;
 /** Pre-tokenizer pieces whose token counts the chunker remembers (words recur; ~10 MB of short strings at most). */
 export const CHUNK_TOKEN_CACHE_PIECES = 100_000;
 /** Pieces longer than this many characters are counted afresh every time (long runs rarely recur). */

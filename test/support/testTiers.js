@@ -8,6 +8,7 @@
 const integrationTestFiles = [
   'test/unit/convert/hostileInput.test.ts', // 153 s
   'test/unit/convert/bigText.test.ts', // 36 s (2.6 MB of Markdown whole and in segments, 12 MB through a worker)
+  'test/unit/index/documentParts.test.ts', // 51 s (a 27k-item document through a worker in parts, five times)
   'test/unit/ocr/ocrEngine.test.ts', // 20 s (Tesseract in WebAssembly)
   'test/unit/convert/image.test.ts', // 18 s (OCR of every image format)
   'test/unit/index/indexer.test.ts', // 137 s

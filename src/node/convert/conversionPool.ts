@@ -20,7 +20,7 @@ import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_RETIRE_AFTER_BYTES, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
 import { resolveWorkerScript, type WorkerScript } from '../workerResolution';
-import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type WorkerToPoolMessage } from './conversionProtocol';
+import { deserializeError, type PoolToWorkerMessage, type PreparedDocument, type PreparedPart, type WorkerToPoolMessage } from './conversionProtocol';
 import type { OcrOptions, PictureProcessing } from './convertFile';
 import { loadInProcessConverters } from './loadInProcessConverters';
 
@@ -50,6 +50,11 @@ export interface ConversionLoadOptions {
   ocr?: OcrOptions;
   /** The file's size when known (from the scan): small files are batched per worker message. */
   sizeBytes?: number;
+  /**
+   * Take a big document's items and chunks in parts (`PreparedDocument.parts`), so that it never exists whole in the
+   * caller's thread; the worker sends each part only once the last is taken.
+   */
+  inParts?: boolean;
 }
 
 export interface ConversionPool {
@@ -116,6 +121,8 @@ interface PendingJob {
   reject(error: Error): void;
   /** Detaches the abort listener and timers; set while queued and while running. */
   cleanup(): void;
+  /** Set once a big document's first message came (`inParts`): its parts go here. */
+  parts?: PartChannel;
 }
 
 /** One worker thread; converts one batch of jobs at a time, in order (the first is the one converting). */
@@ -175,8 +182,8 @@ class ConversionWorker {
     this.jobs.push(...batch);
     this.worker.ref();
     const jobs = batch.map(({ jobId, filePath, options }) => {
-      const { rootPath, maxBytes, pictures, pictureRoots, ocr } = options;
-      return { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr };
+      const { rootPath, maxBytes, pictures, pictureRoots, ocr, inParts } = options;
+      return { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr, inParts };
     });
     const message: PoolToWorkerMessage = { type: 'convert', jobs };
     this.worker.postMessage(message);
@@ -240,9 +247,31 @@ class ConversionWorker {
       }
       return;
     }
+    if (message.type === 'converted' && message.inParts) {
+      // Resolved now, still converting (chunking): a later failure, the time limit or an abort ends the parts.
+      const parts = new PartChannel(message.document, {
+        taken: () => {
+          this.armTimer();
+          this.worker.postMessage({ type: 'taken', jobId: job.jobId } satisfies PoolToWorkerMessage);
+        },
+        abandoned: () => this.kill(),
+      });
+      job.parts = parts;
+      job.resolve({ document: message.document, chunks: [], parts });
+      job.reject = (error) => parts.fail(error);
+      return;
+    }
+    if (message.type === 'part') {
+      // The worker waits for the caller to take it: that is not conversion time.
+      clearTimeout(this.timer);
+      job.parts?.push(message.part);
+      return;
+    }
     this.takeJob();
     this.armTimer();
-    if (message.type === 'converted') {
+    if (message.type === 'parts-end') {
+      job.parts?.end(message.warnings);
+    } else if (message.type === 'converted') {
       job.resolve({ document: message.document, chunks: message.chunks });
     } else {
       job.reject(deserializeError(message.error, job.filePath));
@@ -499,6 +528,79 @@ class WorkerConversionPool implements ConversionPool {
     );
     this.workers.add(worker);
     return worker;
+  }
+}
+
+/**
+ * A big document's parts as the caller reads them: each part taken tells the worker to send the next (one part in
+ * flight while the caller writes the one it took). A caller that stops before the end (its write failed, or never
+ * started) must call `return()`, which stops the worker: it would otherwise wait for the caller forever.
+ */
+class PartChannel implements AsyncIterableIterator<PreparedPart> {
+  private readonly parts: PreparedPart[] = [];
+  private ended = false;
+  private closed = false;
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  /** `document`: the one the parts belong to; chunking's warnings join its own at the end. */
+  constructor(
+    private readonly document: HaikuDocument,
+    private readonly events: { taken(): void; abandoned(): void },
+  ) {}
+
+  push(part: PreparedPart): void {
+    this.parts.push(part);
+    this.notify();
+  }
+
+  /** The last part came; `warnings` are those chunking added. */
+  end(warnings: readonly string[]): void {
+    this.document.warnings.push(...warnings);
+    this.ended = true;
+    this.notify();
+  }
+
+  fail(error: Error): void {
+    this.failure ??= error;
+    this.notify();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<PreparedPart> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<PreparedPart>> {
+    for (;;) {
+      if (this.failure) {
+        throw this.failure;
+      }
+      const part = this.closed ? undefined : this.parts.shift();
+      if (part) {
+        this.events.taken();
+        return { value: part, done: false };
+      }
+      if (this.ended || this.closed) {
+        return { value: undefined, done: true };
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** The caller is done reading: before the end, the worker is stopped. Safe to call more than once. */
+  async return(): Promise<IteratorResult<PreparedPart>> {
+    if (!this.closed && !this.ended && !this.failure) {
+      this.events.abandoned();
+    }
+    this.closed = true;
+    this.parts.length = 0;
+    return { value: undefined, done: true };
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 }
 

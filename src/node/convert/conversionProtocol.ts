@@ -4,7 +4,7 @@
  * in-process one.
  */
 import type { Chunk } from '../../core/model/chunk';
-import type { HaikuDocument } from '../../core/model/document';
+import type { DocumentItem, HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError, type HaikuErrorCode } from '../../core/errors';
 import type { OcrOptions, PictureProcessing } from './convertFile';
 
@@ -16,11 +16,25 @@ export interface ConversionJob {
   pictures?: PictureProcessing;
   pictureRoots?: readonly string[];
   ocr?: OcrOptions;
+  /** The caller takes a big document's items and chunks in parts (`PreparedDocument.parts`) instead of gathered. */
+  inParts?: boolean;
 }
 
 /** A converted document with its chunks: chunking (mostly tokenising) runs in the worker too. */
 export interface PreparedDocument {
   document: HaikuDocument;
+  chunks: Chunk[];
+  /**
+   * A big document's rows, when it came in parts (`ConversionLoadOptions.inParts`): `document.items` and `chunks` are
+   * then empty and the parts hold them, every item before the first chunk. The caller must read them to the end (the
+   * worker waits for each part to be taken); `document.warnings` is complete once they are read.
+   */
+  parts?: AsyncIterable<PreparedPart>;
+}
+
+/** Some of a big document's items or chunks, in order. */
+export interface PreparedPart {
+  items: DocumentItem[];
   chunks: Chunk[];
 }
 
@@ -33,12 +47,22 @@ export interface SerializedError {
   path?: string;
 }
 
-/** Jobs of one message are converted in order, each answered as soon as it is done. */
-export type PoolToWorkerMessage = { type: 'convert'; jobs: ConversionJob[] };
+/**
+ * Jobs of one message are converted in order, each answered as soon as it is done. `taken` tells a worker sending a
+ * document in parts that the caller has taken its last part (the worker sends the next one only then).
+ */
+export type PoolToWorkerMessage = { type: 'convert'; jobs: ConversionJob[] } | { type: 'taken'; jobId: number };
 
+/**
+ * A small document comes whole (`converted`). A big one whose caller takes parts comes as `converted` with
+ * `inParts` (the document without its items, before chunking), then `part`s, one at a time as each is taken, items
+ * first, then `parts-end` with the warnings chunking added; a failure after the first message is a `failed`.
+ */
 export type WorkerToPoolMessage =
   | { type: 'ready' }
-  | { type: 'converted'; jobId: number; document: HaikuDocument; chunks: Chunk[] }
+  | { type: 'converted'; jobId: number; document: HaikuDocument; chunks: Chunk[]; inParts?: boolean }
+  | { type: 'part'; jobId: number; part: PreparedPart }
+  | { type: 'parts-end'; jobId: number; warnings: string[] }
   | { type: 'failed'; jobId: number; error: SerializedError };
 
 export function serializeError(error: unknown): SerializedError {

@@ -1,12 +1,19 @@
 /**
  * The conversion worker (`dist/conversion-worker.js`): converts and chunks the files of each message one after
- * another (`prepareDocument`) and answers each with the document and its chunks or the serialised error as soon as
- * it is done. The pool enforces time, memory and cancellation from outside by terminating the thread, so nothing
- * here needs to be interruptible.
+ * another and answers each with the document and its chunks or the serialised error as soon as it is done. A big
+ * document goes in parts when the caller takes parts (`inParts`), one part at a time, each dropped here once sent.
+ * The pool enforces time, memory and cancellation from outside by terminating the thread, so nothing here needs to
+ * be interruptible.
  */
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { serializeError, type PoolToWorkerMessage, type WorkerToPoolMessage } from './conversionProtocol';
-import { prepareDocument } from './prepareDocument';
+import { CONVERSION_PART_CHARS, CONVERSION_PARTS_MIN_CHARS, CONVERSION_PARTS_MIN_ITEMS, CONVERSION_PARTS_PER_COLLECTION } from '../../core/limits';
+import type { DocumentItem, HaikuDocument } from '../../core/model/document';
+import { serializeError, type PoolToWorkerMessage, type PreparedPart, type WorkerToPoolMessage } from './conversionProtocol';
+import { loadDocument } from './convertFile';
+import { chunkItemsAsTheyCome } from '../../core/chunker';
+import { chunkLoadedDocument, warnIfTruncated } from './prepareDocument';
 
 const port = parentPort;
 if (!port) {
@@ -19,21 +26,106 @@ function send(message: WorkerToPoolMessage): void {
 
 /** Messages convert strictly in order: a batch arriving while one runs waits for it. */
 let converting: Promise<void> = Promise.resolve();
+/** Set while a part waits to be taken by the caller. */
+let partTaken: (() => void) | undefined;
 
 port.on('message', (message: PoolToWorkerMessage) => {
-  if (message.type !== 'convert') {
+  if (message.type === 'taken') {
+    partTaken?.();
+    partTaken = undefined;
     return;
   }
   converting = converting.then(async () => {
-    for (const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr } of message.jobs) {
+    for (const { jobId, filePath, rootPath, maxBytes, pictures, pictureRoots, ocr, inParts } of message.jobs) {
       try {
-        const { document, chunks } = await prepareDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots, ocr });
-        send({ type: 'converted', jobId, document, chunks });
+        const document = await loadDocument({ rootPath, filePath, maxBytes, pictures, pictureRoots, ocr });
+        if (inParts && isBig(document)) {
+          await sendInParts(jobId, document);
+        } else {
+          send({ type: 'converted', jobId, document, chunks: chunkLoadedDocument(document) });
+        }
       } catch (error) {
         send({ type: 'failed', jobId, error: serializeError(error) });
       }
     }
   });
 });
+
+function isBig(document: HaikuDocument): boolean {
+  return document.items.length > CONVERSION_PARTS_MIN_ITEMS || document.content.length > CONVERSION_PARTS_MIN_CHARS;
+}
+
+/**
+ * The document without its items first (the caller starts its write), then its items in parts of about
+ * `CONVERSION_PART_CHARS`, each chunked here while the caller writes it, then the chunks in parts, made as they go.
+ * A part is sent when the last was taken and dropped here once chunked or sent, so the document exists about once in
+ * the process instead of three times.
+ */
+async function sendInParts(jobId: number, document: HaikuDocument): Promise<void> {
+  const { items } = document;
+  const warningsBefore = document.warnings.length;
+  send({ type: 'converted', jobId, document: { ...document, items: [] }, chunks: [], inParts: true });
+  document.content = '';
+  document.items = [];
+  collectGarbage();
+  const chunking = chunkItemsAsTheyCome(document.id);
+  while (items.length > 0) {
+    const part = items.splice(0, partLength(items, itemChars));
+    const taken = sendPart(jobId, { items: part, chunks: [] });
+    chunking.add(part);
+    await taken;
+  }
+  const chunks = chunking.finish();
+  warnIfTruncated(document, chunks);
+  for (let part = chunks.take(CONVERSION_PART_CHARS); part.length > 0; part = chunks.take(CONVERSION_PART_CHARS)) {
+    await sendPart(jobId, { items: [], chunks: part });
+  }
+  send({ type: 'parts-end', jobId, warnings: document.warnings.slice(warningsBefore) });
+}
+
+/** Parts sent since the last full collection. */
+let partsSinceCollection = 0;
+
+/**
+ * Sends one part and waits until the caller has taken it. Every few parts, what was sent is collected while the
+ * caller writes: the heap shrinks as the document leaves instead of staying at its peak until the end.
+ */
+async function sendPart(jobId: number, part: PreparedPart): Promise<void> {
+  const taken = new Promise<void>((resolve) => (partTaken = resolve));
+  send({ type: 'part', jobId, part });
+  if (++partsSinceCollection >= CONVERSION_PARTS_PER_COLLECTION) {
+    partsSinceCollection = 0;
+    collectGarbage();
+  }
+  await taken;
+}
+
+/** How many entries from the front of `list` make one part: at least one, then up to `CONVERSION_PART_CHARS`. */
+function partLength<T>(list: readonly T[], charsOf: (entry: T) => number): number {
+  let chars = 0;
+  let length = 0;
+  while (length < list.length && (length === 0 || chars < CONVERSION_PART_CHARS)) {
+    chars += charsOf(list[length]);
+    length++;
+  }
+  return length;
+}
+
+function itemChars(item: DocumentItem): number {
+  return item.text.length + (item.picture?.bytes?.byteLength ?? 0) + 64;
+}
+
+/**
+ * A full collection between the steps of a big document: the parse's and the chunking's garbage would otherwise
+ * stay in this thread's heap while the caller writes the parts (V8 gives pages back only after such a collection).
+ */
+const collectGarbage: () => void = (() => {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as () => void;
+  } catch {
+    return () => undefined;
+  }
+})();
 
 send({ type: 'ready' });

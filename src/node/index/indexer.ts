@@ -11,7 +11,8 @@ import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATC
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
-import type { DocumentWrite, LanceStore } from '../store/lanceStore';
+import type { DocumentPartsWrite, DocumentWrite, LanceStore } from '../store/lanceStore';
+import type { DocumentPart } from '../store/storeWriter';
 import type { DocumentState } from '../store/schema';
 import { STALE_DOCUMENT_SIZE } from '../store/storeTables';
 import { documentsGoneAfterScan, rootsMatchingNothing } from './removedDocuments';
@@ -372,10 +373,28 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
         continue;
       }
       run.report({ currentFile: file.relativePath, phase: 'converting' });
-      const prepared = await convertOne(run, conversionPool, file).finally(() => queue.release(file));
-      if (prepared) {
-        pending.push(prepared);
-        pendingChunks += prepared.chunks.length;
+      const prepared = await convertOne(run, conversionPool, file).catch((error: unknown) => {
+        queue.release(file);
+        throw error;
+      });
+      if (prepared && 'parts' in prepared) {
+        // A big document is written as its parts come, in the write chain's order; its bytes stay in flight until then.
+        const written = flushing
+          .then(() => writeInParts(run, plan, prepared, file))
+          .finally(() => {
+            // Parts never read (an earlier write failed) stop their worker, which waits for them.
+            void prepared.parts[Symbol.asyncIterator]().return?.();
+            queue.release(file);
+          });
+        flushing = written;
+        queuedWrites.push(written);
+        written.catch(() => undefined).finally(() => queuedWrites.splice(queuedWrites.indexOf(written), 1));
+      } else {
+        queue.release(file);
+        if (prepared) {
+          pending.push(prepared);
+          pendingChunks += prepared.chunks.length;
+        }
       }
       run.filesDone++;
       // Each finished file moves the count (piped progress prints one line per file here, counting up).
@@ -395,24 +414,29 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
     // Each file in flight listens for the abort: that many listeners are expected, not a leak.
     setMaxListeners(Math.max(getMaxListeners(abortSignal), converters + 10), abortSignal);
   }
-  const outcomes = await Promise.allSettled(
-    Array.from({ length: converters }, () =>
-      converter(conversionPool).catch((error: unknown) => {
-        stopped = true;
-        throw error;
-      }),
-    ),
-  ).finally(() => ownPool?.dispose());
-  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failure) {
-    // A batch already being written finishes (atomically) before the run reports its failure.
-    await flushing.catch(() => undefined);
-    if (isHaikuError(failure.reason, 'cancelled') || abortSignal?.aborted) {
-      await keepConverted(run, plan, [...[...unwritten].flat(), ...pending]);
+  try {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: converters }, () =>
+        converter(conversionPool).catch((error: unknown) => {
+          stopped = true;
+          throw error;
+        }),
+      ),
+    );
+    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) {
+      // A batch already being written finishes (atomically) before the run reports its failure.
+      await flushing.catch(() => undefined);
+      if (isHaikuError(failure.reason, 'cancelled') || abortSignal?.aborted) {
+        await keepConverted(run, plan, [...[...unwritten].flat(), ...pending]);
+      }
+      throw failure.reason;
     }
-    throw failure.reason;
+    await flush();
+  } finally {
+    // After the writes: a big document's worker sends its parts while they are written.
+    await ownPool?.dispose();
   }
-  await flush();
 }
 
 function countWritten(run: IndexRun, plan: IndexPlan, batch: readonly DocumentWrite[]): void {
@@ -517,27 +541,105 @@ function ownConversion(toConvert: readonly ScannedFile[], concurrency: number, s
   return started ?? createConversionPool({ size: concurrency });
 }
 
-/** Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. */
-async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | undefined> {
+/**
+ * Converts and chunks one file; a conversion failure is recorded and gives `undefined`, cancellation throws. A big
+ * document comes in parts (written by `writeInParts`), except when its pictures are to be described first.
+ */
+async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | DocumentPartsWrite | undefined> {
   const { abortSignal, maxFileBytes, pictures, ocr } = run.options;
   const convertStarted = performance.now();
   try {
     const { pictureRoots } = run;
-    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size });
+    // Pictures to describe need the whole document first.
+    const inParts = !run.describer;
+    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size, inParts });
+    const fileStats = { mtimeMs: file.mtimeMs, size: file.size };
+    if (prepared.parts) {
+      return { document: prepared.document, parts: prepared.parts, file: fileStats };
+    }
     const { document, chunks } = run.describer ? await describePictures(prepared, run.describer, abortSignal) : prepared;
-    if (chunks.length >= MAX_DOCUMENT_CHUNKS) {
-      const cut = document.warnings.find((warning) => warning.includes(MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')));
-      run.summary.warnings.push({ path: file.relativePath, message: `${file.relativePath}: ${cut ?? `only the first ${MAX_DOCUMENT_CHUNKS} chunks are indexed.`}` });
-    }
-    return { document, chunks, file: { mtimeMs: file.mtimeMs, size: file.size } };
+    warnIfCut(run, file, document);
+    return { document, chunks, file: fileStats };
   } catch (error) {
-    if (isHaikuError(error, 'cancelled') || abortSignal?.aborted) {
-      throw error instanceof CancelledError ? error : new CancelledError('Indexing');
-    }
-    run.summary.failed.push({ path: file.relativePath, code: isHaikuError(error) ? error.code : 'corrupt_file', reason: errorMessage(error) });
+    recordFailure(run, file, error);
     return undefined;
   } finally {
     run.summary.durations.convertMs += performance.now() - convertStarted;
+  }
+}
+
+/** A document cut at `MAX_DOCUMENT_CHUNKS` chunks is a warning of the run. */
+function warnIfCut(run: IndexRun, file: ScannedFile, document: HaikuDocument): void {
+  const limit = MAX_DOCUMENT_CHUNKS.toLocaleString('en-US');
+  const cut = document.warnings.find((warning) => warning.includes(`more than ${limit} chunks`));
+  if (cut) {
+    run.summary.warnings.push({ path: file.relativePath, message: `${file.relativePath}: ${cut}` });
+  }
+}
+
+/** A file that could not be converted is recorded as failed; cancellation is thrown on. */
+function recordFailure(run: IndexRun, file: ScannedFile, error: unknown): void {
+  if (isHaikuError(error, 'cancelled') || run.options.abortSignal?.aborted) {
+    throw error instanceof CancelledError ? error : new CancelledError('Indexing');
+  }
+  run.summary.failed.push({ path: file.relativePath, code: isHaikuError(error) ? error.code : 'corrupt_file', reason: errorMessage(error) });
+}
+
+/** Marks an error of the conversion (not of the write) while a big document's parts are read. */
+class PartsConversionError extends Error {
+  constructor(readonly conversionError: unknown) {
+    super('The conversion of a document sent in parts failed.');
+  }
+}
+
+/**
+ * Writes a big document as its parts come from the conversion worker, each part's chunks embedded on the way when
+ * the index has an embedder. A conversion that fails meanwhile (the time limit, a crash) is a failed file, and its
+ * rows written so far stay invisible (the document was never switched to them); a failed write fails the run.
+ */
+async function writeInParts(run: IndexRun, plan: IndexPlan, entry: DocumentPartsWrite, file: ScannedFile): Promise<void> {
+  const { store, embedder, abortSignal } = run.options;
+  const { summary } = run;
+  const parts = entry.parts[Symbol.asyncIterator]();
+  async function* embedded(): AsyncIterable<DocumentPart> {
+    for (;;) {
+      let next: IteratorResult<DocumentPart>;
+      try {
+        next = await parts.next();
+      } catch (error) {
+        throw new PartsConversionError(error);
+      }
+      if (next.done) {
+        return;
+      }
+      const part = next.value;
+      if (embedder && part.chunks.length > 0) {
+        const embedStarted = performance.now();
+        const batch: DocumentWrite[] = [{ document: entry.document, chunks: part.chunks, file: entry.file }];
+        await embedBatch(batch, embedder, abortSignal);
+        part.vectors = batch[0].vectors;
+        summary.durations.embedMs += performance.now() - embedStarted;
+      }
+      yield part;
+    }
+  }
+  throwIfAborted(abortSignal, 'Indexing');
+  run.report({ phase: 'writing' });
+  const writeStarted = performance.now();
+  try {
+    const chunks = await store.writeDocumentInParts({ ...entry, parts: embedded() }, { abortSignal, scheduleOptimize: !(run.options.optimize ?? true), copyToRecent: !run.startedEmpty });
+    (plan.previouslyStored.has(entry.document.id) ? summary.updated : summary.added).push(entry.document.relativePath);
+    summary.chunksWritten += chunks;
+    warnIfCut(run, file, entry.document);
+  } catch (error) {
+    if (!(error instanceof PartsConversionError)) {
+      throw error;
+    }
+    recordFailure(run, file, error.conversionError);
+  } finally {
+    // The write stopped early (it failed, or was cancelled): the worker waiting to send the next part is stopped.
+    await parts.return?.();
+    summary.durations.writeMs += performance.now() - writeStarted;
   }
 }
 

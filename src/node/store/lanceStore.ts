@@ -24,14 +24,14 @@ import type { DocumentState, StoredChunkFields } from './schema';
 import { StoreMaintenance } from './storeMaintenance';
 import { StoreReader, type ChunkCandidate, type StoreStats } from './storeReader';
 import { hasUriScheme, StoreTables } from './storeTables';
-import { StoreWriter, type DocumentWrite, type StoreTestHooks, type WriteOptions } from './storeWriter';
+import { StoreWriter, type DocumentPartsWrite, type DocumentWrite, type StoreTestHooks, type WriteOptions } from './storeWriter';
 import { RecentChunks } from './recentChunks';
 import { VectorSearch } from './vectorSearch';
 import { WriteQueue } from './writeQueue';
 import { objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from './objectStorage';
 import { writerLeaseFor, type LeaseWaitOptions, type WriterLease } from './writerLease';
 
-export type { ChunkCandidate, DocumentWrite, IndexedRoot, StoreStats, StoreTestHooks, WriteOptions };
+export type { ChunkCandidate, DocumentPartsWrite, DocumentWrite, IndexedRoot, StoreStats, StoreTestHooks, WriteOptions };
 
 export interface OpenStoreOptions {
   /** A folder path (relative paths resolve against `cwd`) or any URI `lancedb.connect` accepts. */
@@ -334,6 +334,11 @@ export class LanceStore implements KnowledgeBase {
 
   writeDocuments(entries: readonly DocumentWrite[], options: WriteOptions = {}): Promise<void> {
     return this.writer.writeDocuments(entries, options);
+  }
+
+  /** One big document written as its parts come (see `StoreWriter.writeDocumentInParts`); gives its chunk count. */
+  writeDocumentInParts(entry: DocumentPartsWrite, options: WriteOptions = {}): Promise<number> {
+    return this.writer.writeDocumentInParts(entry, options);
   }
 
   removeDocuments(documentIds: readonly string[], options: WriteOptions = {}): Promise<void> {

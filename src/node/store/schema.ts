@@ -191,8 +191,10 @@ export function documentRow(
   createdAt: string,
   now: string,
   sourceMetadata?: Record<string, unknown>,
+  /** When the items came in parts (`document.items` is empty then). */
+  itemCount: number = document.items.length,
 ): DocumentRow {
-  const metadata: Record<string, unknown> = { ...sourceMetadata, format: document.format, chunkCount, itemCount: document.items.length };
+  const metadata: Record<string, unknown> = { ...sourceMetadata, format: document.format, chunkCount, itemCount };
   if (document.pageCount !== undefined) {
     metadata.pageCount = document.pageCount;
   }

@@ -2,12 +2,12 @@ import { makeArrowTable, type Table as LanceTable } from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { Chunk } from '../../core/model/chunk';
-import type { HaikuDocument } from '../../core/model/document';
+import type { DocumentItem, HaikuDocument } from '../../core/model/document';
 import { addArrowTable } from './arrowAdd';
 import { arrowTableOfRows } from './arrowColumns';
 import { plainChunkFields } from './arrowRows';
 import type { ItemReader } from './itemReader';
-import { chunkRow, documentRow, itemRow, type ChunkRow, type DocumentRow, type ItemRow, type StoredChunkFields } from './schema';
+import { chunkRow, documentRow, itemRow, type ChunkRow, type DocumentRow, type DocumentState, type ItemRow, type StoredChunkFields } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { settleAll } from './settleAll';
 import type { StoreMaintenance } from './storeMaintenance';
@@ -24,6 +24,24 @@ export interface DocumentWrite {
   file: { mtimeMs: number; size: number };
   /** Where the document came from (a URL's ETag, the user's `--meta` pairs): merged into the row's metadata JSON. */
   sourceMetadata?: Record<string, unknown>;
+}
+
+/**
+ * A big document whose items and chunks come in parts (`StoreWriter.writeDocumentInParts`): `document.items` is
+ * empty, every item comes before the first chunk, and `document.warnings` is complete once the parts are read.
+ */
+export interface DocumentPartsWrite {
+  document: HaikuDocument;
+  parts: AsyncIterable<DocumentPart>;
+  file: { mtimeMs: number; size: number };
+  sourceMetadata?: Record<string, unknown>;
+}
+
+/** Some of a big document's items or chunks, with the chunks' vectors when an embedder is set. */
+export interface DocumentPart {
+  items: DocumentItem[];
+  chunks: Chunk[];
+  vectors?: Float32Array[];
 }
 
 /** Options of the write methods. */
@@ -94,7 +112,7 @@ export class StoreWriter {
    * superseded rows are deleted.
    */
   writeDocuments(entries: readonly DocumentWrite[], options: WriteOptions = {}): Promise<void> {
-    const { tables, queue, reader, items, vectors, maintenance } = this.parts;
+    const { tables, queue, reader, vectors, maintenance } = this.parts;
     return queue.run(async () => {
       tables.assertWritable();
       throwIfAborted(options.abortSignal, 'Indexing');
@@ -132,11 +150,7 @@ export class StoreWriter {
         maintenance.noteOrphansPossible();
         throw error;
       }
-      for (const row of documentRows) {
-        const { content: _content, ...state } = row;
-        states.set(row.id, state);
-        items.forgetItems(row.id);
-      }
+      this.forgetReplaced(states, documentRows);
       const rowsByDocument = new Map<string, StoredChunkFields[]>();
       for (const row of chunkRows) {
         const list = rowsByDocument.get(row.document_id) ?? [];
@@ -146,14 +160,82 @@ export class StoreWriter {
       for (const entry of entries) {
         vectors.setDocument(entry.document.id, entry.chunks.map((chunk) => chunk.id), entry.vectors ?? [], rowsByDocument.get(entry.document.id) ?? []);
       }
-      if (options.scheduleOptimize ?? true) {
-        // Readers already ignore the old rows: delete them with the debounced optimize, off the edit path.
-        maintenance.noteSuperseded(replaced);
-        maintenance.scheduleOptimize();
-      } else if (replaced.length > 0) {
-        await maintenance.deleteSuperseded(replaced);
-      }
+      await this.retireSuperseded(replaced, options);
     });
+  }
+
+  /**
+   * Writes one big document as its parts come (`DocumentPartsWrite`), so its rows never all exist at once: each part's
+   * rows are added (invisible to readers, as in `writeDocuments`), then one commit switches the document to them.
+   * Holds the write queue until the last part is written. Gives the number of chunks written.
+   */
+  writeDocumentInParts(entry: DocumentPartsWrite, options: WriteOptions = {}): Promise<number> {
+    const { tables, queue, reader, vectors, maintenance } = this.parts;
+    return queue.run(async () => {
+      tables.assertWritable();
+      throwIfAborted(options.abortSignal, 'Indexing');
+      const { document } = entry;
+      const states = await reader.documentStates();
+      const generation = newGeneration();
+      const vectorDimensions = tables.settings?.embedder_dimensions;
+      // Chunks name their items by ref; every item comes before the first chunk.
+      const positionByRef = new Map<string, number>();
+      let chunkCount = 0;
+      let itemCount = 0;
+      let documentRows: DocumentRow[];
+      const chunkAppender = new TableAppender(tables.chunks);
+      const itemAppender = new TableAppender(tables.items);
+      try {
+        for await (const part of entry.parts) {
+          throwIfAborted(options.abortSignal, 'Indexing');
+          checkVectors({ document, chunks: part.chunks, vectors: part.vectors }, vectorDimensions);
+          for (const item of part.items) {
+            positionByRef.set(item.selfRef, item.position);
+          }
+          const itemRows = part.items.map((item) => itemRow(document.id, item, generation));
+          const chunkRows = part.chunks.map((chunk, index) => chunkRow(chunk, generation, vectorDimensions ? part.vectors![index] : undefined, positionByRef));
+          itemCount += itemRows.length;
+          chunkCount += chunkRows.length;
+          await settleAll([chunkAppender.append(chunkRows as unknown as Array<Record<string, unknown>>), itemAppender.append(itemRows as unknown as Array<Record<string, unknown>>)]);
+          maintenance.chunksAdded(chunkRows, options.copyToRecent ?? options.scheduleOptimize ?? true);
+        }
+        await settleAll([chunkAppender.flush(), itemAppender.flush()]);
+        const now = new Date().toISOString();
+        documentRows = [documentRow(document, chunkCount, generation, entry.file, states.get(document.id)?.created_at ?? now, now, entry.sourceMetadata, itemCount)];
+        await this.parts.testHooks.beforeDocumentSwitch?.();
+        await this.switchDocuments(documentRows, states.has(document.id) ? 1 : 0);
+      } catch (error) {
+        maintenance.noteOrphansPossible();
+        throw error;
+      }
+      const replaced = states.has(document.id) ? [document.id] : [];
+      this.forgetReplaced(states, documentRows);
+      // Its chunk ids and vectors were never all in memory at once: the resident copies load afresh when next needed.
+      vectors.invalidate();
+      await this.retireSuperseded(replaced, options);
+      return chunkCount;
+    });
+  }
+
+  /** After a switch: the states follow the new rows and the documents' cached items go. */
+  private forgetReplaced(states: Map<string, DocumentState>, documentRows: readonly DocumentRow[]): void {
+    for (const row of documentRows) {
+      const { content: _content, ...state } = row;
+      states.set(row.id, state);
+      this.parts.items.forgetItems(row.id);
+    }
+  }
+
+  /** The superseded rows of replaced documents go: with the debounced optimize, or now when none is scheduled. */
+  private async retireSuperseded(replaced: readonly string[], options: WriteOptions): Promise<void> {
+    const { maintenance } = this.parts;
+    if (options.scheduleOptimize ?? true) {
+      // Readers already ignore the old rows: delete them with the debounced optimize, off the edit path.
+      maintenance.noteSuperseded(replaced);
+      maintenance.scheduleOptimize();
+    } else if (replaced.length > 0) {
+      await maintenance.deleteSuperseded(replaced);
+    }
   }
 
   /**
@@ -240,48 +322,68 @@ export class StoreWriter {
 }
 
 /**
- * Adds `rows`, converted to Arrow `ARROW_SLICE_ROWS` at a time with a turn of the event loop between slices: column
- * by column (`arrowTableOfRows`), or by LanceDB's own `makeArrowTable` for rows that do not fit the schema, both on
- * LanceDB's apache-arrow instance (shared notes §1, bug 3). One `add` (one commit) per `ADD_COMMIT_MAX_BYTES` of
- * Arrow data: a batch of small files is one commit, while a 44 MB Markdown file's rows go in parts, so its Arrow
- * copies and their IPC bytes never all exist at once (the rows stay invisible until the documents switch anyway).
- * Parts whose slices' columns differ (a column absent from every row of one slice) go as plain rows instead.
+ * Adds `rows`, converted to Arrow `ARROW_SLICE_ROWS` at a time with a turn of the event loop between slices, in one
+ * commit per `ADD_COMMIT_MAX_BYTES` of Arrow data (see `TableAppender`).
  */
 async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown>>): Promise<void> {
-  const schema = await tableSchema(table);
-  if (rows.length <= ARROW_SLICE_ROWS) {
-    const arrow = arrowTableOfRows(rows, schema);
-    await (arrow ? addArrowTable(table, arrow) : table.add(rows));
-    return;
-  }
-  let slices: Array<ReturnType<typeof makeArrowTable>> = [];
-  let partStart = 0;
-  let partBytes = 0;
-  const addPart = async (end: number) => {
-    const columns = (slice: ReturnType<typeof makeArrowTable>) => slice.schema.fields.map((field) => field.name).join();
-    const part = slices;
-    slices = [];
-    partBytes = 0;
-    if (part.some((slice) => columns(slice) !== columns(part[0]))) {
-      await table.add(rows.slice(partStart, end));
-    } else {
-      await addArrowTable(table, part[0].concat(...part.slice(1)));
+  const appender = new TableAppender(table);
+  await appender.append(rows);
+  await appender.flush();
+}
+
+/**
+ * Rows appended to a table as they come, converted to Arrow slice by slice: column by column (`arrowTableOfRows`), or
+ * by LanceDB's own `makeArrowTable` for rows that do not fit the schema, both on LanceDB's apache-arrow instance
+ * (shared notes §1, bug 3). One `add` (one commit, one fragment) per `ADD_COMMIT_MAX_BYTES` of Arrow data: a batch of
+ * small files is one commit, while a 44 MB Markdown file's rows go in parts, so its Arrow copies and their IPC bytes
+ * never all exist at once (the rows stay invisible until the documents switch anyway), and its table gets a few
+ * fragments, not one per part it came in (more than `COMPACTION_MIN_FRAGMENTS` cost a 10 s compaction).
+ * Slices whose columns differ (a column absent from every row of one slice) start a commit of their own.
+ */
+class TableAppender {
+  private slices: Array<ReturnType<typeof makeArrowTable>> = [];
+  private bytes = 0;
+
+  constructor(private readonly table: LanceTable) {}
+
+  async append(rows: Array<Record<string, unknown>>): Promise<void> {
+    const schema = await tableSchema(this.table);
+    for (let start = 0; start < rows.length; start += ARROW_SLICE_ROWS) {
+      if (start > 0 || this.slices.length > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const slice = rows.slice(start, start + ARROW_SLICE_ROWS);
+      const arrow = arrowTableOfRows(slice, schema);
+      if (!arrow) {
+        // Rows that do not fit the schema column by column: LanceDB converts them itself, in a commit of their own.
+        await this.flush();
+        await this.table.add(slice);
+        continue;
+      }
+      if (this.slices.length > 0 && columnNames(arrow) !== columnNames(this.slices[0])) {
+        await this.flush();
+      }
+      this.slices.push(arrow);
+      this.bytes += arrow.batches.reduce((sum, batch) => sum + batch.data.byteLength, 0);
+      if (this.bytes >= ADD_COMMIT_MAX_BYTES) {
+        await this.flush();
+      }
     }
-    partStart = end;
-  };
-  for (let start = 0; start < rows.length; start += ARROW_SLICE_ROWS) {
-    await new Promise((resolve) => setImmediate(resolve));
-    const slice = rows.slice(start, start + ARROW_SLICE_ROWS);
-    const arrow = arrowTableOfRows(slice, schema) ?? makeArrowTable(slice, { schema });
-    slices.push(arrow);
-    partBytes += arrow.batches.reduce((sum, batch) => sum + batch.data.byteLength, 0);
-    if (partBytes >= ADD_COMMIT_MAX_BYTES) {
-      await addPart(Math.min(rows.length, start + ARROW_SLICE_ROWS));
+  }
+
+  /** Commits what was appended since the last commit. */
+  async flush(): Promise<void> {
+    const part = this.slices;
+    this.slices = [];
+    this.bytes = 0;
+    if (part.length > 0) {
+      await addArrowTable(this.table, part.length === 1 ? part[0] : part[0].concat(...part.slice(1)));
     }
   }
-  if (slices.length > 0) {
-    await addPart(rows.length);
-  }
+}
+
+function columnNames(table: ReturnType<typeof makeArrowTable>): string {
+  return table.schema.fields.map((field) => field.name).join();
 }
 
 /** Each table's schema, asked of the native table once: the store never alters a table's columns. */
@@ -296,7 +398,7 @@ function tableSchema(table: LanceTable): Promise<Schema> {
   return schema;
 }
 
-function checkVectors(entry: DocumentWrite, vectorDimensions: number | null | undefined): void {
+function checkVectors(entry: Pick<DocumentWrite, 'document' | 'chunks' | 'vectors'>, vectorDimensions: number | null | undefined): void {
   if (!vectorDimensions) {
     return;
   }

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
-import { chunkDocument, countChunkTokens } from '../../../src/core/chunker';
+import { chunkDocument, chunkDocumentInParts, chunkDocumentWithinLimit, countChunkTokens } from '../../../src/core/chunker';
+import { stableHash } from '../../../src/core/hash';
 import { unionSourceRanges } from '../../../src/core/sourceRanges';
 import { CHUNK_MAX_TOKENS } from '../../../src/core/limits';
 import type { DocumentItem, ItemLabel } from '../../../src/core/model/document';
@@ -221,5 +222,35 @@ describe('chunkDocument', () => {
   it('chunks nothing from an empty or all-noise document', () => {
     assert.deepStrictEqual(chunkDocument({ id: 'doc', items: [] }), []);
     assert.deepStrictEqual(chunkDocument({ id: 'doc', items: documentOf([['page_header', 'Header'], ['page_footer', '1']]) }), []);
+  });
+
+  it('makes the same chunks when they are taken in parts (a big document), repeated texts numbered alike', () => {
+    const specs: Array<[ItemLabel, string, number?]> = [['title', 'Spec', 1]];
+    for (let section = 0; section < 60; section++) {
+      // Every fifth section repeats the same heading and text: same search text, told apart by its occurrence.
+      const repeated = section % 5 === 0;
+      specs.push(['section_header', repeated ? 'Repeated' : `Section ${section}`, 2]);
+      specs.push(['paragraph', repeated ? 'The same words again.' : `Words of section ${section}. `.repeat(1 + (section % 40))]);
+    }
+    const document = { id: 'doc', items: documentOf(specs) };
+    const whole = chunkDocumentWithinLimit(document).chunks;
+    const repeats = whole.filter((chunk) => chunk.content === 'The same words again.');
+    assert.strictEqual(repeats.length, 12);
+    // The first keeps the id a lone text has; later ones count how many came before.
+    assert.strictEqual(repeats[0].id, stableHash(`doc\u0000${repeats[0].searchText}\u00000`));
+    assert.strictEqual(repeats[3].id, stableHash(`doc\u0000${repeats[3].searchText}\u00003`));
+    assert.strictEqual(new Set(whole.map((chunk) => chunk.id)).size, whole.length);
+    for (const maxChars of [1, 500, 5_000, Number.MAX_SAFE_INTEGER]) {
+      const inParts = chunkDocumentInParts(document);
+      assert.strictEqual(inParts.count, whole.length);
+      const taken = [];
+      for (let part = inParts.take(maxChars); part.length > 0; part = inParts.take(maxChars)) {
+        taken.push(...part);
+      }
+      assert.deepStrictEqual(taken, whole, `parts of ${maxChars} characters`);
+    }
+    const cut = chunkDocumentInParts(document, { maxChunks: 7 });
+    assert.strictEqual(cut.truncated, true);
+    assert.deepStrictEqual(cut.take(Number.MAX_SAFE_INTEGER), whole.slice(0, 7));
   });
 });

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MAX_DOCUMENT_CHUNKS } from '../../../src/core/limits';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore } from '../../../src/node/store/lanceStore';
 import { cliNodeArguments, runInProcess, runProcess } from '../cli/cliHarness';
@@ -154,23 +155,25 @@ describe('index runs that never empty or lose an index', function () {
     assert.equal((await documentPaths(workspace.path, path.join(workspace.path, 'index'))).length, 400);
   });
 
-  it('a document cut at 50,000 chunks is a warning of the run (summary, printed, --json)', async () => {
-    const sections = Array.from({ length: 60_000 }, (_, index) => `# S${index}\n\nw${index}\n`).join('\n');
+  it(`a document cut at ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} chunks is a warning of the run (summary, printed, --json)`, async () => {
+    // Headings without a body: each is a chunk of its own (one item each, well within the item limit). Big enough to
+    // come from the conversion worker in parts.
+    const sections = Array.from({ length: MAX_DOCUMENT_CHUNKS + 10_000 }, (_, index) => `# S${index}\n`).join('\n');
     writeFiles(workspace.path, { 'big/sections.md': sections });
     const store = await openStore({ uri: path.join(workspace.path, 'index') });
     try {
       const summary = await indexPaths({ roots: [path.join(workspace.path, 'big')], baseFolder: workspace.path, store });
       assert.equal(summary.failed.length, 0);
-      assert.equal(summary.chunksWritten, 50_000);
+      assert.equal(summary.chunksWritten, MAX_DOCUMENT_CHUNKS);
       assert.equal(summary.warnings.length, 1);
       assert.equal(summary.warnings[0].path, 'big/sections.md');
-      assert.match(summary.warnings[0].message, /more than 50,000 chunks/);
+      assert.ok(summary.warnings[0].message.includes(`more than ${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')} chunks`), summary.warnings[0].message);
     } finally {
       await store.close();
     }
     fs.appendFileSync(path.join(workspace.path, 'big', 'sections.md'), '\n# Last\n\nmore\n');
     const printed = await runInProcess(['index', 'big', '--db', 'index'], { cwd: workspace.path });
     assert.equal(printed.code, 0, printed.stderr);
-    assert.match(printed.stdout, /\n {2}warning: big\/sections\.md: .*50,000/);
+    assert.match(printed.stdout, new RegExp(`\\n {2}warning: big/sections\\.md: .*${MAX_DOCUMENT_CHUNKS.toLocaleString('en-US')}`));
   });
 });
