@@ -15,6 +15,12 @@
 
 /** A run of Han, Hiragana, Katakana (with its prolonged-sound mark), Hangul, Thai, Lao, Khmer or Myanmar characters. */
 const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30FC\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
+/**
+ * Cheaper still, first: every character of these scripts is at U+0E00 or above and outside U+2000-U+2E7F (general
+ * punctuation to supplemental punctuation), so text without such a code unit (English with its curly quotes and
+ * dashes) skips the Unicode-property test, 0.6 s of a 44 MB file's rows.
+ */
+const MAYBE_UNSPACED = /[\u0E00-\u1FFF\u2E80-\uFFFF]/;
 /** Cheap test first: most text holds no such character and is returned as it is. */
 const HAS_UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 /** A combining mark the tokenizer does not keep in a word (it keeps alphabetic characters and numbers, Rust's `is_alphanumeric`). */
@@ -24,12 +30,16 @@ const NOT_IN_WORD = /[^\p{Alphabetic}\p{N}]+/u;
 
 /** What the full-text index holds for `text`: each run as its characters and its bigrams, the rest unchanged. */
 export function fullTextIndexText(text: string): string {
-  return HAS_UNSPACED.test(text) ? text.replace(UNSPACED_RUN, (run) => ` ${runWords(run, true)} `) : text;
+  return hasUnspaced(text) ? text.replace(UNSPACED_RUN, (run) => ` ${runWords(run, true)} `) : text;
 }
 
 /** What a full-text query searches for `text`: each run as its bigrams (a one-character run as itself). */
 export function fullTextQueryText(text: string): string {
-  return HAS_UNSPACED.test(text) ? text.replace(UNSPACED_RUN, (run) => ` ${runWords(run, false)} `) : text;
+  return hasUnspaced(text) ? text.replace(UNSPACED_RUN, (run) => ` ${runWords(run, false)} `) : text;
+}
+
+function hasUnspaced(text: string): boolean {
+  return MAYBE_UNSPACED.test(text) && HAS_UNSPACED.test(text);
 }
 
 function runWords(run: string, withCharacters: boolean): string {

@@ -42,4 +42,25 @@ describe('bigrams of text written without spaces, for full-text search', () => {
     assert.equal(fullTextQueryText('กขค๚งจ'), ' กข ขค งจ ');
     assert.equal(fullTextQueryText('စာ။ဘာ'), ' စာ ဘာ ');
   });
+
+  it('treats every character of these scripts as such (none is skipped by the cheap first test)', () => {
+    const script = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+    const letter = /\p{Alphabetic}/u;
+    const missed: string[] = [];
+    let checked = 0;
+    for (let codePoint = 0; codePoint < 0x110000; codePoint++) {
+      const character = codePoint >= 0xd800 && codePoint < 0xe000 ? '' : String.fromCodePoint(codePoint);
+      if (character && script.test(character) && letter.test(character)) {
+        checked++;
+        // A run of two becomes its bigram: the text changes.
+        if (fullTextQueryText(`${character}${character}`) === `${character}${character}`) {
+          missed.push(codePoint.toString(16));
+        }
+      }
+    }
+    assert.ok(checked > 90_000, `${checked} characters`);
+    assert.deepEqual(missed, []);
+    // Curly quotes and dashes (U+2000-U+2E7F) leave English text as it is.
+    assert.equal(fullTextIndexText('It’s a “test” — really'), 'It’s a “test” — really');
+  });
 });
