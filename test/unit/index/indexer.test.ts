@@ -327,12 +327,31 @@ describe('indexPaths', function () {
     };
     const first = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(first.added.length, 7);
-    assert.deepEqual(events.slice(0, 2), ['warm up 2', 'prepare'], 'the workers start before the first file converts');
+    // One worker per file found, up to the two: both asked for before the first file converts.
+    assert.deepEqual(events.slice(0, events.indexOf('prepare') + 1), ['warm up 1', 'warm up 2', 'prepare'], 'the workers start before the first file converts');
     events.length = 0;
     fs.appendFileSync(path.join(workspace.path, 'vite/features.md'), '\nOne more line.\n');
     const second = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(second.updated.length, 1);
     assert.deepEqual(events, ['prepare'], 'an index with documents converts only what changed: no workers ahead of time');
+  });
+
+  it('warms one conversion worker for a first build of one file', async () => {
+    writeFiles(workspace.path, { 'only.md': '# Only\n\nOne file.\n' });
+    const inner = inProcessConversion();
+    const events: string[] = [];
+    const recording: ConversionPool = {
+      load: (filePath, options) => inner.load(filePath, options),
+      dispose: () => inner.dispose(),
+      warmUp: (workers) => events.push(`warm up ${workers}`),
+      prepare: (filePath, options) => {
+        events.push('prepare');
+        return inner.prepare(filePath, options);
+      },
+    };
+    const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
+    assert.equal(summary.added.length, 1);
+    assert.deepEqual(events, ['warm up 1', 'prepare']);
   });
 
   it('starts its own conversion workers while it scans a first build of more files than convert in-process', async () => {
