@@ -9,7 +9,7 @@ import { stableHash } from './hash';
 import { unionSourceRanges } from './sourceRanges';
 import { PieceCountTable } from './pieceCountTable';
 import { CHUNK_MAX_TOKENS, CHUNK_MIN_CONTENT_TOKENS, CHUNK_TOKEN_CACHE_PIECE_CHARS, CHUNK_TOKEN_CACHE_PIECES, MAX_DOCUMENT_CHUNKS } from './limits';
-import type { Chunk } from './model/chunk';
+import { chunkSearchText, type Chunk } from './model/chunk';
 import { NOISE_LABELS, type DocumentItem, type ItemLabel } from './model/document';
 
 /** How chunk sizes are measured, for reports and the index's metadata. */
@@ -145,7 +145,7 @@ class ChunkMaker {
   constructor(private readonly documentId: string) {}
 
   make(draft: DraftChunk): Chunk {
-    const searchText = draft.headings.length > 0 ? `${draft.headings.join('\n')}\n${draft.content}` : draft.content;
+    const searchText = chunkSearchText(draft);
     const firstId = stableHash(`${this.documentId}\u0000${searchText}\u00000`);
     const occurrence = this.repeats.get(firstId) ?? 0;
     this.repeats.set(firstId, occurrence + 1);

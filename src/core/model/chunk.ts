@@ -23,3 +23,8 @@ export interface Chunk {
   sourceRange?: SourceRange;
   tokenCount: number;
 }
+
+/** A chunk's `searchText`: its heading trail, a newline after each heading, then its content. */
+export function chunkSearchText(chunk: { headings: readonly string[]; content: string }): string {
+  return chunk.headings.length > 0 ? `${chunk.headings.join('\n')}\n${chunk.content}` : chunk.content;
+}

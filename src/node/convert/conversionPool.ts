@@ -16,6 +16,7 @@
  */
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { chunkSearchText } from '../../core/model/chunk';
 import type { HaikuDocument } from '../../core/model/document';
 import { CancelledError, ConversionError, HaikuError } from '../../core/errors';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, CONVERSION_EXTRA_WORKER_DELAY_MS, CONVERSION_TIMEOUT_MS, CONVERSION_WORKER_IDLE_MS, CONVERSION_WORKER_MAX_OLD_GENERATION_MB, CONVERSION_WORKER_RETIRE_AFTER_BYTES, CONVERSION_WORKER_STARTUP_TIMEOUT_MS, CONVERSION_WORKER_YOUNG_GENERATION_MB, INDEX_CONCURRENCY } from '../../core/limits';
@@ -264,7 +265,8 @@ class ConversionWorker {
     if (message.type === 'part') {
       // The worker waits for the caller to take it: that is not conversion time.
       clearTimeout(this.timer);
-      job.parts?.push(message.part);
+      const { items, chunks } = message.part;
+      job.parts?.push({ items, chunks: chunks.map((chunk) => ({ ...chunk, searchText: chunkSearchText(chunk) })) });
       return;
     }
     this.takeJob();

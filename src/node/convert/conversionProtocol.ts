@@ -38,6 +38,12 @@ export interface PreparedPart {
   chunks: Chunk[];
 }
 
+/** A part as the worker sends it: each chunk's `searchText` is made again on arrival (`chunkSearchText`), not copied. */
+export interface PartOnTheWire {
+  items: DocumentItem[];
+  chunks: Array<Omit<Chunk, 'searchText'>>;
+}
+
 export interface SerializedError {
   /** Set for `HaikuError`s; anything else arrives as a plain error. */
   code?: HaikuErrorCode;
@@ -61,7 +67,7 @@ export type PoolToWorkerMessage = { type: 'convert'; jobs: ConversionJob[] } | {
 export type WorkerToPoolMessage =
   | { type: 'ready' }
   | { type: 'converted'; jobId: number; document: HaikuDocument; chunks: Chunk[]; inParts?: boolean }
-  | { type: 'part'; jobId: number; part: PreparedPart }
+  | { type: 'part'; jobId: number; part: PartOnTheWire }
   | { type: 'parts-end'; jobId: number; warnings: string[] }
   | { type: 'failed'; jobId: number; error: SerializedError };
 

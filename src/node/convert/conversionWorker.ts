@@ -10,7 +10,7 @@ import * as vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { CONVERSION_PART_CHARS, CONVERSION_PARTS_MIN_CHARS, CONVERSION_PARTS_MIN_ITEMS, CONVERSION_PARTS_PER_COLLECTION } from '../../core/limits';
 import type { DocumentItem, HaikuDocument } from '../../core/model/document';
-import { serializeError, type PoolToWorkerMessage, type PreparedPart, type WorkerToPoolMessage } from './conversionProtocol';
+import { serializeError, type PoolToWorkerMessage, type PartOnTheWire, type WorkerToPoolMessage } from './conversionProtocol';
 import { loadDocument } from './convertFile';
 import { chunkItemsAsTheyCome } from '../../core/chunker';
 import { chunkLoadedDocument, warnIfTruncated } from './prepareDocument';
@@ -78,7 +78,8 @@ async function sendInParts(jobId: number, document: HaikuDocument): Promise<void
   const chunks = chunking.finish();
   warnIfTruncated(document, chunks);
   for (let part = chunks.take(CONVERSION_PART_CHARS); part.length > 0; part = chunks.take(CONVERSION_PART_CHARS)) {
-    await sendPart(jobId, { items: [], chunks: part });
+    // The search text is the headings and the content again: the pool makes it anew instead of receiving a copy.
+    await sendPart(jobId, { items: [], chunks: part.map(({ searchText: _searchText, ...chunk }) => chunk) });
   }
   send({ type: 'parts-end', jobId, warnings: document.warnings.slice(warningsBefore) });
 }
@@ -90,7 +91,7 @@ let partsSinceCollection = 0;
  * Sends one part and waits until the caller has taken it. Every few parts, what was sent is collected while the
  * caller writes: the heap shrinks as the document leaves instead of staying at its peak until the end.
  */
-async function sendPart(jobId: number, part: PreparedPart): Promise<void> {
+async function sendPart(jobId: number, part: PartOnTheWire): Promise<void> {
   const taken = new Promise<void>((resolve) => (partTaken = resolve));
   send({ type: 'part', jobId, part });
   if (++partsSinceCollection >= CONVERSION_PARTS_PER_COLLECTION) {
