@@ -123,7 +123,7 @@ export const CONVERSION_PART_CHARS = 1024 * 1024;
  * The worker collects its garbage after this many parts sent (while the caller writes them): 44 MB Markdown peaked at
  * 1.2 GiB without, 1.07 GiB with a collection only between steps, 0.95 GiB every 8 parts (5 s of collections).
  */
-export const CONVERSION_PARTS_PER_COLLECTION = 16;
+export const CONVERSION_PARTS_PER_COLLECTION = 8;
 /** A conversion worker idle this long exits, giving back its memory (~100–200 MiB); the next file starts a new one (≈0.3 s) (ms). */
 export const CONVERSION_WORKER_IDLE_MS = 10_000;
 /** A further conversion worker starts only once a file has waited this long for a busy one, so few small files need one worker (ms). */
