@@ -218,6 +218,8 @@ export const DEFAULT_EXCLUDE_GLOBS: readonly string[] = ['**/node_modules/**', '
 export const INDEX_WRITE_BATCH_DOCUMENTS = 2048;
 /** Chunks that close a write batch early, so big documents do not pile up in memory. */
 export const INDEX_WRITE_BATCH_CHUNKS = 4096;
+/** After a run's first batch, one of at least this many documents closes early when the files left are a quarter to an eighth of it: its write overlaps their conversion. */
+export const INDEX_WRITE_TAIL_MIN_DOCUMENTS = 512;
 /** A first build's upkeep compacts a table only above this many fragments (one per write batch); reads barely slow below it. */
 export const COMPACTION_MIN_FRAGMENTS = 8;
 /** Table versions younger than this survive `optimize()` (readers in other processes may still use them) (ms). */

@@ -58,6 +58,11 @@ export class VectorSearch {
     await this.vectorCache();
   }
 
+  /** Whether `setDocument` keeps the rows it is given (a first build's writes, with nothing resident, need not make them). */
+  get keepsRows(): boolean {
+    return this.residentRows !== undefined;
+  }
+
   residentRow(chunkId: string): StoredChunkFields | undefined {
     return this.residentRows?.get(chunkId);
   }

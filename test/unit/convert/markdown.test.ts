@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { convertMarkdown } from '../../../src/node/convert/markdown';
+import { convertMarkdown, plainMarkdown } from '../../../src/node/convert/markdown';
 import { buildSectionTree, walkSections } from '../../../src/core/toc';
 import type { ConvertedDocument, DocumentItem, SectionNode } from '../../../src/core/model/document';
 import { corpusRoot, filesBelow } from '../../support/paths';
@@ -269,6 +269,35 @@ describe('convertMarkdown', function () {
       ['code', 'let x;', range(36, 0, 38, 3)],
     ]);
     assert.equal(document.items[14].language, 'js');
+  });
+
+  it('reads plain headings and paragraphs without markdown-it, with the same items and ranges', async () => {
+    const source = '# Structural homeostasis [1]\n\nDendrites grew (P < 0.05 & n = 12) [2, 3].\nA second line: x > y!\n## Methods\nFigure 2: a caption-like paragraph.\n';
+    assert.ok(plainMarkdown(source), 'a plain document');
+    const document = await convertMarkdown(source, { fileName: 'x.md' });
+    const range = (startLine: number, startColumn: number, endLine: number, endColumn: number) => ({ startLine, startColumn, endLine, endColumn });
+    assert.equal(document.title, 'Structural homeostasis [1]');
+    assert.equal(document.content, source);
+    assert.deepEqual(document.items.map((item) => [item.label, item.text, item.headingLevel, item.sourceRange]), [
+      ['section_header', 'Structural homeostasis [1]', 1, range(0, 0, 0, 28)],
+      ['paragraph', 'Dendrites grew (P < 0.05 & n = 12) [2, 3].\nA second line: x > y!', 0, range(2, 0, 3, 21)],
+      ['section_header', 'Methods', 2, range(4, 0, 4, 10)],
+      ['paragraph', 'Figure 2: a caption-like paragraph.', 0, range(5, 0, 5, 35)],
+    ]);
+    // The segmented parse (markdown-it, one segment per heading) gives the same document.
+    assert.deepEqual(await convertMarkdown(source, { fileName: 'x.md', segmentChars: 0 }), document);
+  });
+
+  it('leaves documents that markup could read otherwise to markdown-it', async () => {
+    const marked = [
+      'a *b*', 'a _b_', 'a `b`', 'a ~~b~~', 'a \\*', 'a | b', '[x](y)', 'a [^1] b', '![alt](x.png)', 'a <b>c</b>', 'a <http://x.y>', 'a <0@x.y>', 'a &amp; b', 'a &#35; b',
+      '  indented', 'trailing  ', '- item', '1. item', '2) item', '> quote', '---\ntitle: x\n---', 'Setext\n===', '# Closed #', '#NoSpace', '#  Two spaces', '####### seven', '[ref]: /url', 'a\r\nb', 'a\tb',
+    ];
+    for (const source of marked) {
+      assert.equal(plainMarkdown(source), undefined, JSON.stringify(source));
+    }
+    // What markdown-it makes of one of them: emphasis marks are not text.
+    assert.deepEqual((await convertMarkdown('# T\n\na *b* [1](u)', { fileName: 'x.md' })).items.map((item) => item.text), ['T', 'a b 1']);
   });
 
   it('stops when the abort signal has fired', async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isHaikuError } from '../../../src/core/errors';
 import { documentIdForPath } from '../../../src/core/hash';
-import { CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_DOCUMENTS } from '../../../src/core/limits';
+import { CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_IN_PROCESS_MAX_FILES, INDEX_WRITE_BATCH_DOCUMENTS, INDEX_WRITE_TAIL_MIN_DOCUMENTS } from '../../../src/core/limits';
 import { inProcessConversion, type ConversionPool } from '../../../src/node/convert/conversionPool';
 import { indexPaths, rebuildIndex, type IndexProgress } from '../../../src/node/index/indexer';
 import { scanRoots } from '../../../src/node/index/scanner';
@@ -263,6 +263,33 @@ describe('indexPaths', function () {
     assert.equal(after.document_items - before.document_items, 1, 'one add to the items table');
     assert.equal(after.documents - before.documents, 1, 'one switch of the documents table');
     assert.equal((await store.search('wombats', { limit: 1000 })).length, 599);
+  });
+
+  it("writes a run's last files apart after a full batch, so the batch before them is written while they convert", async () => {
+    const files: Record<string, string> = {};
+    const rest = 700;
+    for (let index = 0; index < INDEX_WRITE_BATCH_DOCUMENTS; index++) {
+      files[`a${String(index).padStart(4, '0')}.md`] = `# Note ${index}\n\nThe quokka count is ${index}.\n`;
+    }
+    // The last files take longer to convert than the first batch takes to write (~4 chunks each: under the chunk limit of a batch).
+    const paragraph = 'The quokka smiled at the tourists while the ranger counted the burrows along the ridge. '.repeat(20);
+    for (let index = 0; index < rest; index++) {
+      files[`z${String(index).padStart(4, '0')}.md`] = `# Survey ${index}\n\n${paragraph}\n\n## Notes\n\n${paragraph}\n`;
+    }
+    writeFiles(workspace.path, files);
+    const batches: number[] = [];
+    const write = store.writeDocuments.bind(store);
+    store.writeDocuments = (entries, options) => {
+      batches.push(entries.length);
+      return write(entries, options);
+    };
+    const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    assert.equal(summary.added.length, INDEX_WRITE_BATCH_DOCUMENTS + rest);
+    assert.equal(batches.length, 3, `write batches: ${batches.join(', ')}`);
+    const [first, closedEarly, last] = batches;
+    assert.equal(first, INDEX_WRITE_BATCH_DOCUMENTS);
+    assert.ok(closedEarly >= INDEX_WRITE_TAIL_MIN_DOCUMENTS && 4 * last <= closedEarly && 8 * last >= closedEarly, `write batches: ${batches.join(', ')}`);
+    assert.equal((await store.search('quokka', { limit: 10 })).length, 10);
   });
 
   it('starts big files largest first, and while they fill their byte budget keeps small files going', async () => {
