@@ -272,7 +272,7 @@ class ConversionWorker {
     this.takeJob();
     this.armTimer();
     if (message.type === 'parts-end') {
-      job.parts?.end(message.warnings);
+      job.parts?.end(message.warnings, new TextDecoder().decode(message.content));
     } else if (message.type === 'converted') {
       job.resolve({ document: message.document, chunks: message.chunks });
     } else {
@@ -556,9 +556,10 @@ class PartChannel implements AsyncIterableIterator<PreparedPart> {
     this.notify();
   }
 
-  /** The last part came; `warnings` are those chunking added. */
-  end(warnings: readonly string[]): void {
+  /** The last part came; `warnings` are those chunking added, `content` the document's (sent last). */
+  end(warnings: readonly string[], content: string): void {
     this.document.warnings.push(...warnings);
+    this.document.content = content;
     this.ended = true;
     this.notify();
   }

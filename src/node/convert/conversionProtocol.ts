@@ -27,7 +27,7 @@ export interface PreparedDocument {
   /**
    * A big document's rows, when it came in parts (`ConversionLoadOptions.inParts`): `document.items` and `chunks` are
    * then empty and the parts hold them, every item before the first chunk. The caller must read them to the end (the
-   * worker waits for each part to be taken); `document.warnings` is complete once they are read.
+   * worker waits for each part to be taken); `document.warnings` and `document.content` are complete once they are read.
    */
   parts?: AsyncIterable<PreparedPart>;
 }
@@ -61,14 +61,15 @@ export type PoolToWorkerMessage = { type: 'convert'; jobs: ConversionJob[] } | {
 
 /**
  * A small document comes whole (`converted`). A big one whose caller takes parts comes as `converted` with
- * `inParts` (the document without its items, before chunking), then `part`s, one at a time as each is taken, items
- * first, then `parts-end` with the warnings chunking added; a failure after the first message is a `failed`.
+ * `inParts` (the document without its items and its `content`, before chunking), then `part`s, one at a time as each
+ * is taken, items first, then `parts-end` with the warnings chunking added and the `content` as UTF-8 (transferred,
+ * not copied); a failure after the first message is a `failed`.
  */
 export type WorkerToPoolMessage =
   | { type: 'ready' }
   | { type: 'converted'; jobId: number; document: HaikuDocument; chunks: Chunk[]; inParts?: boolean }
   | { type: 'part'; jobId: number; part: PartOnTheWire }
-  | { type: 'parts-end'; jobId: number; warnings: string[] }
+  | { type: 'parts-end'; jobId: number; warnings: string[]; content: Uint8Array }
   | { type: 'failed'; jobId: number; error: SerializedError };
 
 export function serializeError(error: unknown): SerializedError {

@@ -20,8 +20,8 @@ if (!port) {
   throw new Error('conversionWorker must run as a worker thread (see conversionPool.ts).');
 }
 
-function send(message: WorkerToPoolMessage): void {
-  port!.postMessage(message);
+function send(message: WorkerToPoolMessage, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(message, transfer);
 }
 
 /** Messages convert strictly in order: a batch arriving while one runs waits for it. */
@@ -64,7 +64,9 @@ function isBig(document: HaikuDocument): boolean {
 async function sendInParts(jobId: number, document: HaikuDocument): Promise<void> {
   const { items } = document;
   const warningsBefore = document.warnings.length;
-  send({ type: 'converted', jobId, document: { ...document, items: [] }, chunks: [], inParts: true });
+  send({ type: 'converted', jobId, document: { ...document, items: [], content: '' }, chunks: [], inParts: true });
+  // The content goes last, as UTF-8 outside the heap: the caller needs it only for the document's row at the end.
+  const content = new TextEncoder().encode(document.content);
   document.content = '';
   document.items = [];
   collectGarbage();
@@ -81,7 +83,7 @@ async function sendInParts(jobId: number, document: HaikuDocument): Promise<void
     // The search text is the headings and the content again: the pool makes it anew instead of receiving a copy.
     await sendPart(jobId, { items: [], chunks: part.map(({ searchText: _searchText, ...chunk }) => chunk) });
   }
-  send({ type: 'parts-end', jobId, warnings: document.warnings.slice(warningsBefore) });
+  send({ type: 'parts-end', jobId, warnings: document.warnings.slice(warningsBefore), content }, [content.buffer]);
 }
 
 /** Parts sent since the last full collection. */
