@@ -14,7 +14,7 @@ import * as vm from 'node:vm';
 import type { CommandIo } from './command';
 import { type CommandHelp, helpOnlyCommands } from './commandTable';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
-import { parseInvocation } from './program';
+import { haikuVersion } from './haikuVersion';
 import { READER_COMMAND_NAMES } from './readerCommandNames';
 
 // Set by esbuild.mjs (`define`) in the bundle; under tsx neither exists and every invocation goes to main.ts.
@@ -25,6 +25,9 @@ declare const HAIKU_READER_CLI_BUNDLE: string;
 /** What asks for help or the version without running a command (commander decides the rest). */
 const HELP_OR_VERSION = new Set(['-h', '--help', 'help', '-v', '-V', '--version', 'version']);
 
+/** The version alone, as commander prints it for each spelling (program.ts): no need to build the program. */
+const VERSION_ALONE = new Set(['-v', '-V', '--version', 'version']);
+
 /**
  * Prints help or the version from `table` and returns 0, or returns undefined (printing nothing) when `argv` asks
  * for anything else, usage mistakes included, so the full CLI reports those exactly as before.
@@ -33,6 +36,13 @@ export function answerHelpOrVersion(table: readonly CommandHelp[], argv: readonl
   if (!argv.some((argument) => HELP_OR_VERSION.has(argument))) {
     return undefined;
   }
+  if (argv.length === 1 && VERSION_ALONE.has(argv[0])) {
+    io.stdout(`${haikuVersion()}\n`);
+    return 0;
+  }
+  // Required here: commander (and the child_process it requires) is most of what `haiku --version` would load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseInvocation } = require('./program') as typeof import('./program');
   const written: Array<{ to: 'stdout' | 'stderr'; text: string }> = [];
   const held: CommandIo = { ...io, stdout: (text) => written.push({ to: 'stdout', text }), stderr: (text) => written.push({ to: 'stderr', text }) };
   const invocation = parseInvocation(helpOnlyCommands(table), argv, held);

@@ -79,6 +79,27 @@ describe('CLI entry: help and --version without the full CLI', () => {
     }
   });
 
+  it('dist/cli.js prints the version without initialising commander (whose child_process nothing else there requires)', () => {
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-entry-version-'));
+    try {
+      const reporter = path.join(folder, 'builtins.js');
+      fs.writeFileSync(reporter, "process.on('exit', () => process.stderr.write('CHILD_PROCESS:' + process.moduleLoadList.includes('NativeModule child_process') + '\\n'));\n");
+      const loadsChildProcess = (argv: string[]): boolean => {
+        const outputFile = path.join(folder, 'stderr.txt');
+        execFileSync(process.execPath, ['--require', reporter, bundle, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', fs.openSync(outputFile, 'w')] });
+        return /CHILD_PROCESS:true/.test(fs.readFileSync(outputFile, 'utf8'));
+      };
+      for (const spelling of ['--version', '-v', '-V', 'version']) {
+        assert.equal(loadsChildProcess([spelling]), false, spelling);
+      }
+      // Help still goes through commander: the check above would notice it.
+      assert.equal(loadsChildProcess(['help']), true);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('dist/cli.js keeps V8\'s code cache of dist/cli-main.js and dist/cli-reader.js, and a damaged cache only costs a compile', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-compile-cache-'));
