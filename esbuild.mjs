@@ -89,12 +89,29 @@ const tesseractFetchPlugin = {
   },
 };
 
+/**
+ * Leaves the embedder's AI SDK (`openAiEmbeddingClient.ts`, required on the first embedding request) out of the
+ * bundle, required from dist/embedding-client.js instead: the SDK and its zod are two thirds of the index readers'
+ * bundle, which a full-text `haiku search` never calls. The client module holds only the SDK's own functions, so no
+ * class of ours exists twice.
+ */
+const embeddingClientBesidePlugin = {
+  name: 'embedding-client-beside',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]openAiEmbeddingClient(\.js)?$/ }, () => ({ path: './embedding-client.js', external: true }));
+  },
+};
+
 const builds = [
   { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: out('extension.js') },
   // The extension's heavy half (store, indexer, agent, sandbox host), required on first use so activation stays cheap.
   { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: out('backend.js') },
   // The full CLI, which the small `haiku` entry (dist/cli.js, built last: see cliEntryBuild) requires for any command.
   { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli-main.js') },
+  // The commands that only read an index (search, docs, toc), which dist/cli.js runs from here, and the AI SDK their
+  // embedder loads on its first request, beside them (see embeddingClientBesidePlugin).
+  { ...nodeCommon, entryPoints: ['src/node/cli/readerMain.ts'], outfile: out('cli-reader.js'), plugins: [...nodeCommon.plugins, embeddingClientBesidePlugin] },
+  { ...nodeCommon, entryPoints: ['src/node/embeddings/openAiEmbeddingClient.ts'], outfile: out('embedding-client.js') },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: out('sandbox-worker.js') },
   // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).
   { ...nodeCommon, entryPoints: ['src/node/convert/conversionWorker.ts'], outfile: out('conversion-worker.js'), plugins: [pdfjsFilePlugin(outputFolder), o200kRanksPlugin(outputFolder)] },
@@ -165,7 +182,7 @@ async function cliEntryBuild(withTable) {
   }
   // The shebang comes from entry.ts itself; esbuild keeps it on the first line.
   return { ...nodeCommon, external: [], entryPoints: ['src/node/cli/entry.ts'], outfile: out('cli.js'), plugins: [],
-    define: { ...nodeCommon.define, HAIKU_FULL_CLI_BUNDLE: JSON.stringify('cli-main.js'), ...(table === undefined ? {} : { HAIKU_BUILT_COMMAND_TABLE: JSON.stringify(table) }) } };
+    define: { ...nodeCommon.define, HAIKU_FULL_CLI_BUNDLE: JSON.stringify('cli-main.js'), HAIKU_READER_CLI_BUNDLE: JSON.stringify('cli-reader.js'), ...(table === undefined ? {} : { HAIKU_BUILT_COMMAND_TABLE: JSON.stringify(table) }) } };
 }
 
 if (watch) {

@@ -20,7 +20,7 @@ const staging = path.join(root, '.cache', 'npm', 'package');
 /** The modules the CLI bundles require at run time, kept external by esbuild.mjs. */
 const RUNTIME_DEPENDENCIES = ['@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'];
 /** Bundles and side files the CLI loads (the extension's and the webviews' are left out). */
-const CLI_FILES = ['cli.js', 'cli-main.js', 'sandbox-worker.js', 'conversion-worker.js', 'converters.js', 'o200k_base.json', 'pdfjs.mjs', 'emscripten-module.wasm', 'standard_fonts', 'ocr'];
+const CLI_FILES = ['cli.js', 'cli-main.js', 'cli-reader.js', 'embedding-client.js', 'sandbox-worker.js', 'conversion-worker.js', 'converters.js', 'o200k_base.json', 'pdfjs.mjs', 'emscripten-module.wasm', 'standard_fonts', 'ocr'];
 
 const started = Date.now();
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

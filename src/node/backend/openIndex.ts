@@ -15,7 +15,7 @@ import { createEmbedder } from '../embeddings/createEmbedder';
 import type { PictureDescriptionSettings } from '../index/pictureDescriptions';
 import { createReranker } from '../search/httpReranker';
 import { openStore, resolveDatabaseUri, type LanceStore } from '../store/lanceStore';
-import { BucketMirror, bucketCacheFolder } from '../store/bucketMirror';
+import type { BucketMirror } from '../store/bucketMirror';
 import { isS3Uri, objectStorageError, requireObjectStorageAnswers, storageOptionsFor, withoutSecrets, type ObjectStorageSettings } from '../store/objectStorage';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { DOCUMENTS_TABLE, parseJson, SETTINGS_TABLE } from '../store/schema';
@@ -187,9 +187,15 @@ async function openVersionProbe(uri: string, storage: ObjectStorageSettings | un
  * unreachable bucket, refused keys or a missing bucket fail fast with a typed error.
  */
 async function openBucketMirror(uri: string, storage: ObjectStorageSettings, folder: string | false | undefined, abortSignal: AbortSignal | undefined): Promise<BucketMirror | undefined> {
+  if (!isS3Uri(uri)) {
+    return undefined;
+  }
+  // Required here: its HTTP(S) client is ~5-10 ms of every local index's cold start (a one-shot `haiku search`).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { BucketMirror, bucketCacheFolder } = require('../store/bucketMirror') as typeof import('../store/bucketMirror');
   const cacheFolder = folder === false ? undefined : (folder ?? bucketCacheFolder());
   const storageOptions = storageOptionsFor(uri, storage);
-  if (!isS3Uri(uri) || !storageOptions || cacheFolder === undefined) {
+  if (!storageOptions || cacheFolder === undefined) {
     return undefined;
   }
   const mirror = new BucketMirror({ uri, storageOptions, cacheFolder });

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `haiku` executable (`dist/cli.js`): answers `--version` and help from the commands' help table, which the
- * build writes into this small bundle, and hands everything else to the full CLI (`dist/cli-main.js`, main.ts).
- * Loading that bundle (3 MB of JavaScript, LanceDB's addon, Arrow) took ~0.5 s, which `haiku --version` and
- * `haiku search --help` need not pay.
+ * build writes into this small bundle, hands `search`, `docs` and `toc` to the index readers' bundle
+ * (`dist/cli-reader.js`, readerMain.ts) and everything else to the full CLI (`dist/cli-main.js`, main.ts).
+ * Loading the full CLI (3 MB of JavaScript, LanceDB's addon, Arrow) took ~0.5 s, which `haiku --version` and
+ * `haiku search --help` need not pay, and a one-shot `haiku search` need not pay for the indexer, agent and MCP server.
  */
 import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
@@ -13,14 +14,19 @@ import * as vm from 'node:vm';
 import type { CommandIo } from './command';
 import { type CommandHelp, helpOnlyCommands } from './commandTable';
 import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
-import { parseInvocation } from './program';
+import { haikuVersion } from './haikuVersion';
+import { READER_COMMAND_NAMES } from './readerCommandNames';
 
 // Set by esbuild.mjs (`define`) in the bundle; under tsx neither exists and every invocation goes to main.ts.
 declare const HAIKU_BUILT_COMMAND_TABLE: readonly CommandHelp[];
 declare const HAIKU_FULL_CLI_BUNDLE: string;
+declare const HAIKU_READER_CLI_BUNDLE: string;
 
 /** What asks for help or the version without running a command (commander decides the rest). */
 const HELP_OR_VERSION = new Set(['-h', '--help', 'help', '-v', '-V', '--version', 'version']);
+
+/** The version alone, as commander prints it for each spelling (program.ts): no need to build the program. */
+const VERSION_ALONE = new Set(['-v', '-V', '--version', 'version']);
 
 /**
  * Prints help or the version from `table` and returns 0, or returns undefined (printing nothing) when `argv` asks
@@ -30,6 +36,13 @@ export function answerHelpOrVersion(table: readonly CommandHelp[], argv: readonl
   if (!argv.some((argument) => HELP_OR_VERSION.has(argument))) {
     return undefined;
   }
+  if (argv.length === 1 && VERSION_ALONE.has(argv[0])) {
+    io.stdout(`${haikuVersion()}\n`);
+    return 0;
+  }
+  // Required here: commander (and the child_process it requires) is most of what `haiku --version` would load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseInvocation } = require('./program') as typeof import('./program');
   const written: Array<{ to: 'stdout' | 'stderr'; text: string }> = [];
   const held: CommandIo = { ...io, stdout: (text) => written.push({ to: 'stdout', text }), stderr: (text) => written.push({ to: 'stderr', text }) };
   const invocation = parseInvocation(helpOnlyCommands(table), argv, held);
@@ -64,7 +77,9 @@ function main(): void {
     (require(path.join(__dirname, 'main')) as typeof import('./main')).startCli();
     return;
   }
-  (requireWithCompileCache(path.join(__dirname, HAIKU_FULL_CLI_BUNDLE), process.env) as typeof import('./main')).startCli();
+  // The command is the first argument: the program itself takes no flags before it (only --help and --version).
+  const bundle = READER_COMMAND_NAMES.includes(process.argv[2]) ? HAIKU_READER_CLI_BUNDLE : HAIKU_FULL_CLI_BUNDLE;
+  (requireWithCompileCache(path.join(__dirname, bundle), process.env) as typeof import('./main')).startCli();
 }
 
 /**

@@ -1,9 +1,18 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError } from '@ai-sdk/provider';
-import { embedMany, type EmbeddingModel } from 'ai';
+import type { EmbeddingModel } from 'ai';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { CancelledError, HaikuError, errorMessage, throwIfAborted } from '../../core/errors';
 import * as limits from '../../core/limits';
+import type { OpenAiEmbeddingClient } from './openAiEmbeddingClient';
+
+/** The AI SDK, loaded once per process on the first request (see `openAiEmbeddingClient.ts`). */
+let embeddingClient: OpenAiEmbeddingClient | undefined;
+
+function loadEmbeddingClient(): OpenAiEmbeddingClient {
+  // A plain `require` (not `import()`): bundles run through vm.Script (cli/entry.ts), and tests load sources through tsx's CommonJS hook.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  embeddingClient ??= (require('./openAiEmbeddingClient') as typeof import('./openAiEmbeddingClient')).openAiEmbeddingClient;
+  return embeddingClient;
+}
 
 export interface OpenAiCompatibleEmbedderOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1` (posts to `{baseUrl}/embeddings`). */
@@ -46,7 +55,9 @@ interface AttemptFailure {
  */
 export class OpenAiCompatibleEmbedder implements Embedder {
   readonly id: string;
-  private readonly model: EmbeddingModel;
+  /** Made on the first request, when the SDK is loaded. */
+  private model: EmbeddingModel | undefined;
+  private readonly apiKey: string | undefined;
   private readonly baseUrl: string;
   private readonly modelName: string;
   private readonly requestedDimensions: number | undefined;
@@ -83,8 +94,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     this.timeoutMs = options.timeoutMs ?? limits.EMBEDDING_TIMEOUT_MS;
     this.queryPrefix = options.queryPrefix ?? '';
     this.documentPrefix = options.documentPrefix ?? '';
-    // Local servers need no key, but the SDK refuses to run without one.
-    this.model = createOpenAI({ baseURL: this.baseUrl, apiKey: options.apiKey || 'none' }).embedding(options.model);
+    this.apiKey = options.apiKey;
   }
 
   /** Configured or stored dimension, else the one seen in the first response; 0 before any is known. */
@@ -120,11 +130,14 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   }
 
   private async embedBatchOnce(batch: string[], attempt: number, abortSignal: AbortSignal | undefined): Promise<Float32Array[] | AttemptFailure> {
+    const client = loadEmbeddingClient();
+    // Local servers need no key, but the SDK refuses to run without one.
+    this.model ??= client.createOpenAI({ baseURL: this.baseUrl, apiKey: this.apiKey || 'none' }).embedding(this.modelName);
     const timeoutSignal = AbortSignal.timeout(this.timeoutMs);
     const signal = abortSignal ? AbortSignal.any([abortSignal, timeoutSignal]) : timeoutSignal;
     let embeddings: number[][];
     try {
-      const result = await embedMany({
+      const result = await client.embedMany({
         model: this.model,
         values: batch,
         maxRetries: 0,
@@ -136,7 +149,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       if (abortSignal?.aborted) {
         throw new CancelledError('Embedding');
       }
-      return this.describeFailure(error, attempt, timeoutSignal.aborted);
+      return this.describeFailure(client, error, attempt, timeoutSignal.aborted);
     }
     if (embeddings.length !== batch.length) {
       return {
@@ -147,7 +160,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     return embeddings.map((embedding) => this.checkedUnitVector(embedding));
   }
 
-  private describeFailure(error: unknown, attempt: number, timedOut: boolean): AttemptFailure {
+  private describeFailure(client: OpenAiEmbeddingClient, error: unknown, attempt: number, timedOut: boolean): AttemptFailure {
     const attempts = `(attempt ${attempt} of ${this.maxAttempts})`;
     if (timedOut) {
       return {
@@ -155,7 +168,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         error: new HaikuError('embedding_failed', `The embeddings server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s ${attempts}. Check that it is running and not overloaded, or send smaller batches.`, { cause: error, remedy: { settings: ['embeddings.batchSize'] } }),
       };
     }
-    if (APICallError.isInstance(error)) {
+    if (client.isApiCallError(error)) {
       const status = error.statusCode;
       if (status === undefined) {
         // No HTTP response at all: refused, reset, DNS.

@@ -197,10 +197,12 @@ export class StoreReader {
       return [];
     }
     await this.options.beforeFullTextQuery();
+    // Started now (it never rejects): the index statistics are read beside the documents.
+    const flat = this.flatSearchNeeded();
     const states = await this.documentStates();
     const isLive = (row: LiveCheckRow) => states.get(row.document_id)?.generation === row.generation;
     const recent = await this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds });
-    const main = await this.mainFullTextCandidates(terms, limit, { isLive, allowed: allowedDocumentIds, withRows, flat: await this.flatSearchNeeded() });
+    const main = await this.mainFullTextCandidates(terms, limit, { isLive, allowed: allowedDocumentIds, withRows, flat: await flat });
     if (recent.length === 0) {
       return main;
     }

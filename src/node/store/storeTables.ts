@@ -6,6 +6,7 @@ import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError } from '../../core/errors';
 import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
 import { plainRows, plainSettings } from './arrowRows';
+import { settleAll } from './settleAll';
 import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TABLE, itemsSchema, settingsSchema, SETTINGS_TABLE, type SettingsRow } from './schema';
 
 /** True for URIs such as `s3://…` and `file://…`; false for folder paths. */
@@ -141,16 +142,23 @@ export class StoreTables {
         throw error;
       }
     };
-    this.documents = (await open(DOCUMENTS_TABLE)) as lancedb.Table;
-    this.chunks = (await open(CHUNKS_TABLE)) as lancedb.Table;
-    this.items = (await open(ITEMS_TABLE)) as lancedb.Table;
-    this.settingsTable = (await open(SETTINGS_TABLE)) as lancedb.Table;
+    // All four at once (each reads its manifest); a failure is the first table's in this order, as one by one was.
+    const opening = [open(DOCUMENTS_TABLE), open(CHUNKS_TABLE), open(ITEMS_TABLE), open(SETTINGS_TABLE)];
+    await settleAll(opening);
+    const [documents, chunks, items, settings] = await Promise.all(opening);
+    this.documents = documents as lancedb.Table;
+    this.chunks = chunks as lancedb.Table;
+    this.items = items as lancedb.Table;
+    this.settingsTable = settings as lancedb.Table;
     return found;
   }
 
   /** Re-reads the settings row (another writer may have changed the roots) and checks it. */
   async reloadSettings(): Promise<void> {
     const missing = this.missingTables();
+    // The schema is read beside the settings row, not after it.
+    const schema = this.chunks ? this.chunks.schema() : undefined;
+    schema?.catch(() => undefined);
     if (this.settingsTable) {
       const rows = await plainRows<SettingsRow>(this.settingsTable.query());
       if (rows.length === 0) {
@@ -162,8 +170,8 @@ export class StoreTables {
       this.writeBlockedReason = undefined;
       this.checkSettings(this.settings);
     }
-    if (this.chunks) {
-      this.vectorColumnWidth = vectorWidth(await this.chunks.schema());
+    if (schema) {
+      this.vectorColumnWidth = vectorWidth(await schema);
     }
     if (missing.length > 0) {
       // Opening what exists keeps `reset()` possible; everything else reports the rebuild.

@@ -13,7 +13,7 @@ type VectorCacheState =
   | { kind: 'too_large' };
 
 /**
- * How long after a process's first vector query the resident cache starts loading. The first query scans in LanceDB
+ * How long after a process's first vector query ends the resident cache starts loading. The first query scans in LanceDB
  * instead (loading every vector cost a first hybrid search 24× a first full-text one); the timer is unref'd, so a
  * one-shot `haiku search` exits without loading, and a long-lived process (VS Code, MCP) has the cache soon after.
  * Here rather than in core/limits.ts because it is this class's scheduling detail, not a user-facing limit.
@@ -92,9 +92,19 @@ export class VectorSearch {
     if (cache) {
       return cache.search(vector, limit, allowedDocumentIds);
     }
-    if (this.state.kind === 'unloaded') {
-      this.scheduleWarming();
+    try {
+      return await this.scannedCandidates(vector, limit, allowedDocumentIds);
+    } finally {
+      // Counted from the end of the scan, not its start: a first scan that outlasted the delay (a loaded machine)
+      // had the whole-table read of the cache load competing with it, and a one-shot search paid for both.
+      if (this.state.kind === 'unloaded') {
+        this.scheduleWarming();
+      }
     }
+  }
+
+  /** Nearest chunks by LanceDB's brute-force scan, live rows only. */
+  private async scannedCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
     const states = await this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
     let fetch = limit;

@@ -79,7 +79,28 @@ describe('CLI entry: help and --version without the full CLI', () => {
     }
   });
 
-  it('dist/cli.js keeps V8\'s code cache of dist/cli-main.js, and a damaged cache only costs a compile', function () {
+  it('dist/cli.js prints the version without initialising commander (whose child_process nothing else there requires)', () => {
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-entry-version-'));
+    try {
+      const reporter = path.join(folder, 'builtins.js');
+      fs.writeFileSync(reporter, "process.on('exit', () => process.stderr.write('CHILD_PROCESS:' + process.moduleLoadList.includes('NativeModule child_process') + '\\n'));\n");
+      const loadsChildProcess = (argv: string[]): boolean => {
+        const outputFile = path.join(folder, 'stderr.txt');
+        execFileSync(process.execPath, ['--require', reporter, bundle, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', fs.openSync(outputFile, 'w')] });
+        return /CHILD_PROCESS:true/.test(fs.readFileSync(outputFile, 'utf8'));
+      };
+      for (const spelling of ['--version', '-v', '-V', 'version']) {
+        assert.equal(loadsChildProcess([spelling]), false, spelling);
+      }
+      // Help still goes through commander: the check above would notice it.
+      assert.equal(loadsChildProcess(['help']), true);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('dist/cli.js keeps V8\'s code cache of dist/cli-main.js and dist/cli-reader.js, and a damaged cache only costs a compile', function () {
     const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-compile-cache-'));
     try {
@@ -91,10 +112,18 @@ describe('CLI entry: help and --version without the full CLI', () => {
       const cached = fs.readdirSync(cacheFolder);
       assert.equal(cached.length, 1, 'one cache file for dist/cli-main.js');
       assert.match(cached[0], /^cli-main\.js-.*\.v8cache$/);
-      const cacheFile = path.join(cacheFolder, cached[0]);
+      const fullCacheFile = path.join(cacheFolder, cached[0]);
+      const fullWritten = fs.statSync(fullCacheFile).mtimeMs;
+      // `search` runs from the index readers' bundle, which keeps a cache of its own.
+      assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
+      const readerCached = fs.readdirSync(cacheFolder).filter((name) => name !== cached[0]);
+      assert.equal(readerCached.length, 1, 'one cache file for dist/cli-reader.js');
+      assert.match(readerCached[0], /^cli-reader\.js-.*\.v8cache$/);
+      const cacheFile = path.join(cacheFolder, readerCached[0]);
       const written = fs.statSync(cacheFile).mtimeMs;
       assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
       assert.equal(fs.statSync(cacheFile).mtimeMs, written, 'an accepted cache is not written again');
+      assert.equal(fs.statSync(fullCacheFile).mtimeMs, fullWritten, 'the full CLI\'s cache is left alone');
       fs.writeFileSync(cacheFile, Buffer.alloc(4096, 7));
       assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
       assert.ok(fs.statSync(cacheFile).size > 4096, 'a rejected cache is replaced');

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runInProcess } from './cliHarness';
 import { repositoryRoot } from '../../support/paths';
-import { haikuVersion } from '../../../src/node/cli/program';
+import { haikuVersion } from '../../../src/node/cli/haikuVersion';
 
 const COMMANDS = ['demo', 'index', 'search', 'ask', 'chat', 'analyze', 'docs', 'toc', 'rebuild', 'remove', 'convert'];
 

@@ -30,7 +30,7 @@ describe('VSIX contents per target', function () {
       const names = entries.map((entry) => entry.name);
       const manifest = entries.find((entry) => entry.name === 'extension.vsixmanifest')!.read().toString('utf8');
       assert.match(manifest, new RegExp(`<Identity [^>]*TargetPlatform="${expected.target}"`));
-      for (const required of ['extension/dist/cli.js', 'extension/dist/cli-main.js', 'extension/dist/extension.js', 'extension/dist/backend.js', 'extension/dist/sandbox-worker.js', 'extension/dist/node_modules/@napi-rs/canvas/index.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/media/icon.png']) {
+      for (const required of ['extension/dist/cli.js', 'extension/dist/cli-main.js', 'extension/dist/cli-reader.js', 'extension/dist/embedding-client.js', 'extension/dist/extension.js', 'extension/dist/backend.js', 'extension/dist/sandbox-worker.js', 'extension/dist/node_modules/@napi-rs/canvas/index.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/media/icon.png']) {
         assert.ok(names.includes(required), `${expected.target}: ${required} is missing`);
       }
       assert.deepEqual(names.filter((name) => name.endsWith('.map')), [], 'source maps');

@@ -65,6 +65,47 @@ describe('First vector query of a process', function () {
     }
   });
 
+  it('starts loading the cache only after the first scan ended, however long that scan took', async () => {
+    const vectors = vectorSearchOf(store!);
+    const tables = (vectors as unknown as { tables: { chunks: { query(): unknown; countRows(): Promise<number> } } }).tables;
+    // The real table, with its scans slowed past the warm delay (a loaded machine) and its cache-load reads noted.
+    const chunks = tables.chunks;
+    const events: string[] = [];
+    const query = chunks.query.bind(chunks);
+    const countRows = chunks.countRows.bind(chunks);
+    tables.chunks = Object.assign(Object.create(chunks) as typeof chunks, {
+      query: () => {
+        const builder = query() as { nearestTo(vector: number[]): { toArray(): Promise<unknown> } };
+        const nearestTo = builder.nearestTo.bind(builder);
+        return Object.assign(builder, {
+          nearestTo: (vector: number[]) => {
+            const vectorQuery = nearestTo(vector) as Record<string, unknown>;
+            const toArrow = (vectorQuery.toArrow as () => Promise<unknown>).bind(vectorQuery);
+            vectorQuery.toArrow = async () => {
+              events.push('scan');
+              await new Promise((resolve) => setTimeout(resolve, VECTOR_CACHE_WARM_DELAY_MS * 2));
+              const result = await toArrow();
+              events.push('scan done');
+              return result;
+            };
+            return vectorQuery;
+          },
+        });
+      },
+      countRows: () => {
+        events.push('cache load');
+        return countRows();
+      },
+    });
+    try {
+      await store!.searchWith('sunlight', { mode: 'vector', limit: 1, rerank: false });
+      await new Promise((resolve) => setTimeout(resolve, VECTOR_CACHE_WARM_DELAY_MS + 200));
+      assert.deepEqual(events.slice(0, 3), ['scan', 'scan done', 'cache load']);
+    } finally {
+      tables.chunks = chunks;
+    }
+  });
+
   it('drops a background load that a write overtook, so the cache never misses a document', async () => {
     const vectors = vectorSearchOf(store!);
     await store!.searchWith('sunlight', { mode: 'vector', limit: 1, rerank: false });

@@ -6,7 +6,7 @@ import type { HaikuMcpServerOptions } from '../../mcp/mcpServer';
 import { serveStdio } from '../../mcp/stdioServer';
 import { DEFAULT_CODE_SANDBOX_LIMITS } from '../../sandbox/codeSandbox';
 import { booleanFlag, numberFlag, UsageError, type CliCommand, type CommandContext } from '../command';
-import { haikuVersion } from '../program';
+import { haikuVersion } from '../haikuVersion';
 import { commandConfig } from '../../config/cliConfig';
 import { ANALYSIS_MODEL_OPTIONS, analysisModelOptions, questionModelOptions, QUESTION_OPTIONS } from '../questions';
 import { DATABASE_OPTION, EMBEDDING_OPTIONS, RERANKER_OPTIONS, STORAGE_OPTIONS, embedderFromFlags, openCommandIndex, rerankerFromFlags } from '../indexAccess';

@@ -56,7 +56,11 @@ export const searchCommand: CliCommand = {
       : await withStore(context, storeOptions, async (store) => {
         requireVectors(mode, store.hasVectors);
         const found = await store.searchWith(query, searchOptions);
-        const documents = new Map((await store.listDocuments()).map((document) => [document.id, document]));
+        // The hits' documents only: listing them all sorted every path (and loaded ICU's collator) for ten results.
+        const documents = new Map<string, DocumentSummary | undefined>();
+        for (const documentId of new Set(found.map((result) => result.documentId))) {
+          documents.set(documentId, await store.getDocument(documentId));
+        }
         return found.map((result) => withMetadata(result, documents.get(result.documentId)));
       });
     if (wantsJson(context)) {
