@@ -102,15 +102,38 @@ const embeddingClientBesidePlugin = {
   },
 };
 
+/**
+ * dist/cli.js compiles cli-main.js and cli-reader.js through `vm.Script` (for V8's code cache, cli/entry.ts), and a
+ * script compiled so has no loader for `import()`: `haiku visualize` failed on `import("./pdfjs.mjs")` with
+ * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. Their `import("…")` calls go through the entry's `__haikuImport`, a real
+ * `import()` in dist/cli.js (same folder, so relative paths resolve alike); without the entry they stay `import()`.
+ */
+const importThroughEntryPlugin = {
+  name: 'import-through-entry',
+  setup(build) {
+    build.onEnd(async (result) => {
+      if (result.errors.length > 0) {
+        return;
+      }
+      const file = build.initialOptions.outfile;
+      const source = await fs.promises.readFile(file, 'utf8');
+      const rewritten = source.replace(/(?<![\w$.])import\((?="[^"\n]+"\))/g, '(globalThis.__haikuImport ?? ((specifier) => import(specifier)))(');
+      if (rewritten !== source) {
+        await fs.promises.writeFile(file, rewritten);
+      }
+    });
+  },
+};
+
 const builds = [
   { ...nodeCommon, entryPoints: ['src/vscode/extension.ts'], outfile: out('extension.js') },
   // The extension's heavy half (store, indexer, agent, sandbox host), required on first use so activation stays cheap.
   { ...nodeCommon, entryPoints: ['src/vscode/nodeBackend.ts'], outfile: out('backend.js') },
   // The full CLI, which the small `haiku` entry (dist/cli.js, built last: see cliEntryBuild) requires for any command.
-  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli-main.js') },
+  { ...nodeCommon, entryPoints: ['src/node/cli/main.ts'], outfile: out('cli-main.js'), plugins: [...nodeCommon.plugins, importThroughEntryPlugin] },
   // The commands that only read an index (search, docs, toc), which dist/cli.js runs from here, and the AI SDK their
   // embedder loads on its first request, beside them (see embeddingClientBesidePlugin).
-  { ...nodeCommon, entryPoints: ['src/node/cli/readerMain.ts'], outfile: out('cli-reader.js'), plugins: [...nodeCommon.plugins, embeddingClientBesidePlugin] },
+  { ...nodeCommon, entryPoints: ['src/node/cli/readerMain.ts'], outfile: out('cli-reader.js'), plugins: [...nodeCommon.plugins, embeddingClientBesidePlugin, importThroughEntryPlugin] },
   { ...nodeCommon, entryPoints: ['src/node/embeddings/openAiEmbeddingClient.ts'], outfile: out('embedding-client.js') },
   { ...nodeCommon, entryPoints: ['src/node/sandbox/worker.ts'], outfile: out('sandbox-worker.js') },
   // The bundles that count tokens read o200k's table from dist/o200k_base.json (see the plugin).

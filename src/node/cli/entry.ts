@@ -77,6 +77,9 @@ function main(): void {
     (require(path.join(__dirname, 'main')) as typeof import('./main')).startCli();
     return;
   }
+  // The bundles' `import()` calls come here (see importThroughEntryPlugin in esbuild.mjs): code compiled by `vm.Script`
+  // has no loader of its own for them.
+  (globalThis as { __haikuImport?: (specifier: string) => Promise<unknown> }).__haikuImport = (specifier) => import(specifier);
   // The command is the first argument: the program itself takes no flags before it (only --help and --version).
   const bundle = READER_COMMAND_NAMES.includes(process.argv[2]) ? HAIKU_READER_CLI_BUNDLE : HAIKU_FULL_CLI_BUNDLE;
   (requireWithCompileCache(path.join(__dirname, bundle), process.env) as typeof import('./main')).startCli();

@@ -131,4 +131,28 @@ describe('CLI entry: help and --version without the full CLI', () => {
       fs.rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('dist/cli.js runs a command that loads an ES module with import() (visualize loads pdf.js), compiled with and from the code cache', function () {
+    this.timeout(120_000);
+    const bundle = path.join(repositoryRoot, 'dist', 'cli.js');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-entry-import-'));
+    try {
+      fs.mkdirSync(path.join(folder, 'docs'));
+      fs.copyFileSync(path.join(repositoryRoot, 'test', 'fixtures', 'corpus', 'pdf-docx', 'py-pdf-sample-files', 'google-doc-document.pdf'), path.join(folder, 'docs', 'doc.pdf'));
+      const haiku = (...argv: string[]): string => execFileSync(process.execPath, [bundle, ...argv], { encoding: 'utf8', env: { ...process.env, HAIKU_COMPILE_CACHE_DIR: path.join(folder, 'cache') } });
+      const db = path.join(folder, 'db');
+      haiku('index', path.join(folder, 'docs'), '--db', db, '--quiet');
+      const [hit] = JSON.parse(haiku('search', 'document', '--db', db, '--json')) as Array<{ chunkId: string }>;
+      assert.ok(hit?.chunkId, 'a chunk to render');
+      // The first run compiles dist/cli-main.js and writes its cache, the second runs from the cache: both import pdf.js.
+      for (const round of [1, 2]) {
+        const image = path.join(folder, `page-${round}.png`);
+        assert.match(haiku('visualize', hit.chunkId, '--db', db, '--out', image), /page 1, \d+ highlighted boxes/);
+        assert.deepEqual([...fs.readFileSync(image).subarray(1, 4)], [...Buffer.from('PNG')]);
+      }
+      assert.ok(fs.readdirSync(path.join(folder, 'cache')).some((name) => name.startsWith('cli-main.js-')), 'the full CLI ran from its cache');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
