@@ -3,6 +3,7 @@ import type { PageBox } from '../../core/model/document';
 import { ConversionError, errorMessage, HaikuError, throwIfAborted } from '../../core/errors';
 import { VISUALIZE_DEFAULT_SCALE, VISUALIZE_MAX_PIXELS } from '../../core/limits';
 import { mapRectangle } from '../convert/pdfMatrix';
+import { ensureTransferToFixedLength } from '../convert/pdfJsShims';
 
 /**
  * Renders one PDF page to PNG with highlight boxes drawn over it: the chunk's own items strongly, the context
@@ -65,7 +66,18 @@ export async function renderHighlightedPage(pdfBytes: Uint8Array, options: Highl
   const fileName = options.fileName ?? 'the PDF';
   const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(parameters: object): { promise: Promise<any>; destroy(): Promise<void> } };
   const CanvasFactory = await createIsomorphicCanvasFactory(loadCanvas);
-  const task = pdfjs.getDocument({ data: new Uint8Array(pdfBytes), verbosity: 0, isEvalSupported: false, CanvasFactory });
+  // Without these a page rendered in Node 20 showed no text and no pictures, only the boxes over its lines: pdf.js 5
+  // ships fonts with `transferToFixedLength` (Node 21+), and Node has no FontFace (glyphs are drawn from outlines).
+  ensureTransferToFixedLength();
+  const task = pdfjs.getDocument({
+    data: new Uint8Array(pdfBytes),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    isOffscreenCanvasSupported: false,
+    CanvasFactory,
+  });
   try {
     let document;
     try {
