@@ -58,6 +58,13 @@ export function answerHelpOrVersion(table: readonly CommandHelp[], argv: readonl
 function main(): void {
   const table = typeof HAIKU_BUILT_COMMAND_TABLE === 'undefined' ? undefined : HAIKU_BUILT_COMMAND_TABLE;
   if (table !== undefined) {
+    // `haiku help | head -3` closes the pipe early: the rest of the help is dropped, not an unhandled EPIPE (as in runner.ts).
+    const onStdoutError = (error: NodeJS.ErrnoException): void => {
+      if (error.code !== 'EPIPE') {
+        throw error;
+      }
+    };
+    process.stdout.on('error', onStdoutError);
     const io: CommandIo = {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
@@ -70,6 +77,7 @@ function main(): void {
       process.exitCode = answered;
       return;
     }
+    process.stdout.off('error', onStdoutError);
   }
   if (typeof HAIKU_FULL_CLI_BUNDLE === 'undefined') {
     // Under tsx: a computed path all the same, so the module graph of this file stays small.

@@ -162,4 +162,16 @@ describe('CLI entry: help and --version without the full CLI', () => {
       fs.rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('dist/cli.js answers help into a pipe its reader already closed without an EPIPE crash (haiku help | head)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'cli.js'), 'help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Closed before the first write: every write of the help hits EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+  });
 });
