@@ -207,6 +207,11 @@ export class LanceStore implements KnowledgeBase {
     return this.reader.documentStates();
   }
 
+  /** A document's state as this process last knew it, without a query and outside the lease: a hint, maybe out of date. */
+  cachedDocumentState(documentId: string): DocumentState | undefined {
+    return this.reader.cachedDocumentState(documentId);
+  }
+
   /**
    * Moves to the tables' latest versions and drops in-memory caches, so the next read sees writes made by other
    * processes. Object storage failures come back as typed errors naming the fix.
