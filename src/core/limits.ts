@@ -198,6 +198,8 @@ export const INDEX_CONCURRENCY = 2;
 export const SCAN_STATS_PER_TURN = 128;
 /** The scan yields to the event loop after this long of synchronous stats, however few (a slow network folder) (ms). */
 export const SCAN_TURN_MAX_MS = 10;
+/** Sets of include/exclude globs kept compiled between scans (a settings change adds one; the oldest goes). */
+export const SCAN_GLOB_CACHE_ENTRIES = 8;
 /** A run without a conversion pool converts in-process (no worker start-up) when its changed files total at most this (bytes). */
 export const INDEX_IN_PROCESS_MAX_BYTES = 128 * 1024;
 /** … and are at most this many files. */

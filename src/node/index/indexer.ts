@@ -11,6 +11,7 @@ import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATC
 import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
 import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
+import type { PreparedDocument } from '../convert/conversionProtocol';
 import type { DocumentPartsWrite, DocumentWrite, LanceStore } from '../store/lanceStore';
 import type { DocumentPart } from '../store/storeWriter';
 import type { DocumentState } from '../store/schema';
@@ -18,7 +19,7 @@ import { STALE_DOCUMENT_SIZE } from '../store/storeTables';
 import { documentsGoneAfterScan, rootsMatchingNothing } from './removedDocuments';
 import type { IndexedRoot } from '../store/rootsRegistry';
 import { convertsInProcess, EarlyWorkers } from './earlyWorkers';
-import { scanRoots, type LinkOutside, type ScanResult, type ScannedFile } from './scanner';
+import { scanRoots, type LinkOutside, type ScanOptions, type ScanResult, type ScannedFile } from './scanner';
 import { describePictures, PictureDescriber, type PictureDescriptionSettings } from './pictureDescriptions';
 
 export type IndexPhase = 'scanning' | 'converting' | 'embedding' | 'writing' | 'removing' | 'optimizing' | 'done';
@@ -107,9 +108,56 @@ export interface IndexPathsOptions {
  * that fails to convert is reported while its previously indexed version stays.
  */
 export function indexPaths(options: IndexPathsOptions): Promise<IndexSummary> {
+  // A failed early scan is no failure: the run scans again under the lease.
+  const ahead = aheadOfLease(options).catch(() => undefined);
   // One writer at a time from reading the stored states to the final optimize: what the run compared
   // against stays true until it has written (another process waits, see `LanceStore.withWriterLease`).
-  return options.store.withWriterLease(() => indexPathsHoldingLease(options), { abortSignal: options.abortSignal });
+  return options.store.withWriterLease(() => indexPathsHoldingLease(options, ahead), { abortSignal: options.abortSignal });
+}
+
+/** A one-file run's scan and the file's conversion, started before the writer lease is held (see `aheadOfLease`). */
+interface AheadOfLease {
+  scan: ScanResult;
+  file: ScannedFile;
+  prepared: Promise<PreparedDocument>;
+}
+
+/**
+ * The watcher's re-index of one saved file: its scan and conversion start beside the lease and the tables'
+ * re-validation instead of after them (~1.5 ms of a ~18 ms re-index). Only for a small file root with a caller's
+ * pool, not when this process last stored the file at its size (likely unchanged: the run decides before converting).
+ * The run uses them only if the file's modification time and size are still the scanned ones under the lease, so
+ * the content converted is what a scan there would have converted (see `reusableAhead`).
+ */
+async function aheadOfLease(options: IndexPathsOptions): Promise<AheadOfLease | undefined> {
+  const { conversionPool, store, roots, abortSignal, maxFileBytes, pictures, ocr } = options;
+  if (!conversionPool || roots.length !== 1 || store.readOnly) {
+    return undefined;
+  }
+  const scan = await scanRoots(scanOptions(options));
+  const [file] = scan.files;
+  const clean = scan.skipped.length + scan.missingRoots.length + scan.unreadable.length + scan.linksOutside.length === 0;
+  if (!clean || scan.files.length !== 1 || file.absolutePath !== scan.roots[0].path || file.size > CONVERSION_BATCH_MAX_FILE_BYTES) {
+    return undefined;
+  }
+  if (store.cachedDocumentState(documentIdForPath(file.relativePath))?.size === file.size) {
+    return undefined;
+  }
+  const pictureRoots = scan.roots.map((root) => root.path);
+  const prepared = conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size });
+  // Handled here: a run that does not use it (the file turned out unchanged, or the run failed) never awaits it.
+  prepared.catch(() => undefined);
+  return { scan, file, prepared };
+}
+
+/** The early scan and conversion when the file is as it was scanned (same modification time and size), else undefined. */
+async function reusableAhead(ahead: Promise<AheadOfLease | undefined>): Promise<AheadOfLease | undefined> {
+  const early = await ahead;
+  if (!early) {
+    return undefined;
+  }
+  const stats = await fs.promises.stat(early.file.absolutePath).catch(() => undefined);
+  return stats?.mtimeMs === early.file.mtimeMs && stats.size === early.file.size ? early : undefined;
 }
 
 /** What every step of one `indexPaths` run shares. */
@@ -127,6 +175,8 @@ interface IndexRun {
   describer?: PictureDescriber;
   /** Starts a first build's conversion workers while it scans. */
   earlyWorkers?: EarlyWorkers;
+  /** The one file's conversion started before the lease (see `aheadOfLease`), until `convertOne` takes it. */
+  convertedAhead?: { absolutePath: string; prepared: Promise<PreparedDocument> };
   report(progress: Omit<IndexProgress, 'filesDone' | 'filesTotal'>): void;
 }
 
@@ -142,7 +192,7 @@ interface IndexPlan {
  * The run as named steps, in order. A converted batch goes through `prepareBatch` (embedding today) before it is
  * written, so a further per-batch step (e.g. describing pictures) slots in there.
  */
-async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<IndexSummary> {
+async function indexPathsHoldingLease(options: IndexPathsOptions, ahead: Promise<AheadOfLease | undefined>): Promise<IndexSummary> {
   checkStoreAccepts(options);
   const run = startRun(options);
   run.report({ phase: 'scanning' });
@@ -152,7 +202,9 @@ async function indexPathsHoldingLease(options: IndexPathsOptions): Promise<Index
   let scan: ScanResult;
   let plan: IndexPlan;
   try {
-    scan = await scanStep(run);
+    const early = await reusableAhead(ahead);
+    run.convertedAhead = early && { absolutePath: early.file.absolutePath, prepared: early.prepared };
+    scan = await scanStep(run, early?.scan);
     plan = await planStep(run, scan, await stored);
     refuseToEmptyRoots(run, scan, await stored);
     // The phase's first draw already names a file: a fast run may not redraw before it ends.
@@ -206,10 +258,8 @@ function startRun(options: IndexPathsOptions): IndexRun {
   return run;
 }
 
-/** Lists the files under the roots; files skipped by size, missing roots and unreadable entries become failures. */
-async function scanStep(run: IndexRun): Promise<ScanResult> {
-  const { options, summary } = run;
-  const scan = await scanRoots({
+function scanOptions(options: IndexPathsOptions): ScanOptions {
+  return {
     roots: options.roots,
     baseFolder: options.baseFolder,
     include: options.include,
@@ -219,8 +269,16 @@ async function scanStep(run: IndexRun): Promise<ScanResult> {
     followLinksOutside: options.followLinksOutside,
     fileRootsFollowRules: options.fileRootsFollowRules,
     abortSignal: options.abortSignal,
-    onFile: (file) => run.earlyWorkers?.found(file),
-  });
+  };
+}
+
+/**
+ * Lists the files under the roots (or takes the scan made before the lease); files skipped by size, missing roots
+ * and unreadable entries become failures.
+ */
+async function scanStep(run: IndexRun, early: ScanResult | undefined): Promise<ScanResult> {
+  const { options, summary } = run;
+  const scan = early ?? (await scanRoots({ ...scanOptions(options), onFile: (file) => run.earlyWorkers?.found(file) }));
   summary.durations.scanMs = performance.now() - run.started;
   // Markdown and HTML images are read only from inside the indexed folders.
   run.pictureRoots = scan.roots.map((root) => root.path);
@@ -563,9 +621,12 @@ async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: S
   const convertStarted = performance.now();
   try {
     const { pictureRoots } = run;
+    const ahead = run.convertedAhead?.absolutePath === file.absolutePath ? run.convertedAhead.prepared : undefined;
+    run.convertedAhead = undefined;
     // Pictures to describe need the whole document first.
     const inParts = !run.describer;
-    const prepared = await conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size, inParts });
+    const options = { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size, inParts };
+    const prepared = await (ahead ?? conversionPool.prepare(file.absolutePath, options));
     const fileStats = { mtimeMs: file.mtimeMs, size: file.size };
     if (prepared.parts) {
       return { document: prepared.document, parts: prepared.parts, file: fileStats };

@@ -207,6 +207,11 @@ export class LanceStore implements KnowledgeBase {
     return this.reader.documentStates();
   }
 
+  /** A document's state as this process last knew it, without a query and outside the lease: a hint, maybe out of date. */
+  cachedDocumentState(documentId: string): DocumentState | undefined {
+    return this.reader.cachedDocumentState(documentId);
+  }
+
   /**
    * Moves to the tables' latest versions and drops in-memory caches, so the next read sees writes made by other
    * processes. Object storage failures come back as typed errors naming the fix.
@@ -230,10 +235,10 @@ export class LanceStore implements KnowledgeBase {
     }
     // Tables another process was still creating when this store opened are opened now.
     const tablesOpened = await this.tables.reopenMissingTables();
-    // Both move: a short-circuit left the recent table on its old version whenever the main tables had changed.
-    const tablesChanged = (await this.tables.checkoutLatest()) || tablesOpened;
-    const recentChanged = await this.recent.checkoutLatest();
-    if (tablesChanged || recentChanged || force) {
+    // Both move (a short-circuit left the recent table on its old version whenever the main tables had changed),
+    // side by side: independent tables.
+    const [tablesChanged, recentChanged] = await Promise.all([this.tables.checkoutLatest(), this.recent.checkoutLatest()]);
+    if (tablesOpened || tablesChanged || recentChanged || force) {
       this.invalidateCaches();
       await this.tables.reloadSettings();
     }

@@ -76,6 +76,11 @@ export class StoreReader {
   }
 
   /** Every stored document's state (no content), cached until this store writes. */
+  /** A document's state as last read or written by this process, if cached: no query (it may be out of date). */
+  cachedDocumentState(documentId: string): DocumentState | undefined {
+    return this.documentsCache?.get(documentId);
+  }
+
   async documentStates(): Promise<Map<string, DocumentState>> {
     if (!this.documentsCache) {
       const rows = await plainRows<DocumentState>(this.tables.documents.query().select(DOCUMENT_SUMMARY_COLUMNS));

@@ -8,6 +8,7 @@ import { inProcessConversion, type ConversionPool } from '../../../src/node/conv
 import { indexPaths, rebuildIndex, type IndexProgress } from '../../../src/node/index/indexer';
 import { scanRoots } from '../../../src/node/index/scanner';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
+import { FileWriterLease, WRITER_LOCK_FILE } from '../../../src/node/store/writerLease';
 import { HashingEmbedder, temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { corpusRoot } from '../../support/paths';
 
@@ -379,6 +380,48 @@ describe('indexPaths', function () {
     const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(summary.added.length, 1);
     assert.deepEqual(events, ['warm up 1', 'prepare']);
+  });
+
+  it('converts a one-file re-index beside the writer lease, and again when the file changed before the lease was held', async () => {
+    writeFiles(workspace.path, { 'note.md': '# Note\n\nFirst version.\n' });
+    const file = path.join(workspace.path, 'note.md');
+    const id = documentIdForPath('note.md');
+    await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store });
+    const inner = inProcessConversion();
+    let conversions = 0;
+    let onConverted: (() => void) | undefined;
+    const recording: ConversionPool = {
+      load: (filePath, options) => inner.load(filePath, options),
+      dispose: () => inner.dispose(),
+      prepare: async (filePath, options) => {
+        const prepared = await inner.prepare(filePath, options);
+        conversions++;
+        onConverted?.();
+        return prepared;
+      },
+    };
+    fs.appendFileSync(file, '\nSecond version.\n');
+    const second = await indexPaths({ roots: [file], baseFolder: workspace.path, store, optimize: false, conversionPool: recording });
+    assert.deepEqual([second.updated, conversions], [['note.md'], 1], 'one conversion, started before the lease');
+    const touched = await indexPaths({ roots: [file], baseFolder: workspace.path, store, optimize: false, conversionPool: recording });
+    assert.deepEqual([touched.unchanged, conversions], [1, 1], 'a file stored at its size is compared before it converts');
+
+    // Another writer holds the lease while the run converts ahead; the file changes again before the run gets it.
+    const held = await new FileWriterLease(path.join(database.path, WRITER_LOCK_FILE)).acquire();
+    fs.appendFileSync(file, '\nThird version.\n');
+    const convertedAhead = new Promise<void>((resolve) => {
+      onConverted = resolve;
+    });
+    const run = indexPaths({ roots: [file], baseFolder: workspace.path, store, optimize: false, conversionPool: recording });
+    await convertedAhead;
+    fs.appendFileSync(file, '\nFourth version.\n');
+    await held.release();
+    const third = await run;
+    assert.deepEqual([third.updated, conversions], [['note.md'], 3], 'converted ahead, then again under the lease');
+    assert.match((await store.getDocumentContent(id)) ?? '', /Fourth version/);
+    const state = (await store.documentStates()).get(id)!;
+    const stats = fs.statSync(file);
+    assert.deepEqual([state.mtime_ms, state.size], [stats.mtimeMs, stats.size], 'the stored file state is the content converted');
   });
 
   it('starts its own conversion workers while it scans a first build of more files than convert in-process', async () => {
