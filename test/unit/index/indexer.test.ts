@@ -39,6 +39,20 @@ async function chunkIdsByDocument(store: LanceStore): Promise<Map<string, string
   return result;
 }
 
+/** In-process conversion that records each `warmUp` and `prepare` call, in order. */
+function warmUpRecordingPool(events: string[]): ConversionPool {
+  const inner = inProcessConversion();
+  return {
+    load: (filePath, options) => inner.load(filePath, options),
+    dispose: () => inner.dispose(),
+    warmUp: (workers) => events.push(`warm up ${workers}`),
+    prepare: (filePath, options) => {
+      events.push('prepare');
+      return inner.prepare(filePath, options);
+    },
+  };
+}
+
 describe('indexPaths', function () {
   this.timeout(120_000);
   let workspace: ReturnType<typeof temporaryFolder>;
@@ -342,17 +356,8 @@ describe('indexPaths', function () {
 
   it("starts the caller's conversion workers while it scans on a first build only", async () => {
     copyCorpus(workspace.path);
-    const inner = inProcessConversion();
     const events: string[] = [];
-    const recording: ConversionPool = {
-      load: (filePath, options) => inner.load(filePath, options),
-      dispose: () => inner.dispose(),
-      warmUp: (workers) => events.push(`warm up ${workers}`),
-      prepare: (filePath, options) => {
-        events.push('prepare');
-        return inner.prepare(filePath, options);
-      },
-    };
+    const recording = warmUpRecordingPool(events);
     const first = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(first.added.length, 7);
     // One worker per file found, up to the two: both asked for before the first file converts.
@@ -366,17 +371,8 @@ describe('indexPaths', function () {
 
   it('warms one conversion worker for a first build of one file', async () => {
     writeFiles(workspace.path, { 'only.md': '# Only\n\nOne file.\n' });
-    const inner = inProcessConversion();
     const events: string[] = [];
-    const recording: ConversionPool = {
-      load: (filePath, options) => inner.load(filePath, options),
-      dispose: () => inner.dispose(),
-      warmUp: (workers) => events.push(`warm up ${workers}`),
-      prepare: (filePath, options) => {
-        events.push('prepare');
-        return inner.prepare(filePath, options);
-      },
-    };
+    const recording = warmUpRecordingPool(events);
     const summary = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(summary.added.length, 1);
     assert.deepEqual(events, ['warm up 1', 'prepare']);
