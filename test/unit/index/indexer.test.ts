@@ -360,8 +360,10 @@ describe('indexPaths', function () {
     const recording = warmUpRecordingPool(events);
     const first = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
     assert.equal(first.added.length, 7);
-    // One worker per file found, up to the two: both asked for before the first file converts.
-    assert.deepEqual(events.slice(0, events.indexOf('prepare') + 1), ['warm up 1', 'warm up 2', 'prepare'], 'the workers start before the first file converts');
+    // One worker per file found, up to the two, both asked for before the first file converts: one then two when the
+    // run knew it was a first build before the scan's second file, else both at once.
+    const beforeFirst = events.slice(0, events.indexOf('prepare')).join(', ');
+    assert.ok(['warm up 1, warm up 2', 'warm up 2'].includes(beforeFirst), `the workers start before the first file converts (${events.join(', ')})`);
     events.length = 0;
     fs.appendFileSync(path.join(workspace.path, 'vite/features.md'), '\nOne more line.\n');
     const second = await indexPaths({ roots: [workspace.path], baseFolder: workspace.path, store, concurrency: 2, conversionPool: recording });
