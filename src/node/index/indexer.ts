@@ -8,7 +8,7 @@ import { CancelledError, errorMessage, HaikuError, isHaikuError, throwIfAborted 
 import { globProblem } from '../../core/excludeGlobs';
 import { documentIdForPath } from '../../core/hash';
 import { CONVERSION_BATCH_FILES, CONVERSION_BATCH_MAX_FILE_BYTES, EMBEDDING_BATCH_SIZE, INDEX_CONCURRENCY, INDEX_IN_FLIGHT_MAX_BYTES, INDEX_WRITE_BATCH_CHUNKS, INDEX_WRITE_BATCH_DOCUMENTS, INDEX_WRITE_TAIL_MIN_DOCUMENTS, MAX_DOCUMENT_CHUNKS } from '../../core/limits';
-import { createConversionPool, inProcessConversion, type ConversionPool } from '../convert/conversionPool';
+import { createConversionPool, inProcessConversion, type ConversionLoadOptions, type ConversionPool } from '../convert/conversionPool';
 import { loadInProcessConverters } from '../convert/loadInProcessConverters';
 import type { OcrOptions, PictureProcessing } from '../convert/convertFile';
 import type { PreparedDocument } from '../convert/conversionProtocol';
@@ -130,7 +130,7 @@ interface AheadOfLease {
  * the content converted is what a scan there would have converted (see `reusableAhead`).
  */
 async function aheadOfLease(options: IndexPathsOptions): Promise<AheadOfLease | undefined> {
-  const { conversionPool, store, roots, abortSignal, maxFileBytes, pictures, ocr } = options;
+  const { conversionPool, store, roots } = options;
   if (!conversionPool || roots.length !== 1 || store.readOnly) {
     return undefined;
   }
@@ -143,8 +143,8 @@ async function aheadOfLease(options: IndexPathsOptions): Promise<AheadOfLease | 
   if (store.cachedDocumentState(documentIdForPath(file.relativePath))?.size === file.size) {
     return undefined;
   }
-  const pictureRoots = scan.roots.map((root) => root.path);
-  const prepared = conversionPool.prepare(file.absolutePath, { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size });
+  // A file this small never comes in parts.
+  const prepared = conversionPool.prepare(file.absolutePath, conversionOptions(options, file, scan.roots.map((root) => root.path), false));
   // Handled here: a run that does not use it (the file turned out unchanged, or the run failed) never awaits it.
   prepared.catch(() => undefined);
   return { scan, file, prepared };
@@ -442,7 +442,8 @@ async function convertAndWriteStep(run: IndexRun, plan: IndexPlan): Promise<void
         const written = flushing
           .then(() => writeInParts(run, plan, prepared, file))
           .finally(() => {
-            // Parts never read (an earlier write failed) stop their worker, which waits for them.
+            // Parts not read to the end (this write or an earlier one failed, or was cancelled) stop their worker,
+            // which waits for them; after a whole read this does nothing.
             void prepared.parts[Symbol.asyncIterator]().return?.();
             queue.release(file);
           });
@@ -617,16 +618,13 @@ function ownConversion(toConvert: readonly ScannedFile[], concurrency: number, s
  * document comes in parts (written by `writeInParts`), except when its pictures are to be described first.
  */
 async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: ScannedFile): Promise<DocumentWrite | DocumentPartsWrite | undefined> {
-  const { abortSignal, maxFileBytes, pictures, ocr } = run.options;
+  const { abortSignal } = run.options;
   const convertStarted = performance.now();
   try {
-    const { pictureRoots } = run;
     const ahead = run.convertedAhead?.absolutePath === file.absolutePath ? run.convertedAhead.prepared : undefined;
     run.convertedAhead = undefined;
     // Pictures to describe need the whole document first.
-    const inParts = !run.describer;
-    const options = { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size, inParts };
-    const prepared = await (ahead ?? conversionPool.prepare(file.absolutePath, options));
+    const prepared = await (ahead ?? conversionPool.prepare(file.absolutePath, conversionOptions(run.options, file, run.pictureRoots, !run.describer)));
     const fileStats = { mtimeMs: file.mtimeMs, size: file.size };
     if (prepared.parts) {
       return { document: prepared.document, parts: prepared.parts, file: fileStats };
@@ -640,6 +638,12 @@ async function convertOne(run: IndexRun, conversionPool: ConversionPool, file: S
   } finally {
     run.summary.durations.convertMs += performance.now() - convertStarted;
   }
+}
+
+/** What the conversion pool is given for a scanned file of the run (the roots its pictures may be read from). */
+function conversionOptions(options: IndexPathsOptions, file: ScannedFile, pictureRoots: readonly string[], inParts: boolean): ConversionLoadOptions {
+  const { abortSignal, maxFileBytes, pictures, ocr } = options;
+  return { rootPath: file.baseFolder, abortSignal, maxBytes: maxFileBytes, pictures, pictureRoots, ocr, sizeBytes: file.size, inParts };
 }
 
 /** A document cut at `MAX_DOCUMENT_CHUNKS` chunks is a warning of the run. */
@@ -711,8 +715,6 @@ async function writeInParts(run: IndexRun, plan: IndexPlan, entry: DocumentParts
     }
     recordFailure(run, file, error.conversionError);
   } finally {
-    // The write stopped early (it failed, or was cancelled): the worker waiting to send the next part is stopped.
-    await parts.return?.();
     summary.durations.writeMs += performance.now() - writeStarted;
   }
 }
