@@ -18,7 +18,8 @@ export async function activateHaiku(): Promise<HaikuTestApi> {
   return api.testing;
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
+/** Polls `probe` until it returns a truthy value; `what` may be a function, read when the wait times out (the state then, not at the start). */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string | (() => string), timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -31,7 +32,7 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
       last = error;
     }
     if (Date.now() > end) {
-      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+      throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}${last ? ` (last error: ${String(last)})` : ''}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
@@ -43,7 +44,7 @@ export async function waitForIndex(api: HaikuTestApi, minimumDocuments = 5): Pro
     await api.indexService.whenIdle();
     const status = api.indexService.current;
     return status.state === 'ready' && status.documents >= minimumDocuments;
-  }, `an index with ${minimumDocuments} documents (status ${JSON.stringify(api.indexService.current)})`, 180_000);
+  }, () => `an index with ${minimumDocuments} documents (status ${JSON.stringify(api.indexService.current)})`, 180_000);
 }
 
 export function workspaceUri(relativePath: string): vscode.Uri {

@@ -78,7 +78,7 @@ describe('Haiku: activation, indexing and the Sections view', () => {
     await waitFor(() => {
       const [node] = api.sectionsView.selection;
       return node && node.kind === 'section' && node.key === pdfSection.key;
-    }, `the tree to select "${pdfSection.section.title}" (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
+    }, () => `the tree to select "${pdfSection.section.title}" (selected: ${api.sectionsView.selection.map((node) => node.key).join()})`);
   });
 
   it('reveals the section under the cursor and copies a citation of it', async () => {

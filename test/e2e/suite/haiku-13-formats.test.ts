@@ -61,7 +61,7 @@ describe('Haiku: slide decks and spreadsheets', () => {
     const editor = await waitFor(() => {
       const active = vscode.window.activeTextEditor;
       return active && active.document.uri.scheme !== 'file' && active.document.getText().includes('Second slide title') ? active : undefined;
-    }, `the deck's rendering open (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
+    }, () => `the deck's rendering open (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
     assert.ok(!editor.selection.isEmpty, 'the chunk is selected');
     assert.match(editor.document.getText(editor.selection), /A rectangle shape with this text inside/);
   });

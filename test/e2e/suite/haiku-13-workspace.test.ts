@@ -57,7 +57,7 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
       const knowledgeBase = api.indexService.openKnowledgeBase;
       return api.indexService.current.state === 'ready' && knowledgeBase !== undefined
         && (await knowledgeBase.search('capybara rotation', { limit: 5 })).some((result) => result.chunkId.startsWith('team:'));
-    }, `the team index searched with the workspace's (${JSON.stringify(api.indexService.current)})`, 120_000);
+    }, () => `the team index searched with the workspace's (${JSON.stringify(api.indexService.current)})`, 120_000);
   });
 
   after(async function () {
@@ -78,7 +78,7 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     const editor = await waitFor(() => {
       const active = vscode.window.activeTextEditor;
       return active?.document.uri.fsPath === path.join(folder, 'notes', 'runbook.md') ? active : undefined;
-    }, `the team file open (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
+    }, () => `the team file open (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
     const selected = editor.document.getText(editor.selection);
     assert.ok(!editor.selection.isEmpty, 'the chunk is selected');
     assert.match(selected, /capybara rotation hands the pager over every Tuesday/, `selection: ${JSON.stringify(selected)}`);
@@ -94,7 +94,7 @@ describe('Haiku: several databases (haiku.index.additionalDatabases)', () => {
     const editor = await waitFor(() => {
       const active = vscode.window.activeNotebookEditor;
       return active?.notebook.uri.fsPath === path.join(folder, 'notes', 'tally.ipynb') ? active : undefined;
-    }, `the notebook open in the notebook editor (active text editor: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
+    }, () => `the notebook open in the notebook editor (active text editor: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
     const selected = editor.notebook.cellAt(editor.selection.start);
     assert.ok(editor.selection.start >= 1, `the chunk's own cell, not the first one (selected ${editor.selection.start})`);
     assert.match(selected.document.getText(), /alpaca tally|counts llamas|tally\(\)/, `selected cell: ${selected.document.getText()}`);

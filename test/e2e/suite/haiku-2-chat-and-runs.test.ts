@@ -113,7 +113,7 @@ describe('Haiku: @haiku participant and the runs panel', () => {
     const editor = await waitFor(() => {
       const active = vscode.window.activeTextEditor;
       return active && active.document.uri.scheme === (rendering ? 'haiku-doc' : 'file') ? active : undefined;
-    }, `an editor on the cited ${cited.relativePath} (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
+    }, () => `an editor on the cited ${cited.relativePath} (active: ${vscode.window.activeTextEditor?.document.uri.toString()})`);
     if (!rendering) {
       assert.strictEqual(editor.document.uri.toString(), workspaceUri(cited.relativePath).toString());
       const expectedStart = Number(/^L(\d+)/.exec(cited.locationLabel)?.[1]) - 1;

@@ -60,7 +60,7 @@ describe('Haiku: commands and index settings', () => {
       await waitFor(async () => {
         await api.indexService.whenIdle();
         return api.indexService.current.state === 'ready' && api.indexService.current.documents === 0 && api.indexJobs.length > before;
-      }, `the old documents pruned (${JSON.stringify(api.indexService.current)})`);
+      }, () => `the old documents pruned (status ${JSON.stringify(api.indexService.current)}; jobs since: ${JSON.stringify(api.indexJobs.slice(before))})`);
       assert.strictEqual(api.indexJobs.at(-1)?.kind, 'full');
       assert.strictEqual(api.indexJobs.at(-1)?.removed, 5, JSON.stringify(api.indexJobs.at(-1)));
       await waitFor(async () => (await api.sectionsTree.getChildren()).length === 0, 'the tree to empty');
@@ -84,7 +84,7 @@ describe('Haiku: commands and index settings', () => {
         await api.indexService.whenIdle();
         const status = api.indexService.current;
         return status.state === 'ready' && status.documents === 0 && api.indexService.openDatabaseUri === emptyDatabase;
-      }, `an empty index at ${emptyDatabase} (${JSON.stringify(api.indexService.current)})`);
+      }, () => `an empty index at ${emptyDatabase} (${JSON.stringify(api.indexService.current)})`);
       assert.ok(fs.readdirSync(emptyDatabase).length > 0, 'the store lives in the configured folder');
       await waitFor(async () => (await api.sectionsTree.getChildren()).length === 0, 'the tree to empty (welcome view)');
       await vscode.commands.executeCommand('workbench.action.chat.newChat');

@@ -76,7 +76,7 @@ describe('Haiku: pictures in the tree, the runs panel, the chat and the tools', 
   it('opens a figure in VS Code\'s image preview, read-only, with the stored PNG bytes', async () => {
     const item = api.sectionsTree.getTreeItem(figures[0]);
     await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
-    const tab = await waitFor(activePictureTab, `the picture in an image preview (active tab input: ${JSON.stringify(activeTabInput())})`);
+    const tab = await waitFor(activePictureTab, () => `the picture in an image preview (active tab input: ${JSON.stringify(activeTabInput())})`);
     assert.strictEqual(tab.viewType, 'imagePreview.previewEditor');
     assert.match(tab.uri.path, /\/0\/e2e-pictures figure 1\.png$/);
     const bytes = await vscode.workspace.fs.readFile(tab.uri);

@@ -64,7 +64,7 @@ describe('Haiku: team index on object storage (read-only)', () => {
     await waitFor(() => {
       const status = api.indexService.current;
       return api.indexService.openDatabaseUri === uri && status.state === 'ready' && status.documents === 5;
-    }, `the published index open read-only (${JSON.stringify(api.indexService.current)}, open: ${api.indexService.openDatabaseUri}, config: ${JSON.stringify({ ...api.config().index, include: undefined, exclude: undefined, storage: { ...api.config().index.storage, accessKeyId: api.config().index.storage.accessKeyId ? 'set' : 'unset', secretAccessKey: undefined } })})`, 120_000);
+    }, () => `the published index open read-only (${JSON.stringify(api.indexService.current)}, open: ${api.indexService.openDatabaseUri}, config: ${JSON.stringify({ ...api.config().index, include: undefined, exclude: undefined, storage: { ...api.config().index.storage, accessKeyId: api.config().index.storage.accessKeyId ? 'set' : 'unset', secretAccessKey: undefined } })})`, 120_000);
   });
 
   after(async function () {
