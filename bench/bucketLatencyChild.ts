@@ -1,17 +1,17 @@
 /**
  * Child process of `bench/bucketLatency.ts`: opens an index the way `haiku mcp --read-only` does and runs the process's
  * first full-text query (one tool call: version check, then search). Prints one JSON line with the times.
- *   node -r tsx/cjs bench/bucketLatencyChild.ts <database uri> <endpoint | -> <cache folder | off> <query>
+ *   node dist-bench/bucket-latency-child.js <database uri> <endpoint | -> <cache folder | off> <query>
+ * (bundled by the bench, as shipped code is; keys in HAIKU_BENCH_ACCESS_KEY_ID and HAIKU_BENCH_SECRET_ACCESS_KEY).
  */
 import { defaultConfig } from '../src/core/config';
 import { REMOTE_VERSION_CHECK_INTERVAL_MS } from '../src/core/limits';
 import { openIndex } from '../src/node/backend/openIndex';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY } from '../test/unit/store/objectStorageServer';
 
 async function main(): Promise<void> {
   const [databaseUri, endpoint, cacheFolder, query] = process.argv.slice(2);
   const started = performance.now();
-  const storage = endpoint === '-' ? undefined : { endpoint, region: 'us-east-1', pathStyle: true, allowHttp: true, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY };
+  const storage = endpoint === '-' ? undefined : { endpoint, region: 'us-east-1', pathStyle: true, allowHttp: true, accessKeyId: process.env.HAIKU_BENCH_ACCESS_KEY_ID, secretAccessKey: process.env.HAIKU_BENCH_SECRET_ACCESS_KEY };
   const index = await openIndex({
     config: defaultConfig(),
     cwd: process.cwd(),

@@ -90,7 +90,8 @@ export interface OpenIndexOptions {
   onWriterWait?: (message: string) => void;
   /**
    * With `followOtherWriters` on object storage, read-only: ask the bucket for a newer version at most this often (ms), so a tool
-   * call does not pay a listing's round trip each time. Default 0: every call checks.
+   * call does not pay a listing's round trip each time; a bucket mirror synced within it (by any process, with the
+   * same keys) is opened without a listing too. Default 0: every call checks, and the open lists.
    */
   versionCheckIntervalMs?: number;
   /** A read-only index on `s3://` is mirrored into a folder below this one and read there (default `bucketCacheFolder()`; false: read the bucket). */
@@ -182,39 +183,61 @@ async function openVersionProbe(uri: string, storage: ObjectStorageSettings | un
 }
 
 /**
- * The local mirror of a read-only `s3://` index, synced, or undefined (another scheme, no cache folder, or an index
- * larger than the cache's bound: then LanceDB reads the bucket). Its listing is also the reachability check: an
- * unreachable bucket, refused keys or a missing bucket fail fast with a typed error.
+ * The local mirror of a read-only `s3://` index, or undefined (another scheme, no cache folder, or an index larger than
+ * the cache's bound: then LanceDB reads the bucket). Its sync (`syncing`) is also the reachability check: an unreachable
+ * bucket, refused keys or a missing index fail with a typed error. A first sync is awaited here; a copy from an earlier
+ * run is returned at once, so the caller opens it while the bucket is listed and then awaits `syncing`.
  */
-async function openBucketMirror(uri: string, storage: ObjectStorageSettings, folder: string | false | undefined, abortSignal: AbortSignal | undefined): Promise<BucketMirror | undefined> {
+async function openBucketMirror(
+  uri: string,
+  storage: ObjectStorageSettings,
+  options: { folder: string | false | undefined; freshForMs: number; justSynced: boolean; abortSignal: AbortSignal | undefined },
+): Promise<{ mirror: BucketMirror; syncing: Promise<{ ageMs: number; changed: boolean }> } | undefined> {
   if (!isS3Uri(uri)) {
     return undefined;
   }
   // Required here: its HTTP(S) client is ~5-10 ms of every local index's cold start (a one-shot `haiku search`).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { BucketMirror, bucketCacheFolder } = require('../store/bucketMirror') as typeof import('../store/bucketMirror');
-  const cacheFolder = folder === false ? undefined : (folder ?? bucketCacheFolder());
+  const cacheFolder = options.folder === false ? undefined : (options.folder ?? bucketCacheFolder());
   const storageOptions = storageOptionsFor(uri, storage);
   if (!storageOptions || cacheFolder === undefined) {
     return undefined;
   }
   const mirror = new BucketMirror({ uri, storageOptions, cacheFolder });
+  const copiedBefore = mirror.holdsTable(DOCUMENTS_TABLE);
+  const sync = options.justSynced ? Promise.resolve({ ageMs: 0, changed: false }) : mirror.syncUnlessFresh(options.freshForMs, options.abortSignal);
+  const syncing = sync.then((result) => {
+    if (!mirror.holdsTable(DOCUMENTS_TABLE)) {
+      throw new HaikuError('not_found', `No Haiku index at ${uri}: it holds no documents table. Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`);
+    }
+    return result;
+  });
+  if (copiedBefore) {
+    // The caller awaits it after opening the copy.
+    syncing.catch(() => undefined);
+    return { mirror, syncing };
+  }
+  let synced: { ageMs: number };
   try {
-    await mirror.sync(abortSignal);
+    synced = await syncing;
   } catch (error) {
     if (isHaikuError(error, 'file_too_large')) {
       return undefined;
     }
     throw error;
   }
-  if (!mirror.holdsTable(DOCUMENTS_TABLE)) {
-    throw new HaikuError('not_found', `No Haiku index at ${uri}: it holds no documents table. Build one with \`haiku index <folder> --db ${uri}\`, or point --db at an existing index.`);
-  }
-  return mirror;
+  // Nothing was opened before this sync: for the caller, it changed nothing.
+  return { mirror, syncing: Promise.resolve({ ageMs: synced.ageMs, changed: false }) };
 }
 
 /** Opens the index the configuration names, read-only when it says so, with its search options and index rules. */
 export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
+  return openIndexOnce(options, { mirrorJustSynced: false });
+}
+
+/** `openIndex`; `mirrorJustSynced`: opened again because the sync beside the first open changed the mirror. */
+async function openIndexOnce(options: OpenIndexOptions, internal: { mirrorJustSynced: boolean }): Promise<OpenedIndex> {
   throwIfAborted(options.abortSignal, 'Opening the index');
   const { config } = options;
   const uri = resolveDatabaseUri(options.databaseUri ?? config.index.databaseUri, options.cwd);
@@ -233,7 +256,11 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
       requireExistingIndex(uri);
     }
   }
-  const mirror = readOnly && options.mustExist ? await openBucketMirror(uri, storage, options.bucketCacheFolder, options.abortSignal) : undefined;
+  const checkIntervalMs = isS3Uri(uri) && readOnly ? (options.versionCheckIntervalMs ?? 0) : 0;
+  // A reader that checks for new versions once per interval also opens a mirror synced within it without a listing.
+  const mirrorOptions = { folder: options.bucketCacheFolder, freshForMs: checkIntervalMs, justSynced: internal.mirrorJustSynced, abortSignal: options.abortSignal };
+  const mirrored = readOnly && options.mustExist ? await openBucketMirror(uri, storage, mirrorOptions) : undefined;
+  const mirror = mirrored?.mirror;
   let probe: Awaited<ReturnType<typeof openVersionProbe>> | undefined;
   let store: LanceStore;
   try {
@@ -257,11 +284,38 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
     }
   } catch (error) {
     probe?.close();
+    // The copy was opened while the mirror synced: a republish may have removed what it was reading. Synced, open again.
+    if (mirrored && (await mirrored.syncing.then(({ changed }) => changed, () => false))) {
+      return openIndexOnce(options, { mirrorJustSynced: true });
+    }
     throw error;
   }
+  let syncAgeMs = 0;
+  if (mirrored) {
+    let synced: { ageMs: number; changed: boolean };
+    try {
+      synced = await mirrored.syncing;
+    } catch (error) {
+      await store.close();
+      probe?.close();
+      if (isHaikuError(error, 'file_too_large')) {
+        // The index outgrew the cache's bound since it was copied: read the bucket itself.
+        return openIndexOnce({ ...options, bucketCacheFolder: false }, internal);
+      }
+      throw error;
+    }
+    if (synced.changed) {
+      // The copy opened before the sync fetched a newer version, maybe a republish whose version numbers start again:
+      // open the synced mirror afresh (a listing's round trip saved on every open that finds nothing new).
+      await store.close();
+      probe?.close();
+      return openIndexOnce(options, { mirrorJustSynced: true });
+    }
+    syncAgeMs = synced.ageMs;
+  }
   let seenVersion = probe ? await probe.version() : 0;
-  const checkIntervalMs = isS3Uri(uri) && readOnly ? (options.versionCheckIntervalMs ?? 0) : 0;
-  let checkedAt = performance.now();
+  // The next check comes one interval after the mirror's last sync, whichever process made it.
+  let checkedAt = performance.now() - syncAgeMs;
   // Concurrent tool calls (several HTTP sessions) share one check instead of refreshing the store twice.
   let pending: Promise<void> | undefined;
   const check = async () => {

@@ -3,7 +3,7 @@
  * (`haiku mcp --read-only`, `remote-readonly`, a one-shot search) otherwise makes ~40 range requests per full-text query
  * and pays the bucket's first-byte latency on each; from the mirror a query reads local files.
  *
- * Sync (at open, then on each version check): one LIST of the index's prefix (pages of 1,000 keys), then every object
+ * Sync (at open, unless a sync ended within the reader's version-check interval, then on each version check): one LIST of the index's prefix (pages of 1,000 keys), then every object
  * whose ETag differs from the mirrored one is fetched, data before manifests, so a local reader never sees a version whose
  * files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
  * `_versions/<N>.manifest` is written anew when a table is dropped and created again, and the ETag comparison replaces it.
@@ -71,6 +71,15 @@ type MirrorIndex = Record<string, { etag: string; size: number }>;
 /** The file beside the mirrored tables that records each object's ETag; its time is the mirror's last use. */
 const MIRROR_INDEX_FILE = '.haiku-mirror.json';
 
+/** Beside it: when a sync last ended, and a hash of the credentials it listed with (see `syncUnlessFresh`). */
+const MIRROR_SYNCED_FILE = '.haiku-mirror-synced.json';
+
+/** What `MIRROR_SYNCED_FILE` holds. */
+interface MirrorSyncRecord {
+  syncedAtMs: number;
+  credentials: string;
+}
+
 /** Where a consumer's bucket mirrors go: `$HAIKU_BUCKET_CACHE_DIR` (`off` disables), else `$XDG_CACHE_HOME/haiku/buckets` or `~/.cache/haiku/buckets`. */
 export function bucketCacheFolder(environment: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   const configured = environment.HAIKU_BUCKET_CACHE_DIR;
@@ -133,6 +142,39 @@ export class BucketMirror {
     return this.running;
   }
 
+  /**
+   * Syncs, unless a sync with the same credentials ended less than `maxAgeMs` ago, in this process or another one (a
+   * fresh `haiku mcp` or one-shot reader started by an agent): then the folder is read as that sync left it, with no
+   * listing. A long-lived reader does the same between its version checks, so a new publish is still seen within
+   * `maxAgeMs` of that sync; the caller's next check counts from it (`ageMs`). 0 always syncs.
+   */
+  async syncUnlessFresh(maxAgeMs: number, abortSignal?: AbortSignal): Promise<{ synced: boolean; ageMs: number; changed: boolean }> {
+    const ageMs = this.lastSyncAgeMs();
+    if (ageMs !== undefined && ageMs < maxAgeMs && Object.keys(this.index).length > 0) {
+      return { synced: false, ageMs, changed: false };
+    }
+    const { changed } = await this.sync(abortSignal);
+    return { synced: true, ageMs: 0, changed };
+  }
+
+  /** How long ago the last sync with these credentials ended (ms), or undefined: none recorded, other keys, or a clock set back. */
+  private lastSyncAgeMs(): number | undefined {
+    try {
+      const record = JSON.parse(fs.readFileSync(path.join(this.folder, MIRROR_SYNCED_FILE), 'utf8')) as Partial<MirrorSyncRecord>;
+      const ageMs = Date.now() - Number(record.syncedAtMs);
+      // Other keys may not be allowed to read this bucket: they list it themselves (and get the refusal).
+      return record.credentials === this.credentials && ageMs >= 0 ? ageMs : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A hash naming the keys this mirror lists with (never the keys themselves). */
+  private get credentials(): string {
+    const { aws_access_key_id: keyId = '', aws_secret_access_key: secret = '', aws_session_token: token = '' } = this.options;
+    return crypto.createHash('sha256').update(`${keyId}\0${secret}\0${token}`).digest('hex').slice(0, 32);
+  }
+
   /** True when the bucket listing of the last sync held a documents table (an index, not an empty prefix). */
   holdsTable(name: string): boolean {
     return Object.keys(this.index).some((key) => key.startsWith(`${name}.lance/`));
@@ -180,6 +222,8 @@ export class BucketMirror {
     }
     this.unlisted = stillUnlisted;
     writeAtomically(path.join(this.folder, MIRROR_INDEX_FILE), JSON.stringify(this.index));
+    const record: MirrorSyncRecord = { syncedAtMs: Date.now(), credentials: this.credentials };
+    writeAtomically(path.join(this.folder, MIRROR_SYNCED_FILE), JSON.stringify(record));
     this.evictOtherMirrors();
     this.stats.downloadedFiles += downloaded.files;
     this.stats.downloadedBytes += downloaded.bytes;

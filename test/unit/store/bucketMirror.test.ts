@@ -173,6 +173,65 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok(!mirror.holdsTable('documents'));
   });
 
+  it('a new process skips the listing while the last sync (any process, same keys) is younger than its check interval', async () => {
+    const uri = `s3://${storage.bucket}/fresh`;
+    const documents = path.join(folder.path, 'fresh-documents');
+    const cacheFolder = path.join(folder.path, 'fresh-cache');
+    await publish(storage, uri, documents, { 'a.md': '# A\n\nThe bilby paragraph.\n' });
+    const mirrorFor = (overrides: ObjectStorageSettings = {}) => new BucketMirror({ uri, storageOptions: storageOptionsFor(uri, settingsFor(storage, overrides))!, cacheFolder });
+    const first = mirrorFor();
+    assert.equal((await first.syncUnlessFresh(60_000)).synced, true, 'an empty cache is synced');
+
+    const second = mirrorFor();
+    const skipped = await second.syncUnlessFresh(60_000);
+    assert.equal(skipped.synced, false);
+    assert.ok(skipped.ageMs >= 0 && skipped.ageMs < 60_000, String(skipped.ageMs));
+    assert.equal(second.stats.requests, 0, 'no request to the bucket');
+    assert.equal((await mirrorFor().syncUnlessFresh(0)).synced, true, 'a reader without a check interval always lists');
+    await assert.rejects(mirrorFor({ accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong-secret' }).syncUnlessFresh(60_000), (error) => isHaikuError(error, 'storage_denied'), 'other keys list the bucket themselves');
+
+    // The record says when, not the files' times: backdated past the interval, the next process lists.
+    const record = path.join(first.folder, '.haiku-mirror-synced.json');
+    const written = JSON.parse(fs.readFileSync(record, 'utf8')) as { syncedAtMs: number };
+    assert.ok(!fs.readFileSync(record, 'utf8').includes(S3RVER_SECRET_ACCESS_KEY) && !fs.readFileSync(record, 'utf8').includes(S3RVER_ACCESS_KEY_ID), 'the keys are not written');
+    fs.writeFileSync(record, JSON.stringify({ ...written, syncedAtMs: Date.now() - 61_000 }));
+    const stale = mirrorFor();
+    assert.equal((await stale.syncUnlessFresh(60_000)).synced, true);
+    assert.equal(stale.stats.requests, 1);
+
+    // A copy on disk is opened while the bucket is listed, but the listing still decides: refused keys fail the open.
+    const config = defaultConfig();
+    const refusedKeys = settingsFor(storage, { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong-secret' });
+    const asMcpReadOnly = { config, cwd: process.cwd(), databaseUri: uri, mustExist: true, followOtherWriters: true, readOnly: true, models: {} };
+    await assert.rejects(openIndex({ ...asMcpReadOnly, storage: refusedKeys, bucketCacheFolder: cacheFolder, versionCheckIntervalMs: 60_000 }), (error) => isHaikuError(error, 'storage_denied'));
+  });
+
+  it('a reader opened on a fresh mirror still sees a new publish one check interval after that sync', async () => {
+    const uri = `s3://${storage.bucket}/fresh-follow`;
+    const documents = path.join(folder.path, 'fresh-follow-documents');
+    const cacheFolder = path.join(folder.path, 'fresh-follow-cache');
+    const intervalMs = 4_000;
+    await publish(storage, uri, documents, { 'one.md': '# One\n\nThe quoll section.\n' });
+    const earlier = await openConsumer(storage, uri, cacheFolder, intervalMs);
+    await earlier.close();
+    await publish(storage, uri, documents, { 'two.md': '# Two\n\nAnother quoll section.\n' });
+    // The earlier sync is made to have ended 2.5 s ago, however long the publish took.
+    const [mirrorFolder] = fs.readdirSync(cacheFolder);
+    const record = path.join(cacheFolder, mirrorFolder, '.haiku-mirror-synced.json');
+    const syncedAtMs = Date.now() - 2_500;
+    fs.writeFileSync(record, JSON.stringify({ ...JSON.parse(fs.readFileSync(record, 'utf8')), syncedAtMs }));
+    const reader = await openConsumer(storage, uri, cacheFolder, intervalMs);
+    try {
+      await reader.refreshIfChanged();
+      assert.equal((await reader.store.search('quoll')).length, 1, 'opened within the interval: the mirror as the earlier sync left it');
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, syncedAtMs + intervalMs - Date.now()) + 50));
+      await reader.refreshIfChanged();
+      assert.equal((await reader.store.search('quoll')).length, 2, 'one interval after the earlier sync, the publish is seen');
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('fails with typed errors: refused credentials, a missing index', async () => {
     const uri = `s3://${storage.bucket}/steady`;
     const refused = new BucketMirror({ uri, storageOptions: storageOptionsFor(uri, settingsFor(storage, { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong-secret' }))!, cacheFolder: path.join(folder.path, 'refused-cache') });
