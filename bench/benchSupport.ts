@@ -253,23 +253,25 @@ export async function rawTableWithFullText(folder: string, rows: readonly Prepar
 }
 
 /**
- * LanceDB's own floor for a one-document atomic switch, as our store makes it: the new rows added to the chunks
- * table (`chunksTable`, the reference's), then one row of a documents table updated by id, in series (the switch
- * may not precede the rows). Median of 15 on a raw table of `documentCount` rows with a btree on `id`.
+ * LanceDB's floor of an atomic one-document switch: a raw `add` of one chunk row, then an `update` of one document row
+ * by id (two commits in series), on `chunksTable` and a documents table of `documentCount` rows made here. Each
+ * `round()` times one switch, so a caller can interleave rounds with its own re-indexes (same heap, same moment).
  */
-export async function atomicSwitchFloorMs(folder: string, chunksTable: lancedb.Table, chunkRow: PreparedRow, documentCount: number): Promise<number> {
+export async function atomicSwitchFloor(folder: string, chunksTable: lancedb.Table, chunkRow: PreparedRow, documentCount: number): Promise<{ round(): Promise<number>; close(): void }> {
   const connection = await lancedb.connect(folder);
   const documents = await connection.createTable('documents', Array.from({ length: documentCount }, (_, index) => ({ id: `document-${index}`, generation: 'first', title: `Document ${index}` })), { mode: 'overwrite' });
   await documents.createIndex('id', { config: lancedb.Index.btree() });
-  const times: number[] = [];
-  for (let round = 0; round < 15; round++) {
-    const started = performance.now();
-    await chunksTable.add([{ ...chunkRow, id: `floor-${round}` }] as Array<Record<string, unknown>>);
-    await documents.update({ where: `id = 'document-${round * 7}'`, valuesSql: { generation: `'round-${round}'` } });
-    times.push(performance.now() - started);
-  }
-  connection.close();
-  return median(times);
+  let rounds = 0;
+  return {
+    async round() {
+      const round = rounds++;
+      const started = performance.now();
+      await chunksTable.add([{ ...chunkRow, id: `floor-${round}` }] as Array<Record<string, unknown>>);
+      await documents.update({ where: `id = 'document-${(round * 7) % documentCount}'`, valuesSql: { generation: `'round-${round}'` } });
+      return performance.now() - started;
+    },
+    close: () => connection.close(),
+  };
 }
 
 /**

@@ -26,7 +26,7 @@ import { coldStartBenchmarks } from './coldStart';
 import { pictureBenchmarks } from './pictures';
 import { bigFileBenchmarks } from './bigFile';
 import { analysisProgram, bundledWorker } from './sandbox';
-import { atomicSwitchFloorMs, bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
+import { atomicSwitchFloor, bundledConversionWorker, HashedRandomEmbedder, runBenchChild, dotProductTopK, type BenchRow, formatBytes, formatMs, median, percentile, rawTableWithFullText, readChunkRows, timeEach, timePaired } from './benchSupport';
 import { syntheticQueries, writeSyntheticMarkdown } from './syntheticCorpus';
 
 const DIMENSIONS = 384;
@@ -139,12 +139,19 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
   rows.push(ratioRow(`SciFact full-text search p50 (${queries.length} queries, top 10)`, median(ourTimes), median(rawTimes), 2, 'raw LanceDB FTS'));
   rows.push(ratioRow('SciFact full-text search p95', percentile(ourTimes, 0.95), percentile(rawTimes, 0.95), 2, 'raw LanceDB FTS'));
 
-  const edits = await editsThenFirstSearch(store, documentsFolder, path.join(documentsFolder, `${corpus[42]._id}.md`), undefined);
+  // LanceDB's own commits of one switch, two rounds after each of our edits: both measured in the same moments (an
+  // edit timed minutes before a floor measured alone swung 1.1–2.8× from run to run, with the heap and the disk).
+  const floor = await atomicSwitchFloor(path.join(work, 'scifact-switch-floor'), referenceTable, preparedRows[0], corpus.length);
+  const floorTimes: number[] = [];
+  const edits = await editsThenFirstSearch(store, documentsFolder, path.join(documentsFolder, `${corpus[42]._id}.md`), undefined, async () => {
+    floorTimes.push(await floor.round(), await floor.round());
+  });
+  floor.close();
+  // The first edit's two rounds are left out, as the first edit is.
+  const floorMs = median(floorTimes.slice(2));
   rows.push({ measure: 'Re-index one changed file (5k-doc index) ÷ full ingest', ours: formatMs(edits.singleMs), reference: formatMs(oursMs), ratio: edits.singleMs / oursMs, goal: '≤ 1/500', met: edits.singleMs / oursMs <= 1 / 500 });
-  // What the ratio can reach: LanceDB's own commits of one switch, against the ingest the goal above allows.
-  const floorMs = await atomicSwitchFloorMs(path.join(work, 'scifact-switch-floor'), referenceTable, preparedRows[0], corpus.length);
   rows.push({ measure: 'LanceDB floor of a one-file re-index (raw `add` of 1 row, then `update` of 1 row by id) ÷ full ingest', ours: formatMs(floorMs), reference: formatMs(oursMs), ratio: floorMs / oursMs, goal: 'report', met: true });
-  rows.push(ratioRow('Re-index one changed file (5k-doc index) ÷ its LanceDB floor', edits.singleMs, floorMs, 1.5, 'raw `add` then `update` by id, the two commits of an atomic switch'));
+  rows.push(ratioRow('Re-index one changed file (5k-doc index) ÷ its LanceDB floor', edits.singleMs, floorMs, 1.5, 'raw `add` then `update` by id, the two commits of an atomic switch, 2 after each edit'));
   notes.push(`Re-index floor: a raw LanceDB add then update (the two commits an atomic one-document switch needs, in series) take ${formatMs(floorMs)}, so ≤ 1/500 needs a full ingest of at least ${formatMs(500 * floorMs)}, while ≤ 2× raw LanceDB allows at most ${formatMs(2 * referenceMs)} and ≤ MiniSearch ${formatMs(minisearch.buildMs)}.`);
   notes.push(`Re-index of one file (5k-doc index): median ${formatMs(edits.singleMs)} over 7 edits after a first one of ${formatMs(edits.firstEditMs)} (one long-lived conversion pool and optimize left to the debounce, as the VS Code watcher does); ${formatMs(edits.withOptimizeMs)} when \`indexPaths\` also runs \`optimize()\`. The first full-text search after the 8 edits took ${formatMs(edits.firstSearchMs)}.`);
   await store.close();
@@ -152,8 +159,8 @@ async function scifactBenchmarks(work: string, rows: BenchRow[], notes: string[]
 
 /**
  * Eight edits of one file, each re-indexed as the file watcher does (one long-lived conversion pool, optimize left
- * to the debounce), then the first full-text search (which waits for the FTS upkeep), then one more edit with
- * `optimize()`. The first edit also records the file as a root and warms the code path, so the median leaves it out.
+ * to the debounce; `afterEachEdit`, untimed, after each), then the first full-text search (which waits for the FTS
+ * upkeep), then one more edit with `optimize()`. The first edit also records the file as a root and warms the code path, so the median leaves it out.
  */
 interface EditFigures {
   singleMs: number;
@@ -162,7 +169,7 @@ interface EditFigures {
   withOptimizeMs: number;
 }
 
-async function editsThenFirstSearch(store: LanceStore, documentsFolder: string, changed: string, embedder: Embedder | undefined): Promise<EditFigures> {
+async function editsThenFirstSearch(store: LanceStore, documentsFolder: string, changed: string, embedder: Embedder | undefined, afterEachEdit?: () => Promise<void>): Promise<EditFigures> {
   const singleTimes: number[] = [];
   const watcherPool = createConversionPool();
   try {
@@ -174,6 +181,7 @@ async function editsThenFirstSearch(store: LanceStore, documentsFolder: string, 
       if (single.updated.length !== 1) {
         throw new Error(`The re-index did not update the file (updated: ${single.updated.length}).`);
       }
+      await afterEachEdit?.();
     }
     const searchStarted = performance.now();
     const found = await store.searchWith('benchmark token7', { mode: 'fullText', limit: 1, rerank: false });
