@@ -3,9 +3,9 @@
  * (`haiku mcp --read-only`, `remote-readonly`, a one-shot search) otherwise makes ~40 range requests per full-text query
  * and pays the bucket's first-byte latency on each; from the mirror a query reads local files.
  *
- * Sync (at open, unless a sync ended within the reader's version-check interval, then on each version check): one LIST of the index's prefix (pages of 1,000 keys), then every object
- * whose ETag differs from the mirrored one is fetched, data before manifests, so a local reader never sees a version whose
- * files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
+ * Sync (at open, unless a sync ended within the reader's version-check interval; then on each version check): one LIST
+ * of the index's prefix (pages of 1,000 keys), then every object whose ETag differs from the mirrored one is fetched,
+ * data before manifests, so a local reader never sees a version whose files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
  * `_versions/<N>.manifest` is written anew when a table is dropped and created again, and the ETag comparison replaces it.
  * Manifests the bucket no longer lists are removed at once (the newest manifest present is the version LanceDB opens);
  * other files at the next sync after, since a reader may still be on the old version.
