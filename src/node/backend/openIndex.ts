@@ -324,6 +324,14 @@ async function openIndexOnce(options: OpenIndexOptions, internal: { mirrorJustSy
     }
     checkedAt = performance.now();
     await mirror?.sync(options.abortSignal);
+    if (mirror?.takeRestarted()) {
+      // Published anew (version numbers start again): the probe and the store open the tables again.
+      probe!.close();
+      probe = await openVersionProbe(mirror.folder, undefined);
+      seenVersion = await probe.version();
+      await store.reopenMirror();
+      return;
+    }
     const version = await probe!.version();
     if (version !== seenVersion) {
       seenVersion = version;

@@ -119,6 +119,8 @@ export class BucketMirror {
   private unlisted = new Set<string>();
   /** One sync at a time (concurrent tool calls share it). */
   private running: Promise<BucketSyncResult> | undefined;
+  /** A sync found the index published anew since the last `takeRestarted` (see `restartedTables`). */
+  private restarted = false;
 
   constructor(options: BucketMirrorOptions) {
     const match = /^s3a?:\/\/([^/]+)\/?(.*)$/i.exec(options.uri);
@@ -175,6 +177,18 @@ export class BucketMirror {
     return crypto.createHash('sha256').update(`${keyId}\0${secret}\0${token}`).digest('hex').slice(0, 32);
   }
 
+  /**
+   * Whether a sync since the last call found the index published anew: a table dropped and created again writes its
+   * version numbers from 1 again, so a reader that moves to "the latest version" of the tables it has open would
+   * look for files that are gone, or trust what it cached for a version number that now names other bytes. Such a
+   * reader opens the tables again instead (`LanceStore.refresh`, the version check in `openIndex`).
+   */
+  takeRestarted(): boolean {
+    const restarted = this.restarted;
+    this.restarted = false;
+    return restarted;
+  }
+
   /** True when the bucket listing of the last sync held a documents table (an index, not an empty prefix). */
   holdsTable(name: string): boolean {
     return Object.keys(this.index).some((key) => key.startsWith(`${name}.lance/`));
@@ -194,6 +208,7 @@ export class BucketMirror {
     }
     fs.mkdirSync(this.folder, { recursive: true, mode: 0o700 });
     const wanted = listed.filter((object) => this.index[object.key]?.etag !== object.etag || !fs.existsSync(this.localPath(object.key)));
+    this.restarted ||= restartedTables(this.index, listed);
     const downloaded = { files: 0, bytes: 0 };
     // Data, index and transaction files first; manifests, which make a version visible, after all of them.
     for (const batch of [wanted.filter((object) => !isManifest(object.key)), wanted.filter((object) => isManifest(object.key))]) {
@@ -350,6 +365,29 @@ export class BucketMirror {
       });
     });
   }
+}
+
+/**
+ * True when a table's newest version number went down or a mirrored manifest came back with other bytes: the table
+ * was dropped and published again. (Lance's own cleanup removes old versions only, never the newest one.)
+ */
+function restartedTables(mirrored: MirrorIndex, listed: readonly ListedObject[]): boolean {
+  const newest = (keys: Iterable<string>) => {
+    const versions = new Map<string, number>();
+    for (const key of keys) {
+      const match = /^(.*)\/_versions\/(\d+)\.manifest$/.exec(key);
+      if (match) {
+        versions.set(match[1], Math.max(versions.get(match[1]) ?? 0, Number(match[2])));
+      }
+    }
+    return versions;
+  };
+  const before = newest(Object.keys(mirrored));
+  const after = newest(listed.map((object) => object.key));
+  if ([...before].some(([table, version]) => (after.get(table) ?? 0) < version)) {
+    return true;
+  }
+  return listed.some((object) => isManifest(object.key) && mirrored[object.key] !== undefined && mirrored[object.key].etag !== object.etag);
 }
 
 async function readText(answer: http.IncomingMessage): Promise<string> {

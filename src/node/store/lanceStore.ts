@@ -57,7 +57,7 @@ export interface OpenStoreOptions {
   /** Fail with `not_found` instead of creating the tables when the index has none (implied by `readOnly`). */
   mustExist?: boolean;
   /** A local copy of the `s3://` index (`BucketMirror`): LanceDB reads its folder, `uri` still names the index, `refresh()` syncs it first. */
-  localMirror?: { folder: string; sync(): Promise<unknown> };
+  localMirror?: { folder: string; sync(): Promise<unknown>; takeRestarted(): boolean };
 }
 
 /** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
@@ -221,11 +221,31 @@ export class LanceStore implements KnowledgeBase {
     try {
       // A mirrored index fetches the bucket's new files first (one listing when nothing changed).
       await this.localMirror?.sync();
+      if (this.localMirror?.takeRestarted()) {
+        await this.reopenMirror();
+        return;
+      }
       await this.tables.checkoutLatest();
       await this.recent.checkoutLatest();
     } catch (error) {
       throw objectStorageError(error, this.uri, this.storageOptions) ?? error;
     }
+  }
+
+  /**
+   * The mirror's index was published anew (`BucketMirror.takeRestarted`): its tables are opened again on a new
+   * connection, whose caches know nothing of the old versions. Read-only stores only (a mirror is never written).
+   */
+  async reopenMirror(): Promise<void> {
+    if (!this.localMirror) {
+      return;
+    }
+    const previous = this.tables.connection;
+    const connection = await lancedb.connect(this.localMirror.folder);
+    await this.tables.reconnect(connection);
+    this.recent.reconnect(connection);
+    this.invalidateCaches();
+    previous.close();
   }
 
   /** Under a fresh lease, or after a commit conflict: sees what other writers committed before writing. */

@@ -66,7 +66,7 @@ const FULL_TEXT_TOKEN_MAX_BYTES = 40;
  * this table's average length.
  */
 export class RecentChunks {
-  private readonly connection: lancedb.Connection;
+  private connection: lancedb.Connection;
   private table: lancedb.Table | undefined;
   /** Opening was tried since the last `checkoutLatest` (a reader finds a table another process created). */
   private looked = false;
@@ -90,6 +90,21 @@ export class RecentChunks {
 
   constructor(connection: lancedb.Connection) {
     this.connection = connection;
+  }
+
+  /** Forgets the table and every count (the index was published anew); the next use opens it on `connection`. */
+  reconnect(connection: lancedb.Connection): void {
+    this.connection = connection;
+    this.table = undefined;
+    this.looked = false;
+    this.indexStale = false;
+    this.rows = 0;
+    this.indexedRows = 0;
+    this.liveRows = 0;
+    this.mainVersion = -1;
+    this.mainRows = undefined;
+    this.mainFrequencies.clear();
+    this.pieceHits.clear();
   }
 
   get rowCount(): number {

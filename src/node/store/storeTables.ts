@@ -58,7 +58,8 @@ const SCALAR_INDEX_COLUMNS: Readonly<Record<string, readonly string[]>> = {
  */
 export class StoreTables {
   readonly uri: string;
-  readonly connection: lancedb.Connection;
+  /** Replaced only by `reconnect` (a read-only mirror published anew). */
+  connection: lancedb.Connection;
   readonly embedder: Embedder | undefined;
   documents!: lancedb.Table;
   chunks!: lancedb.Table;
@@ -101,6 +102,13 @@ export class StoreTables {
       }
     }
     // The settings row is read even from an incomplete index: its roots are what `rebuild` re-indexes.
+    await this.reloadSettings();
+  }
+
+  /** Opens every table again on `connection` (the caller closes the old one) and re-reads the settings row. */
+  async reconnect(connection: lancedb.Connection): Promise<void> {
+    this.connection = connection;
+    await this.openByName();
     await this.reloadSettings();
   }
 

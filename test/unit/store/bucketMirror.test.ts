@@ -121,6 +121,31 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok(staleManifests.length > 0, 'the first publish had versions the second has not: their manifests must be gone from the mirror');
   });
 
+  it('a long-lived reader follows a republish whose version numbers start again', async () => {
+    const uri = `s3://${storage.bucket}/republish-live`;
+    const documents = path.join(folder.path, 'republish-live-first');
+    await publish(storage, uri, documents, { 'notes.md': '# Notes\n\nThe first release mentions the quokka.\n' });
+    await publish(storage, uri, documents, { 'more.md': '# More\n\nA later page about the quokka.\n' });
+    const reader = await openConsumer(storage, uri, path.join(folder.path, 'republish-live-cache'));
+    // VS Code's additional databases: no version probe, `store.refresh()` syncs the mirror.
+    const additional = await openIndex({ config: defaultConfig(), cwd: process.cwd(), databaseUri: uri, mustExist: true, readOnly: true, storage: settingsFor(storage), models: {}, bucketCacheFolder: path.join(folder.path, 'republish-live-additional') });
+    try {
+      assert.equal((await reader.store.search('quokka')).length, 2);
+      assert.equal((await additional.store.search('quokka')).length, 2);
+      fs.rmSync(path.join(storage.directory, storage.bucket, 'republish-live'), { recursive: true, force: true });
+      await publish(storage, uri, path.join(folder.path, 'republish-live-second'), { 'notes.md': '# Notes\n\nThe second release mentions the numbat.\n' });
+      await reader.refreshIfChanged();
+      await additional.store.refresh();
+      for (const [name, index] of [['the version check', reader], ['store.refresh()', additional]] as const) {
+        assert.equal((await index.store.search('numbat')).length, 1, `${name}: the republished document is found`);
+        assert.equal((await index.store.search('quokka')).length, 0, `${name}: nothing of the first publish is served`);
+      }
+    } finally {
+      await reader.close();
+      await additional.close();
+    }
+  });
+
   it('keeps all mirrors under the size bound: the least recently used one goes; an index above the bound is not mirrored', async () => {
     const cache = path.join(folder.path, 'bound-cache');
     const options = storageOptionsFor('s3://x/y', settingsFor(storage))!;
@@ -160,11 +185,14 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok((await mirror.sync()).downloadedFiles > 0);
     const again = await mirror.sync();
     assert.deepEqual({ changed: again.changed, downloadedFiles: again.downloadedFiles, requests: again.requests }, { changed: false, downloadedFiles: 0, requests: 1 });
+    assert.equal(mirror.takeRestarted(), false, 'a first copy and a sync without a publish are no republish');
 
     const tableFolder = path.join(storage.directory, storage.bucket, 'steady', 'documents.lance');
     assert.ok(fs.existsSync(tableFolder));
     fs.rmSync(tableFolder, { recursive: true, force: true });
     const dropped = await mirror.sync();
+    assert.equal(mirror.takeRestarted(), true, 'a table gone from the bucket: readers open their tables again');
+    assert.equal(mirror.takeRestarted(), false, 'taken once');
     const left = fs.readdirSync(path.join(mirror.folder, 'documents.lance'), { recursive: true }).map(String);
     assert.ok(dropped.removedFiles > 0 && !left.some((file) => file.endsWith('.manifest')), 'manifests go at once: their presence decides the version LanceDB opens');
     assert.ok(left.some((file) => file.startsWith('data')), 'data files stay one sync longer: a reader may still be on the version that used them');
