@@ -1,5 +1,6 @@
 import '../src/node/store/lanceEnvironment';
 import * as childProcess from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import * as esbuild from 'esbuild';
@@ -213,6 +214,23 @@ export function referenceFullTextIndex(): lancedb.Index {
 
 export function formatMs(ms: number): string {
   return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(2)} ms`;
+}
+
+/**
+ * This process's own peak RSS (bytes). On Linux from `VmHWM` of /proc/self/status: `resourceUsage().maxRSS` (getrusage)
+ * keeps the peak across `exec`, so a child spawned by the bench reported the bench's own RSS when that was larger
+ * (a `node -e` child of a 1.2 GB parent: 1204 MiB, against a VmHWM of 40 MiB).
+ */
+export function ownPeakRssBytes(): number {
+  try {
+    const kilobytes = /^VmHWM:\s*(\d+)\s*kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (kilobytes !== undefined) {
+      return Number(kilobytes) * 1024;
+    }
+  } catch {
+    // Not Linux: getrusage's figure, which is this process's own when it was not started by a larger one.
+  }
+  return process.resourceUsage().maxRSS * 1024;
 }
 
 export function formatBytes(bytes: number): string {

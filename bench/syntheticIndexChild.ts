@@ -6,7 +6,7 @@
  */
 import { indexPaths } from '../src/node/index/indexer';
 import { openStore } from '../src/node/store/lanceStore';
-import { HashedRandomEmbedder } from './benchSupport';
+import { HashedRandomEmbedder, ownPeakRssBytes } from './benchSupport';
 
 async function main(): Promise<void> {
   const [documentsFolder, indexFolder, dimensions] = process.argv.slice(2);
@@ -18,8 +18,7 @@ async function main(): Promise<void> {
   const stats = await store.stats();
   await store.close();
   process.stdout.write(`${JSON.stringify({
-    // resourceUsage reports kilobytes.
-    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    maxRssBytes: ownPeakRssBytes(),
     documents: stats.documents,
     chunks: stats.chunks,
     failed: summary.failed.length,
