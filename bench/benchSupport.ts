@@ -302,17 +302,29 @@ export async function bundledConversionWorker(): Promise<WorkerScript> {
   const folder = path.join(repositoryRoot, 'dist-bench');
   const { o200kRanksPlugin } = await import('../scripts/o200kRanksPlugin.mjs');
   const { pdfjsFilePlugin } = await import('../scripts/pdfjsFilePlugin.mjs');
-  await esbuild.build({
-    entryPoints: [path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts')],
-    outfile: path.join(folder, 'conversion-worker.js'),
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true,
-    external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
+  await bundleForBench(path.join(repositoryRoot, 'src/node/convert/conversionWorker.ts'), 'conversion-worker.js', {
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
-    logLevel: 'silent',
     plugins: [pdfjsFilePlugin(folder), o200kRanksPlugin(folder)],
   });
   return resolveConversionWorker(folder);
+}
+
+/**
+ * Bundles `entry` as shipped code is bundled (esbuild, production options) into `dist-bench/<name>` inside the
+ * checkout, so its external packages resolve; returns the bundle's path. `extra`: further esbuild options.
+ */
+export async function bundleForBench(entry: string, name: string, extra: esbuild.BuildOptions = {}): Promise<string> {
+  const outfile = path.join(path.resolve(__dirname, '..'), 'dist-bench', name);
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true,
+    external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
+    logLevel: 'silent',
+    ...extra,
+  });
+  return outfile;
 }
 
 /**

@@ -9,7 +9,6 @@
  */
 import './benchSupport';
 import * as childProcess from 'node:child_process';
-import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +22,7 @@ import { openStore } from '../src/node/store/lanceStore';
 import type { ObjectStorageSettings } from '../src/node/store/objectStorage';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage } from '../test/unit/store/objectStorageServer';
-import { formatBytes, formatMs, median, percentile, type BenchRow } from './benchSupport';
+import { bundleForBench, formatBytes, formatMs, median, percentile, type BenchRow } from './benchSupport';
 
 /** What the proxy adds to every request (ms): an in-region S3 first byte. */
 const REQUEST_LATENCY_MS = 25;
@@ -67,23 +66,6 @@ interface ChildTimes {
   openAndQueryMs: number;
   processMs: number;
   hits: string[];
-}
-
-/**
- * The cold child bundled as shipped code is (esbuild, production options) into `dist-bench/`, so its module loading is
- * not tsx compiling TypeScript: under tsx the mirror's module alone cost ~20 ms of the mirrored variants' open.
- */
-async function bundledChild(): Promise<string> {
-  const repositoryRoot = path.resolve(__dirname, '..');
-  const outfile = path.join(repositoryRoot, 'dist-bench', 'bucket-latency-child.js');
-  await esbuild.build({
-    entryPoints: [path.join(__dirname, 'bucketLatencyChild.ts')],
-    outfile,
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true,
-    external: ['vscode', '@lancedb/lancedb', 'apache-arrow', '@napi-rs/canvas'],
-    logLevel: 'silent',
-  });
-  return outfile;
 }
 
 /** Runs the cold child without blocking this process's event loop (the latency proxy lives here). */
@@ -213,7 +195,8 @@ export async function bucketLatencyBenchmarks(work: string): Promise<{ rows: Ben
       fresh: () => [uri, proxy.endpoint, cacheFolder],
       emptyCache: (round) => [uri, proxy.endpoint, path.join(work, `bucket-cache-empty-${round}`)],
     };
-    const childScript = await bundledChild();
+    // Bundled as shipped code is: under tsx the mirror's module alone cost ~20 ms of the mirrored variants' open.
+    const childScript = await bundleForBench(path.join(__dirname, 'bucketLatencyChild.ts'), 'bucket-latency-child.js');
     const coldNames = Object.keys(coldVariants);
     const cold: Record<string, ChildTimes[]> = Object.fromEntries(coldNames.map((name) => [name, []]));
     const coldRequests: Record<string, number> = Object.fromEntries(coldNames.map((name) => [name, 0]));
