@@ -426,6 +426,8 @@ export const FILTER_MAX_DEPTH = 12;
 // (CLI output and progress)
 /** Columns `--help` text is wrapped to when output is not a terminal. */
 export const HELP_WIDTH_WHEN_PIPED = 80;
+/** V8 code-cache files kept per CLI bundle (newest first): one per installed version or Node, so two used in turn both stay cached. */
+export const COMPILE_CACHE_FILES_PER_BUNDLE = 3;
 /** Characters of the progress bar itself on a terminal. */
 export const PROGRESS_BAR_WIDTH = 24;
 /** Least time between two redraws of the progress bar in one phase (ms); phase changes draw at once. */

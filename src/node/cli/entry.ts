@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import type { CommandIo } from './command';
 import { type CommandHelp, helpOnlyCommands } from './commandTable';
-import { HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
+import { COMPILE_CACHE_FILES_PER_BUNDLE, HELP_WIDTH_WHEN_PIPED } from '../../core/limits';
 import { haikuVersion } from './haikuVersion';
 import { READER_COMMAND_NAMES } from './readerCommandNames';
 
@@ -150,8 +150,27 @@ function writeCompileCache(folder: string, cacheFile: string, script: vm.Script)
     const partial = `${cacheFile}.${process.pid}.tmp`;
     fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
     fs.renameSync(partial, cacheFile);
+    pruneCompileCaches(folder, cacheFile);
   } catch {
     // A read-only home or a full disk: the next run compiles again.
+  }
+}
+
+/**
+ * Deletes the oldest caches of `cacheFile`'s bundle beyond `COMPILE_CACHE_FILES_PER_BUNDLE`: each update of Haiku (or
+ * of Node) writes a new one, and nothing else would ever remove the old (a few MB each).
+ */
+export function pruneCompileCaches(folder: string, cacheFile: string): void {
+  const bundle = path.basename(cacheFile).replace(/-\d+-\d+-v[^-]+\.v8cache$/, '');
+  const siblings = fs
+    .readdirSync(folder)
+    .filter((name) => name.startsWith(`${bundle}-`) && name.endsWith('.v8cache'))
+    .map((name) => ({ file: path.join(folder, name), writtenMs: fs.statSync(path.join(folder, name)).mtimeMs }))
+    .sort((left, right) => right.writtenMs - left.writtenMs);
+  for (const { file } of siblings.slice(COMPILE_CACHE_FILES_PER_BUNDLE)) {
+    if (file !== cacheFile) {
+      fs.rmSync(file, { force: true });
+    }
   }
 }
 

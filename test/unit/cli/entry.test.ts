@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import type { CommandIo } from '../../../src/node/cli/command';
 import { cliCommands } from '../../../src/node/cli/cliCommands';
 import { commandTable } from '../../../src/node/cli/commandTable';
-import { answerHelpOrVersion } from '../../../src/node/cli/entry';
+import { answerHelpOrVersion, pruneCompileCaches } from '../../../src/node/cli/entry';
+import { COMPILE_CACHE_FILES_PER_BUNDLE } from '../../../src/core/limits';
 import { runCli } from '../../../src/node/cli/main';
 import { repositoryRoot } from '../../support/paths';
 import { decodePng } from '../../support/png';
@@ -128,6 +129,58 @@ describe('CLI entry: help and --version without the full CLI', () => {
       fs.writeFileSync(cacheFile, Buffer.alloc(4096, 7));
       assert.match(haiku('search', 'burrows', '--db', path.join(folder, 'db')), /wombat\.md/);
       assert.ok(fs.statSync(cacheFile).size > 4096, 'a rejected cache is replaced');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('old code caches of a bundle are deleted beyond the newest few, whatever Node wrote them, and other bundles keep theirs', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-compile-prune-'));
+    try {
+      const write = (name: string, secondsAgo: number): string => {
+        const file = path.join(folder, name);
+        fs.writeFileSync(file, 'cache');
+        const when = new Date(Date.now() - secondsAgo * 1000);
+        fs.utimesSync(file, when, when);
+        return name;
+      };
+      const stale = [write('cli-main.js-10-1-v18.0.0.v8cache', 50), write('cli-main.js-11-2-v20.20.2.v8cache', 40), write('cli-main.js-12-3-v20.20.2.v8cache', 30)];
+      const kept = [write('cli-main.js-13-4-v22.1.0.v8cache', 20), write('cli-main.js-14-5-v20.20.2.v8cache', 10)];
+      const newest = write('cli-main.js-15-6-v20.20.2.v8cache', 0);
+      const others = [write('cli-reader.js-1-1-v20.20.2.v8cache', 90), write('cli-main.js.notes', 90)];
+      pruneCompileCaches(folder, path.join(folder, newest));
+      assert.equal(COMPILE_CACHE_FILES_PER_BUNDLE, 3);
+      assert.deepEqual(fs.readdirSync(folder).sort(), [...kept, newest, ...others].sort());
+      for (const name of stale) {
+        assert.ok(!fs.existsSync(path.join(folder, name)), `${name} deleted`);
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('dist/cli.js prunes the caches of the bundle it ran when it writes a new one', function () {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'haiku-compile-prune-cli-'));
+    try {
+      const cacheFolder = path.join(folder, 'cache');
+      fs.mkdirSync(cacheFolder);
+      const planted = [1, 2, 3].map((age) => {
+        const name = `cli-reader.js-${age}-${age}-${process.version}.v8cache`;
+        fs.writeFileSync(path.join(cacheFolder, name), 'stale');
+        const when = new Date(Date.now() - age * 60_000);
+        fs.utimesSync(path.join(cacheFolder, name), when, when);
+        return name;
+      });
+      // A failing command still loads the readers' bundle and writes its cache at exit.
+      try {
+        execFileSync(process.execPath, [path.join(repositoryRoot, 'dist', 'cli.js'), 'docs', '--db', path.join(folder, 'no-index-here'), '--read-only'], { encoding: 'utf8', stdio: 'pipe', env: { ...process.env, HAIKU_COMPILE_CACHE_DIR: cacheFolder } });
+      } catch {
+        // The exit code is not what this test is about.
+      }
+      const left = fs.readdirSync(cacheFolder).sort();
+      assert.equal(left.length, COMPILE_CACHE_FILES_PER_BUNDLE, left.join(', '));
+      assert.ok(!left.includes(planted[2]), 'the oldest cache is gone');
+      assert.ok(left.includes(planted[0]) && left.includes(planted[1]), 'the two newest planted caches stay');
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
