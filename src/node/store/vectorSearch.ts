@@ -20,6 +20,22 @@ type VectorCacheState =
  */
 export const VECTOR_CACHE_WARM_DELAY_MS = 250;
 
+/**
+ * A row without a vector (one from before a vector-width rebuild, not re-indexed yet): null, or all zeros in a
+ * legacy-format table, which cannot store a missing vector. Embeddings are unit length, never all zeros.
+ */
+export function isMissingVector(vector: ArrayLike<number> | null | undefined): boolean {
+  if (!vector) {
+    return true;
+  }
+  for (let index = 0; index < vector.length; index++) {
+    if (vector[index] !== 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 export interface VectorSearchOptions {
   /** Above this many bytes of vectors, vector search scans in LanceDB instead of the resident cache. */
   vectorCacheMaxBytes: number;
@@ -113,8 +129,10 @@ export class VectorSearch {
       if (where) {
         builder = builder.where(where);
       }
-      const rows = await plainRows<{ id: string; document_id: string; generation: string; _distance: number }>(builder.select(['id', 'document_id', 'generation', '_distance']).limit(fetch));
-      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation);
+      const rows = await plainRows<{ id: string; document_id: string; generation: string; vector: { toArray(): Float32Array } | null; _distance: number }>(
+        builder.select(['id', 'document_id', 'generation', 'vector', '_distance']).limit(fetch),
+      );
+      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation && !isMissingVector(row.vector?.toArray()));
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         // Lance's dot distance is 1 − a·b.
         return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance) }));
@@ -181,8 +199,8 @@ export class VectorSearch {
       if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
         continue;
       }
-      const vector = vectors.get(row) as { toArray(): Float32Array } | null;
-      if (!vector) {
+      const vector = (vectors.get(row) as { toArray(): Float32Array } | null)?.toArray();
+      if (!vector || isMissingVector(vector)) {
         // A row from before a vector-width rebuild, not re-indexed yet: no vector candidate.
         continue;
       }
@@ -191,7 +209,7 @@ export class VectorSearch {
       if (withRows) {
         entry.rows.push(plainChunkFields(Object.fromEntries(CHUNK_RESULT_COLUMNS.map((name) => [name, columns[name].get(row)])) as unknown as StoredChunkFields));
       }
-      entry.vectors.push(vector.toArray());
+      entry.vectors.push(vector);
       byDocument.set(documentId, entry);
     }
     const cache = new VectorCache(dimensions, rowCount);
