@@ -222,8 +222,9 @@ export class RecentChunks {
 
   /** Counts of a table this process did not index (opened, or changed by another process). */
   private async readCounts(table: lancedb.Table): Promise<void> {
-    this.rows = await table.countRows();
-    this.indexBuilt((await table.indexStats(FULL_TEXT_INDEX_NAME))?.numIndexedRows ?? 0);
+    const [rows, stats] = await Promise.all([table.countRows(), table.indexStats(FULL_TEXT_INDEX_NAME)]);
+    this.rows = rows;
+    this.indexBuilt(stats?.numIndexedRows ?? 0);
   }
 
   /** Moves to the latest version (another process's writes); true when it changed. */

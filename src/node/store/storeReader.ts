@@ -23,6 +23,9 @@ export interface ChunkCandidate {
 /** What decides whether a chunk row is of its document's current generation. */
 type LiveCheckRow = { document_id: string; generation: string };
 
+/** A main-index full-text hit as a query returns it (result columns only when asked for). */
+type FullTextRow = StoredChunkFields & { _score: number };
+
 export interface StoreStats {
   documents: number;
   chunks: number;
@@ -51,6 +54,8 @@ export class StoreReader {
    * be: a writer killed between its switch and its fold, or one still running. Those rows are flat-searched.
    */
   private mainIndexMissesRows: Promise<boolean> | undefined;
+  /** `mainIndexMissesRows` once it said yes: full-text queries then skip the round that guesses no. */
+  private mainIndexKnownToMissRows = false;
 
   constructor(tables: StoreTables, options: StoreReaderOptions) {
     this.tables = tables;
@@ -60,16 +65,18 @@ export class StoreReader {
   invalidate(): void {
     this.documentsCache = undefined;
     this.mainIndexMissesRows = undefined;
+    this.mainIndexKnownToMissRows = false;
   }
 
   /** This process rebuilt the main FTS index over every row: queries need not flat-search. */
   noteMainIndexComplete(): void {
     this.mainIndexMissesRows = Promise.resolve(false);
+    this.mainIndexKnownToMissRows = false;
   }
 
   private async flatSearchNeeded(): Promise<boolean> {
     this.mainIndexMissesRows ??= this.tables.chunks.indexStats(FULL_TEXT_INDEX_NAME).then(
-      (stats) => (stats?.numUnindexedRows ?? 0) > 0,
+      (stats) => (this.mainIndexKnownToMissRows = (stats?.numUnindexedRows ?? 0) > 0),
       () => false,
     );
     return this.mainIndexMissesRows;
@@ -202,12 +209,20 @@ export class StoreReader {
       return [];
     }
     await this.options.beforeFullTextQuery();
-    // Started now (it never rejects): the index statistics are read beside the documents.
+    // The index statistics, the documents and the main query's first round are read side by side (a fresh process,
+    // such as a one-shot `haiku search`, waited for each in turn): the round guesses that the main index covers
+    // every row, as it does unless another process left rows unindexed, and is run again when the statistics say not.
     const flat = this.flatSearchNeeded();
-    const states = await this.documentStates();
+    const statesRead = this.documentStates();
+    const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
+    const guessed = this.mainIndexKnownToMissRows ? undefined : this.mainFullTextRound(terms, limit, { where, withRows, flat: false });
+    guessed?.catch(() => undefined);
+    const [states, flatNeeded] = await Promise.all([statesRead, flat]);
     const isLive = (row: LiveCheckRow) => states.get(row.document_id)?.generation === row.generation;
-    const recent = await this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds });
-    const main = await this.mainFullTextCandidates(terms, limit, { isLive, allowed: allowedDocumentIds, withRows, flat: await flat });
+    const [recent, main] = await Promise.all([
+      this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds }),
+      this.mainFullTextCandidates(terms, limit, { isLive, where, withRows, flat: flatNeeded, firstRound: flatNeeded ? undefined : guessed }),
+    ]);
     if (recent.length === 0) {
       return main;
     }
@@ -234,29 +249,33 @@ export class StoreReader {
   private async mainFullTextCandidates(
     terms: string,
     limit: number,
-    options: { isLive: (row: LiveCheckRow) => boolean; allowed: ReadonlySet<string> | undefined; withRows: boolean; flat: boolean },
+    options: { isLive: (row: LiveCheckRow) => boolean; where: string | undefined; withRows: boolean; flat: boolean; firstRound?: Promise<FullTextRow[]> },
   ): Promise<ChunkCandidate[]> {
-    const { isLive, allowed, withRows } = options;
-    const where = allowed ? sqlIn('document_id', allowed) : undefined;
+    const { isLive, withRows } = options;
     let fetch = limit;
     // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
     // fetch more when that left us short, so `limit` is honoured.
     for (let attempt = 0; ; attempt++) {
-      let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] });
-      if (!options.flat) {
-        builder = builder.fastSearch();
-      }
-      if (where) {
-        builder = builder.where(where);
-      }
-      const columns = withRows ? [...CHUNK_RESULT_COLUMNS, '_score'] : ['id', 'document_id', 'generation', '_score'];
-      const rows = await plainRows<StoredChunkFields & { _score: number }>(builder.select(columns).limit(fetch));
+      const rows = attempt === 0 && options.firstRound ? await options.firstRound : await this.mainFullTextRound(terms, fetch, options);
       const live = rows.filter(isLive);
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: Number(row._score), row: withRows ? plainChunkFields(row) : undefined }));
       }
       fetch = fetch * 2 + (rows.length - live.length);
     }
+  }
+
+  /** One query of the main FTS index; `flat` also searches rows the index does not cover yet. */
+  private mainFullTextRound(terms: string, fetch: number, options: { where: string | undefined; withRows: boolean; flat: boolean }): Promise<FullTextRow[]> {
+    let builder = this.tables.chunks.query().fullTextSearch(terms, { columns: ['search_text'] });
+    if (!options.flat) {
+      builder = builder.fastSearch();
+    }
+    if (options.where) {
+      builder = builder.where(options.where);
+    }
+    const columns = options.withRows ? [...CHUNK_RESULT_COLUMNS, '_score'] : ['id', 'document_id', 'generation', '_score'];
+    return plainRows<FullTextRow>(builder.select(columns).limit(fetch));
   }
 
   /**
