@@ -33,12 +33,14 @@ export const STORE_TABLES = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTING
 export const FULL_TEXT_INDEX_NAME = 'search_text_idx';
 
 /**
- * Lance's file format for a new chunks table. LanceDB 0.31.0 decodes a vector column (a fixed-size list of floats) of
- * the legacy format ~4× faster than of its default (2.0): a flat scan of 100k × 384-d took 0.22 s against 1.0 s, and
- * every vector search before the resident cache loads is one (a one-shot `haiku search`'s always). The cost is
- * ~1 ms more per full-text query fetching its rows (measured in `npm run bench`). Existing tables keep their format.
+ * Lance's file format for a new chunks table on the local disk. LanceDB 0.31.0 decodes a vector column (a fixed-size
+ * list of floats) of the legacy format ~4× faster than of its default (2.0): a flat scan of 100k × 384-d took 0.22 s
+ * against 1.0 s, and every vector search before the resident cache loads is one (a one-shot `haiku search`'s always).
+ * It costs ~1–2 ms more per full-text query fetching its rows. On object storage the default stays: the legacy
+ * format fetched rows in more requests (full-text p50 read straight from s3rver 136 ms against 46 ms). Existing
+ * tables keep their format.
  */
-const CHUNKS_DATA_STORAGE_VERSION = 'legacy';
+const LOCAL_CHUNKS_DATA_STORAGE_VERSION = 'legacy';
 
 /** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
 export function fullTextIndexConfig(): lancedb.Index {
@@ -235,7 +237,8 @@ export class StoreTables {
     const overwrite = { mode: 'overwrite' as const };
     await this.writeSettingsRow(this.currentSettings(rootsJson, dimensions));
     this.documents = await this.connection.createEmptyTable(DOCUMENTS_TABLE, documentsSchema(), overwrite);
-    this.chunks = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), { ...overwrite, storageOptions: { new_table_data_storage_version: CHUNKS_DATA_STORAGE_VERSION } });
+    const format = this.localTableFolder(CHUNKS_TABLE) === undefined ? {} : { storageOptions: { new_table_data_storage_version: LOCAL_CHUNKS_DATA_STORAGE_VERSION } };
+    this.chunks = await this.connection.createEmptyTable(CHUNKS_TABLE, chunksSchema(dimensions), { ...overwrite, ...format });
     this.vectorColumnWidth = dimensions;
     this.items = await this.connection.createEmptyTable(ITEMS_TABLE, itemsSchema(), overwrite);
     // Indexes on the empty tables: rows added later are searchable at once (flat search over the
@@ -335,7 +338,7 @@ export class StoreTables {
         if (!/Cannot add all-null columns to legacy/.test(errorMessage(error))) {
           throw error;
         }
-        // A legacy-format table (`CHUNKS_DATA_STORAGE_VERSION`) takes a computed column only, and stores a missing
+        // A legacy-format table (`LOCAL_CHUNKS_DATA_STORAGE_VERSION`) takes a computed column only, and stores a missing
         // vector as zeros: vector search skips those (`isMissingVector`).
         await this.chunks.addColumns([{ name: 'vector', valueSql: `arrow_cast(NULL, 'FixedSizeList(${wanted}, Float32)')` }]);
       }
