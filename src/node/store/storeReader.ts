@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
-import { lanceReason, plainChunkFields, plainDocumentState, plainRows } from './arrowRows';
+import { lanceReason, plainChunkFields, plainRows } from './arrowRows';
+import { DocumentStateMap } from './documentStateMap';
 import { fullTextQueryTerms } from './fullTextQuery';
 import type { RecentChunks } from './recentChunks';
 import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, recordedRowCounts, type DocumentState, type StoredChunkFields } from './schema';
@@ -90,12 +91,7 @@ export class StoreReader {
 
   async documentStates(): Promise<Map<string, DocumentState>> {
     if (!this.documentsCache) {
-      const rows = await plainRows<DocumentState>(this.tables.documents.query().select(DOCUMENT_SUMMARY_COLUMNS));
-      const cache = new Map<string, DocumentState>();
-      for (const row of rows) {
-        cache.set(row.id, plainDocumentState(row));
-      }
-      this.documentsCache = cache;
+      this.documentsCache = new DocumentStateMap(await this.tables.documents.query().select(DOCUMENT_SUMMARY_COLUMNS).toArrow());
     }
     return this.documentsCache;
   }
