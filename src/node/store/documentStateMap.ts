@@ -15,16 +15,20 @@ export class DocumentStateMap extends Map<string, DocumentState> {
   private readonly columns: ReadonlyMap<string, Vector>;
   /** Row of each document id (the last row of an id, as filling a Map row by row kept). */
   private readonly rowOf = new Map<string, number>();
+  /** The id column, decoded once (for `rowOf`, and for `fill`). */
+  private readonly ids: unknown[];
   private readonly rowCount: number;
   private filled = false;
   private madeOneByOne = 0;
+  /** The generation column, decoded on the first `generationOf` (liveness checks need nothing else). */
+  private generations: unknown[] | undefined;
 
   constructor(table: ArrowTable) {
     super();
     this.columns = new Map(table.schema.fields.map((field) => [field.name, table.getChild(field.name)!]));
     this.rowCount = table.numRows;
-    const ids = this.rowCount === 0 ? [] : columnValues(this.columns.get('id')!);
-    ids.forEach((id, row) => this.rowOf.set(String(id), row));
+    this.ids = this.rowCount === 0 ? [] : columnValues(this.columns.get('id')!);
+    this.ids.forEach((id, row) => this.rowOf.set(String(id), row));
   }
 
   override get(id: string): DocumentState | undefined {
@@ -44,6 +48,22 @@ export class DocumentStateMap extends Map<string, DocumentState> {
     const state = this.stateAt(row);
     super.set(id, state);
     return state;
+  }
+
+  /**
+   * A document's current generation, without making its state: a search checks the liveness of every hit of a
+   * common word (3,640 for "cells" on SciFact), and making all 5,183 states for that took 75–107 ms.
+   */
+  generationOf(id: string): string | undefined {
+    if (this.filled) {
+      return super.get(id)?.generation;
+    }
+    const row = this.rowOf.get(id);
+    if (row === undefined) {
+      return undefined;
+    }
+    this.generations ??= columnValues(this.columns.get('generation')!);
+    return String(this.generations[row]);
   }
 
   override has(id: string): boolean {
@@ -102,21 +122,31 @@ export class DocumentStateMap extends Map<string, DocumentState> {
     }
     const made = new Map(super.entries());
     super.clear();
-    const columns = [...this.columns].map(([name, vector]) => [name, columnValues(vector)] as const);
-    const ids = columns.find(([name]) => name === 'id')?.[1] ?? [];
+    const decoded = new Map([...this.columns].map(([name, vector]) => [name, name === 'id' ? this.ids : columnValues(vector)]));
     for (let row = 0; row < this.rowCount; row++) {
-      const id = String(ids[row]);
+      const id = String(this.ids[row]);
       if (super.has(id)) {
         continue;
       }
       // An id stored twice takes the place of its first row and the state of its last, as Map.set row by row did.
       const last = this.rowOf.get(id)!;
-      super.set(id, made.get(id) ?? plainDocumentState(Object.fromEntries(columns.map(([name, values]) => [name, values[last]])) as unknown as DocumentState));
+      super.set(id, made.get(id) ?? this.stateFrom((name) => decoded.get(name)![last]));
     }
     this.filled = true;
+    this.generations = undefined;
   }
 
   private stateAt(row: number): DocumentState {
-    return plainDocumentState(Object.fromEntries([...this.columns].map(([name, vector]) => [name, vector.get(row)])) as unknown as DocumentState);
+    return this.stateFrom((_, vector) => vector.get(row));
   }
+
+  /** A state from each column's value for one row (from decoded columns, or a single cell). */
+  private stateFrom(valueOf: (name: string, vector: Vector) => unknown): DocumentState {
+    return plainDocumentState(Object.fromEntries([...this.columns].map(([name, vector]) => [name, valueOf(name, vector)])) as unknown as DocumentState);
+  }
+}
+
+/** The current generation of a document in `states` (a plain map in tests and writers, a `DocumentStateMap` read). */
+export function currentGeneration(states: ReadonlyMap<string, DocumentState>, documentId: string): string | undefined {
+  return states instanceof DocumentStateMap ? states.generationOf(documentId) : states.get(documentId)?.generation;
 }

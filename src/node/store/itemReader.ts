@@ -5,6 +5,7 @@ import { columnValues, plainRows } from './arrowRows';
 import { ITEM_COLUMNS, parseJson, storedItem, type DocumentState, type ItemRow } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import type { StoreTables } from './storeTables';
+import { currentGeneration } from './documentStateMap';
 
 /**
  * Reads document items: whole documents with the chunk ids that reference each item (the sections view,
@@ -74,7 +75,7 @@ export class ItemReader {
       const rows = await plainRows<ItemRow>(this.tables.items.query().where(sqlIn('document_id', missing)).select(ITEM_COLUMNS));
       const byDocument = new Map<string, StoredItem[]>(missing.map((documentId) => [documentId, []]));
       for (const row of rows) {
-        if (states.get(row.document_id)?.generation === row.generation) {
+        if (currentGeneration(states, row.document_id) === row.generation) {
           byDocument.get(row.document_id)?.push(storedItem(row, []));
         }
       }
@@ -84,7 +85,7 @@ export class ItemReader {
     }
     for (const [documentId, [start, end]] of windows) {
       const cached = this.itemCache.get(documentId);
-      if (!cached || cached.generation !== states.get(documentId)?.generation) {
+      if (!cached || cached.generation !== currentGeneration(states, documentId)) {
         continue;
       }
       // Refresh its place in the least-recently-used order.
@@ -139,7 +140,7 @@ export class ItemReader {
       const [chunkIds, chunkDocuments, chunkGenerations, chunkOrders, chunkRefs] = ['id', 'document_id', 'generation', 'chunk_order', 'doc_item_refs'].map((name) => chunks.get(name) ?? []) as [string[], string[], string[], number[], string[]];
       const live: number[] = [];
       for (let index = 0; index < chunkIds.length; index++) {
-        if (states.get(chunkDocuments[index])?.generation === chunkGenerations[index]) {
+        if (currentGeneration(states, chunkDocuments[index]) === chunkGenerations[index]) {
           live.push(index);
         }
       }
@@ -180,7 +181,7 @@ export class ItemReader {
         await nextTurn();
       }
       const documentId = itemDocuments[index];
-      if (states.get(documentId)?.generation !== generations[index]) {
+      if (currentGeneration(states, documentId) !== generations[index]) {
         continue;
       }
       const row: ItemRow = {

@@ -84,7 +84,7 @@ export class RecentChunks {
    */
   private mainVersion = -1;
   private mainRows: number | undefined;
-  private readonly mainFrequencies = new Map<string, number>();
+  private readonly mainFrequencies = new Map<string, Promise<number>>();
   /** Side-index hits per word, kept until the side index is rebuilt (queries share many words). */
   private readonly pieceHits = new Map<string, Promise<Array<RecentRowState & ScoredHit>>>();
 
@@ -244,19 +244,17 @@ export class RecentChunks {
 
   /**
    * Live recent chunks matching the query, scored on the main index's scale (see the class comment); rows not
-   * yet in the side index are left out (another process's writes, until that writer rebuilds it).
+   * yet in the side index are left out (another process's writes, until that writer rebuilds it). `isLive`
+   * arrives when the documents are read: every query that does not need it is started before, so a fresh
+   * process (a one-shot `haiku search`) reads the side table while it waits for the documents.
    */
-  async candidates(query: string, options: { main: lancedb.Table; isLive: (row: RecentRowState) => boolean; allowedDocumentIds?: ReadonlySet<string> }): Promise<RecentHit[]> {
+  async candidates(query: string, options: { main: lancedb.Table; isLive: Promise<(row: RecentRowState) => boolean>; allowedDocumentIds?: ReadonlySet<string> }): Promise<RecentHit[]> {
     const table = await this.open();
     if (!table || this.indexedRows === 0) {
       return [];
     }
     const search = (text: string) =>
       plainRows<RecentRowState & { id: string; _score: number }>(table.query().fullTextSearch(text, { columns: ['search_text'] }).fastSearch().select(['id', 'document_id', 'generation', '_score']).limit(this.indexedRows));
-    const wanted = (hit: RecentRowState) => options.isLive(hit) && (!options.allowedDocumentIds || options.allowedDocumentIds.has(hit.document_id));
-    if (!(await search(query)).some(wanted)) {
-      return [];
-    }
     // Word by word, side by side: LanceDB runs the queries on its own threads.
     const pieces = singleTokenPieces(query);
     const searchPiece = (piece: string) => {
@@ -268,17 +266,31 @@ export class RecentChunks {
       }
       return hits;
     };
-    const [mainCount, piecesHits] = await Promise.all([this.mainIndexedRows(options.main), Promise.all(pieces.map(searchPiece))]);
-    const frequencies = await Promise.all(pieces.map((piece, index) => (piecesHits[index].some(wanted) ? this.mainFrequency(options.main, piece, mainCount, options.isLive) : 0)));
-    const distinct = await this.distinctTokens(pieces, piecesHits, search);
+    const mainCount = this.mainIndexedRows(options.main);
+    const piecesHits = Promise.all(pieces.map(searchPiece));
+    for (const pending of [mainCount, piecesHits]) {
+      pending.catch(() => undefined);
+    }
+    const [wholeHits, isLive] = await Promise.all([search(query), options.isLive]);
+    const wanted = (hit: RecentRowState) => isLive(hit) && (!options.allowedDocumentIds || options.allowedDocumentIds.has(hit.document_id));
+    if (!wholeHits.some(wanted)) {
+      return [];
+    }
+    const hitsByPiece = await piecesHits;
+    // Counted in the main index only for words with live hits here: a query left running would hold a one-shot
+    // process open after its answer.
+    const frequencies = Promise.all(hitsByPiece.map(async (hits, index) => (hits.some(wanted) ? this.mainFrequency(options.main, pieces[index], await mainCount, isLive) : 0)));
+    frequencies.catch(() => undefined);
+    const distinct = await this.distinctTokens(pieces, hitsByPiece, search);
+    const [mainIndexed, counts] = await Promise.all([mainCount, frequencies]);
     const scores = new Map<string, RecentHit>();
-    piecesHits.forEach((hits, index) => {
+    hitsByPiece.forEach((hits, index) => {
       const live = hits.filter(wanted);
       if (live.length === 0 || !distinct[index]) {
         return;
       }
       const recentInverse = bm25InverseDocumentFrequency(hits.length, this.indexedRows);
-      const foldedInverse = bm25InverseDocumentFrequency(frequencies[index] + hits.filter(options.isLive).length, mainCount + this.liveRows);
+      const foldedInverse = bm25InverseDocumentFrequency(counts[index] + hits.filter(isLive).length, mainIndexed + this.liveRows);
       for (const hit of live) {
         // The hit's score here is the IDF here times the word's term-frequency weight in the chunk.
         const weight = Number(hit._score) / recentInverse;
@@ -335,14 +347,19 @@ export class RecentChunks {
    * How many indexed main rows of current generations hold the word: rows a fold would keep (superseded versions
    * of the recent documents are deleted by then). One single-token query, cached for the main table's version.
    */
-  private async mainFrequency(main: lancedb.Table, piece: string, mainCount: number, isLive: (row: RecentRowState) => boolean): Promise<number> {
+  private mainFrequency(main: lancedb.Table, piece: string, mainCount: number, isLive: (row: RecentRowState) => boolean): Promise<number> {
     const cached = this.mainFrequencies.get(piece);
     if (cached !== undefined) {
       return cached;
     }
-    const hits = mainCount === 0 ? [] : await plainRows<RecentRowState>(main.query().fullTextSearch(piece, { columns: ['search_text'] }).fastSearch().select(['document_id', 'generation']).limit(mainCount));
-    const frequency = hits.filter(isLive).length;
+    const hits = mainCount === 0 ? Promise.resolve([]) : plainRows<RecentRowState>(main.query().fullTextSearch(piece, { columns: ['search_text'] }).fastSearch().select(['document_id', 'generation']).limit(mainCount));
+    const frequency = hits.then((rows) => rows.filter(isLive).length);
     this.mainFrequencies.set(piece, frequency);
+    frequency.catch(() => {
+      if (this.mainFrequencies.get(piece) === frequency) {
+        this.mainFrequencies.delete(piece);
+      }
+    });
     return frequency;
   }
 }

@@ -9,6 +9,7 @@ import { settleAll } from './settleAll';
 import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
 import type { StoreTestHooks } from './storeWriter';
+import { currentGeneration } from './documentStateMap';
 
 /**
  * Upkeep after writes: the FTS index built afresh when rows were added, compaction and version pruning, and
@@ -258,7 +259,7 @@ export class StoreMaintenance {
     }
     if (this.recent.stale) {
       const states = await this.documentStates();
-      await this.recent.refresh((row) => states.get(row.document_id)?.generation === row.generation);
+      await this.recent.refresh((row) => currentGeneration(states, row.document_id) === row.generation);
     }
   }
 
@@ -311,7 +312,7 @@ export class StoreMaintenance {
     const states = await this.documentStates();
     const byGeneration = new Map<string, string[]>();
     for (const id of documentIds) {
-      const generation = states.get(id)?.generation;
+      const generation = currentGeneration(states, id);
       if (generation) {
         byGeneration.set(generation, [...(byGeneration.get(generation) ?? []), id]);
       }
@@ -353,7 +354,7 @@ export class StoreMaintenance {
       for (const row of rows) {
         const documentId = String(row.document_id);
         const generation = String(row.generation);
-        if (states.get(documentId)?.generation !== generation && (this.queue.exclusive || generationAgeMs(generation) > UNLEASED_SWEEP_MIN_AGE_MS)) {
+        if (currentGeneration(states, documentId) !== generation && (this.queue.exclusive || generationAgeMs(generation) > UNLEASED_SWEEP_MIN_AGE_MS)) {
           const set = stale.get(documentId) ?? new Set<string>();
           set.add(generation);
           stale.set(documentId, set);

@@ -4,7 +4,7 @@ import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
 import { lanceReason, plainChunkFields, plainRows } from './arrowRows';
-import { DocumentStateMap } from './documentStateMap';
+import { currentGeneration, DocumentStateMap } from './documentStateMap';
 import { fullTextQueryTerms } from './fullTextQuery';
 import type { RecentChunks } from './recentChunks';
 import { CHUNK_RESULT_COLUMNS, chunkRecord, DOCUMENT_SUMMARY_COLUMNS, documentSummary, recordedRowCounts, type DocumentState, type StoredChunkFields } from './schema';
@@ -171,7 +171,7 @@ export class StoreReader {
     const states = await this.documentStates();
     const rows = await plainRows<StoredChunkFields>(this.tables.chunks.query().where(sqlIn('id', ids)).select(CHUNK_RESULT_COLUMNS));
     for (const row of rows) {
-      if (states.get(row.document_id)?.generation === row.generation) {
+      if (currentGeneration(states, row.document_id) === row.generation) {
         result.set(row.id, plainChunkFields(row));
       }
     }
@@ -205,19 +205,22 @@ export class StoreReader {
       return [];
     }
     await this.options.beforeFullTextQuery();
-    // The index statistics, the documents and the main query's first round are read side by side (a fresh process,
-    // such as a one-shot `haiku search`, waited for each in turn): the round guesses that the main index covers
-    // every row, as it does unless another process left rows unindexed, and is run again when the statistics say not.
+    // The index statistics, the documents, the main query's first round and the side table's queries are read side
+    // by side (a fresh process, such as a one-shot `haiku search`, waited for each in turn): the round guesses that
+    // the main index covers every row, as it does unless another process left rows unindexed, and is run again, with
+    // the flat search, as soon as the statistics say not; only the liveness checks wait for the documents.
     const flat = this.flatSearchNeeded();
     const statesRead = this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
     const guessed = this.mainIndexKnownToMissRows ? undefined : this.mainFullTextRound(terms, limit, { where, withRows, flat: false });
-    guessed?.catch(() => undefined);
-    const [states, flatNeeded] = await Promise.all([statesRead, flat]);
-    const isLive = (row: LiveCheckRow) => states.get(row.document_id)?.generation === row.generation;
+    const firstRound = flat.then((needed) => (needed || !guessed ? this.mainFullTextRound(terms, limit, { where, withRows, flat: needed }) : guessed));
+    const isLive = statesRead.then((states) => (row: LiveCheckRow) => currentGeneration(states, row.document_id) === row.generation);
+    for (const pending of [guessed, firstRound, isLive]) {
+      pending?.catch(() => undefined);
+    }
     const [recent, main] = await Promise.all([
       this.options.recent.candidates(terms, { main: this.tables.chunks, isLive, allowedDocumentIds }),
-      this.mainFullTextCandidates(terms, limit, { isLive, where, withRows, flat: flatNeeded, firstRound: flatNeeded ? undefined : guessed }),
+      Promise.all([isLive, flat]).then(([live, needed]) => this.mainFullTextCandidates(terms, limit, { isLive: live, where, withRows, flat: needed, firstRound })),
     ]);
     if (recent.length === 0) {
       return main;
@@ -290,7 +293,7 @@ export class StoreReader {
     const liveDocuments = async (table: StoreTables['chunks']): Promise<Set<string>> => {
       const query = table.query().select(['document_id', 'generation']);
       const rows = await plainRows<{ document_id: string; generation: string }>(where ? query.where(where) : query);
-      return new Set(rows.filter((row) => states.get(String(row.document_id))?.generation === String(row.generation)).map((row) => String(row.document_id)));
+      return new Set(rows.filter((row) => currentGeneration(states, String(row.document_id)) === String(row.generation)).map((row) => String(row.document_id)));
     };
     const [withChunks, withItems] = await Promise.all([liveDocuments(this.tables.chunks), liveDocuments(this.tables.items)]);
     const damaged = new Set<string>();

@@ -5,6 +5,7 @@ import { ResidentRows } from './residentRows';
 import type { ChunkCandidate } from './storeReader';
 import type { StoreTables } from './storeTables';
 import { VectorCache } from './vectorCache';
+import { currentGeneration } from './documentStateMap';
 
 type VectorCacheState =
   | { kind: 'unloaded' }
@@ -121,23 +122,30 @@ export class VectorSearch {
 
   /** Nearest chunks by LanceDB's brute-force scan, live rows only. */
   private async scannedCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
-    const states = await this.documentStates();
+    // The scan starts beside the documents read (a fresh process's first vector search waited for it).
+    const statesRead = this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
-    let fetch = limit;
-    for (let attempt = 0; ; attempt++) {
+    const scan = (fetch: number) => {
       let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot');
       if (where) {
         builder = builder.where(where);
       }
-      const rows = await plainRows<{ id: string; document_id: string; generation: string; vector: { toArray(): Float32Array } | null; _distance: number }>(
+      return plainRows<{ id: string; document_id: string; generation: string; vector: { toArray(): Float32Array } | null; _distance: number }>(
         builder.select(['id', 'document_id', 'generation', 'vector', '_distance']).limit(fetch),
       );
-      const live = rows.filter((row) => states.get(row.document_id)?.generation === row.generation && !isMissingVector(row.vector?.toArray()));
+    };
+    let fetch = limit;
+    let scanned = scan(fetch);
+    const [states] = await Promise.all([statesRead, scanned]);
+    for (let attempt = 0; ; attempt++) {
+      const rows = await scanned;
+      const live = rows.filter((row) => currentGeneration(states, row.document_id) === row.generation && !isMissingVector(row.vector?.toArray()));
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         // Lance's dot distance is 1 − a·b.
         return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance) }));
       }
       fetch = fetch * 2 + (rows.length - live.length);
+      scanned = scan(fetch);
     }
   }
 
@@ -194,9 +202,11 @@ export class VectorSearch {
     const column = (name: string) => table.getChild(name)!;
     const columns = Object.fromEntries((withRows ? CHUNK_RESULT_COLUMNS : ['id', 'document_id', 'generation']).map((name) => [name, column(name)]));
     const vectors = column('vector');
-    for (let row = 0; row < table.numRows; row++) {
+    // Arrow's `numRows` sums the batches' lengths on every read: read once.
+    const loadedRows = table.numRows;
+    for (let row = 0; row < loadedRows; row++) {
       const documentId = String(columns.document_id.get(row));
-      if (states.get(documentId)?.generation !== String(columns.generation.get(row))) {
+      if (currentGeneration(states, documentId) !== String(columns.generation.get(row))) {
         continue;
       }
       const vector = (vectors.get(row) as { toArray(): Float32Array } | null)?.toArray();

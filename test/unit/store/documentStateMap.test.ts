@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Float64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { plainDocumentState, rowsFromColumns } from '../../../src/node/store/arrowRows';
-import { DocumentStateMap } from '../../../src/node/store/documentStateMap';
+import { currentGeneration, DocumentStateMap } from '../../../src/node/store/documentStateMap';
 import { DOCUMENT_SUMMARY_COLUMNS, type DocumentState } from '../../../src/node/store/schema';
 
 /** Documents-table rows as a query of DOCUMENT_SUMMARY_COLUMNS returns them, in one record batch per group. */
@@ -106,5 +106,27 @@ describe('Document states made on demand', () => {
     assert.equal(empty.size, 0);
     assert.equal(empty.get('a'), undefined);
     assert.deepEqual([...empty], []);
+  });
+
+  it('gives current generations without making states, before and after writes, as a plain map does', () => {
+    const reference = eagerStates(table);
+    const states = new DocumentStateMap(table);
+    const ids = ['a', 'b', 'dup', 'c', 'd', 'missing'];
+    const generations = (map: Map<string, DocumentState>) => ids.map((id) => currentGeneration(map, id));
+    assert.deepEqual(generations(states), generations(reference));
+    assert.deepEqual(generations(states), ['g1', 'g1', 'new', 'g2', 'g3', undefined], 'an id stored twice: its last row\'s generation');
+    assert.equal(states.generationOf('dup'), 'new');
+    for (const map of [reference, states] as Array<Map<string, DocumentState>>) {
+      map.set('b', { ...map.get('b')!, generation: 'g9' });
+      map.delete('c');
+    }
+    assert.deepEqual(generations(states), generations(reference), 'after a write');
+    assert.deepEqual(generations(states), ['g1', 'g9', 'new', undefined, 'g3', undefined]);
+    const fresh = new DocumentStateMap(table);
+    const expected = generations(eagerStates(table));
+    for (let lookup = 0; lookup < 1000; lookup++) {
+      assert.equal(fresh.generationOf(ids[lookup % ids.length]), expected[lookup % ids.length]);
+    }
+    assert.deepEqual([...fresh], [...eagerStates(table)], 'lookups of generations leave the map as it was');
   });
 });
