@@ -248,14 +248,14 @@ export class StoreReader {
   private async mainFullTextCandidates(
     terms: string,
     limit: number,
-    options: { isLive: (row: LiveCheckRow) => boolean; where: string | undefined; withRows: boolean; flat: boolean; firstRound?: Promise<FullTextRow[]> },
+    options: { isLive: (row: LiveCheckRow) => boolean; where: string | undefined; withRows: boolean; flat: boolean; firstRound: Promise<FullTextRow[]> },
   ): Promise<ChunkCandidate[]> {
     const { isLive, withRows } = options;
     let fetch = limit;
     // Rows of a superseded generation may sit in the table for a moment (or after a crash); skip them and
     // fetch more when that left us short, so `limit` is honoured.
     for (let attempt = 0; ; attempt++) {
-      const rows = attempt === 0 && options.firstRound ? await options.firstRound : await this.mainFullTextRound(terms, fetch, options);
+      const rows = await (attempt === 0 ? options.firstRound : this.mainFullTextRound(terms, fetch, options));
       const live = rows.filter(isLive);
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: Number(row._score), row: withRows ? plainChunkFields(row) : undefined }));
