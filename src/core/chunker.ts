@@ -81,6 +81,7 @@ export function chunkDocumentInParts(document: { id: string; items: readonly Ite
 
 /** A big document's chunks, made in order as they are taken. */
 export interface ChunksInParts {
+  /** Chunks in all, those already made (`chunkItemsAsTheyCome`'s `ready`) included. */
   count: number;
   truncated: boolean;
   /** The next chunks, at least one while any is left, up to about `maxChars` of text; none at the end. */
@@ -89,11 +90,21 @@ export interface ChunksInParts {
 
 /**
  * `chunkDocumentInParts` over items given a few at a time, in order (`add`), so that a caller can chunk a part of
- * the items while the part before is written; `finish` once every item was given.
+ * the items while the part before is written. `ready` makes the chunks already complete (their items all given), so
+ * they can go with the items part that completed them; `finish`, once every item was given, makes the rest.
  */
-export function chunkItemsAsTheyCome(documentId: string, options?: ChunkOptions): { add(items: readonly ItemSource[]): void; finish(): ChunksInParts } {
+export function chunkItemsAsTheyCome(documentId: string, options?: ChunkOptions): { add(items: readonly ItemSource[]): void; ready(): Chunk[]; finish(): ChunksInParts } {
   const maxChunks = options?.maxChunks ?? MAX_DOCUMENT_CHUNKS;
   const builder = new ChunkBuilder(options?.maxTokens ?? CHUNK_MAX_TOKENS);
+  const maker = new ChunkMaker(documentId);
+  const drafts = builder.drafts;
+  let next = 0;
+  /** Makes the next chunk: made is made, so the draft (and the items only it still holds) can go. */
+  const makeNext = (): Chunk => {
+    const chunk = maker.make(drafts[next]);
+    drafts[next++] = undefined as unknown as DraftChunk;
+    return chunk;
+  };
   return {
     add(items: readonly ItemSource[]): void {
       for (const item of items) {
@@ -104,15 +115,17 @@ export function chunkItemsAsTheyCome(documentId: string, options?: ChunkOptions)
         builder.add(item);
       }
     },
-    finish(): ChunksInParts {
-      let drafts = builder.finish();
-      const truncated = drafts.length > maxChunks;
-      if (truncated) {
-        drafts = drafts.slice(0, maxChunks);
+    ready(): Chunk[] {
+      const chunks: Chunk[] = [];
+      while (next < Math.min(drafts.length, maxChunks)) {
+        chunks.push(makeNext());
       }
-      const maker = new ChunkMaker(documentId);
-      const count = drafts.length;
-      let next = 0;
+      return chunks;
+    },
+    finish(): ChunksInParts {
+      builder.finish();
+      const truncated = drafts.length > maxChunks;
+      const count = Math.min(drafts.length, maxChunks);
       return {
         count,
         truncated,
@@ -120,9 +133,7 @@ export function chunkItemsAsTheyCome(documentId: string, options?: ChunkOptions)
           const chunks: Chunk[] = [];
           let chars = 0;
           while (next < count && (chunks.length === 0 || chars < maxChars)) {
-            const chunk = maker.make(drafts[next]);
-            // Made is made: the draft (and the items only it still holds) can go.
-            drafts[next++] = undefined as unknown as DraftChunk;
+            const chunk = makeNext();
             chars += chunk.content.length + chunk.searchText.length;
             chunks.push(chunk);
           }
@@ -241,7 +252,8 @@ interface DraftChunk {
 }
 
 class ChunkBuilder {
-  private readonly drafts: DraftChunk[] = [];
+  /** Finished drafts, in order: one is never changed once here (`chunkItemsAsTheyCome` makes chunks of them early). */
+  readonly drafts: DraftChunk[] = [];
   private trail: HeadingEntry[] = [];
   /** Headers (and text-less items) waiting for the first content of their section. */
   private pending: ItemSource[] = [];

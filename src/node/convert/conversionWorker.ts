@@ -9,6 +9,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { CONVERSION_PART_CHARS, CONVERSION_PARTS_MIN_CHARS, CONVERSION_PARTS_MIN_ITEMS, CONVERSION_PARTS_PER_COLLECTION } from '../../core/limits';
+import type { Chunk } from '../../core/model/chunk';
 import type { DocumentItem, HaikuDocument } from '../../core/model/document';
 import { serializeError, type PoolToWorkerMessage, type PartOnTheWire, type WorkerToPoolMessage } from './conversionProtocol';
 import { loadDocument } from './convertFile';
@@ -57,7 +58,9 @@ function isBig(document: HaikuDocument): boolean {
 
 /**
  * The document without its items first (the caller starts its write), then its items in parts of about
- * `CONVERSION_PART_CHARS`, each chunked here while the caller writes it, then the chunks in parts, made as they go.
+ * `CONVERSION_PART_CHARS`, each chunked here while the caller writes it. The chunks an items part completed go with
+ * the next items part (their items are then all sent), so the caller's writing of items and the chunking here overlap
+ * from the first part to the last; the chunks left at the end follow in parts of their own, made as they go.
  * A part is sent when the last was taken and dropped here once chunked or sent, so the document exists about once in
  * the process instead of three times.
  */
@@ -71,19 +74,25 @@ async function sendInParts(jobId: number, document: HaikuDocument): Promise<void
   document.items = [];
   collectGarbage();
   const chunking = chunkItemsAsTheyCome(document.id);
+  let completed: Chunk[] = [];
   while (items.length > 0) {
     const part = items.splice(0, partLength(items, itemChars));
-    const taken = sendPart(jobId, { items: part, chunks: [] });
+    const taken = sendPart(jobId, { items: part, chunks: completed.map(withoutSearchText) });
     chunking.add(part);
+    completed = chunking.ready();
     await taken;
   }
   const chunks = chunking.finish();
   warnIfTruncated(document, chunks);
-  for (let part = chunks.take(CONVERSION_PART_CHARS); part.length > 0; part = chunks.take(CONVERSION_PART_CHARS)) {
-    // The search text is the headings and the content again: the pool makes it anew instead of receiving a copy.
-    await sendPart(jobId, { items: [], chunks: part.map(({ searchText: _searchText, ...chunk }) => chunk) });
+  for (let part = [...completed, ...chunks.take(CONVERSION_PART_CHARS)]; part.length > 0; part = chunks.take(CONVERSION_PART_CHARS)) {
+    await sendPart(jobId, { items: [], chunks: part.map(withoutSearchText) });
   }
   send({ type: 'parts-end', jobId, warnings: document.warnings.slice(warningsBefore), content }, [content.buffer]);
+}
+
+/** The search text is the headings and the content again: the pool makes it anew instead of receiving a copy. */
+function withoutSearchText({ searchText: _searchText, ...chunk }: Chunk): Omit<Chunk, 'searchText'> {
+  return chunk;
 }
 
 /** Parts sent since the last full collection. */

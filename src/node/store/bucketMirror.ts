@@ -3,8 +3,10 @@
  * (`haiku mcp --read-only`, `remote-readonly`, a one-shot search) otherwise makes ~40 range requests per full-text query
  * and pays the bucket's first-byte latency on each; from the mirror a query reads local files.
  *
- * Sync (at open, unless a sync ended within the reader's version-check interval; then on each version check): one LIST
- * of the index's prefix (pages of 1,000 keys), then every object whose ETag differs from the mirrored one is fetched,
+ * Sync (at open, unless a sync ended within the reader's version-check interval; then on each version check): one
+ * small listing per table, side by side, asks whether its version manifests are still the mirrored ones
+ * (`versionsUnchanged`); if not, one LIST of the index's prefix (pages of 1,000 keys), then every object whose ETag
+ * differs from the mirrored one is fetched,
  * data before manifests, so a local reader never sees a version whose files are missing. Lance's data, index, deletion and transaction files have fresh UUID names and never change; only
  * `_versions/<N>.manifest` is written anew when a table is dropped and created again, and the ETag comparison replaces it.
  * Manifests the bucket no longer lists are removed at once (the newest manifest present is the version LanceDB opens);
@@ -97,6 +99,11 @@ export function bucketCacheFolder(environment: Readonly<Record<string, string | 
 /** True for a version manifest: fetched after every other file of a sync. */
 function isManifest(key: string): boolean {
   return /(^|\/)_versions\/[^/]+\.manifest$/.test(key) || key.endsWith('_latest.manifest');
+}
+
+/** A listed key the mirror may hold: below the prefix, not the lease or a probe (`.haiku-…`), no `..` or empty part. */
+function isSafeRelativeKey(relative: string): boolean {
+  return relative !== '' && !relative.startsWith('.') && !relative.includes('\\') && !relative.split('/').some((part) => part === '..' || part === '.' || part === '');
 }
 
 /** ETags as a listing sends them (`&quot;…&quot;`) and as headers do (`"…"`) compare equal. */
@@ -198,7 +205,11 @@ export class BucketMirror {
     throwIfAborted(abortSignal, 'Syncing the bucket cache');
     this.stats.syncs++;
     const requestsBefore = this.stats.requests;
-    const listed = await this.listAll(abortSignal);
+    if (await this.versionsUnchanged(abortSignal)) {
+      this.recordSync();
+      return { changed: false, downloadedFiles: 0, downloadedBytes: 0, removedFiles: 0, requests: this.stats.requests - requestsBefore };
+    }
+    const listed = await this.list('', abortSignal);
     const totalBytes = listed.reduce((sum, object) => sum + object.size, 0);
     if (totalBytes > this.maxBytes) {
       throw new HaikuError(
@@ -236,13 +247,41 @@ export class BucketMirror {
       }
     }
     this.unlisted = stillUnlisted;
+    this.recordSync();
+    this.stats.downloadedFiles += downloaded.files;
+    this.stats.downloadedBytes += downloaded.bytes;
+    return { changed: downloaded.files > 0 || removedFiles > 0, downloadedFiles: downloaded.files, downloadedBytes: downloaded.bytes, removedFiles, requests: this.stats.requests - requestsBefore };
+  }
+
+  /**
+   * Whether each mirrored table's version manifests are still the mirrored ones, asked with one small listing per table
+   * (its `_versions/`), side by side, instead of one listing of every key. Every Lance commit writes a new manifest and
+   * its data, index and deletion files have fresh names, so unchanged manifests mean unchanged tables; a table dropped
+   * lists none. A table the mirror lacks comes only with writes to the mirrored ones (the recent-chunks table holds
+   * copies of rows added to the chunks; a new layout changes the settings row). With the bench's latency proxy, the
+   * one listing of SciFact's index took 75 ms, most of it s3rver reading every object's metadata. Not asked of an
+   * empty mirror, or while files the last listing missed wait to be removed (only a whole listing removes them).
+   */
+  private async versionsUnchanged(abortSignal: AbortSignal | undefined): Promise<boolean> {
+    const mirrored = Object.keys(this.index);
+    const tables = [...new Set(mirrored.filter((key) => key.includes('/')).map((key) => key.slice(0, key.indexOf('/') + 1)))];
+    if (tables.length === 0 || this.unlisted.size > 0 || mirrored.some((key) => !key.includes('/'))) {
+      return false;
+    }
+    const listings = await Promise.all(tables.map((table) => this.list(`${table}_versions/`, abortSignal)));
+    return tables.every((table, index) => {
+      const mirroredManifests = mirrored.filter((key) => key.startsWith(`${table}_versions/`));
+      const listed = listings[index];
+      return listed.length === mirroredManifests.length && listed.every((object) => this.index[object.key]?.etag === object.etag && fs.existsSync(this.localPath(object.key)));
+    });
+  }
+
+  /** Saves the mirror's index and when this sync ended (its time is the mirror's last use), then keeps the cache bound. */
+  private recordSync(): void {
     writeAtomically(path.join(this.folder, MIRROR_INDEX_FILE), JSON.stringify(this.index));
     const record: MirrorSyncRecord = { syncedAtMs: Date.now(), credentials: this.credentials };
     writeAtomically(path.join(this.folder, MIRROR_SYNCED_FILE), JSON.stringify(record));
     this.evictOtherMirrors();
-    this.stats.downloadedFiles += downloaded.files;
-    this.stats.downloadedBytes += downloaded.bytes;
-    return { changed: downloaded.files > 0 || removedFiles > 0, downloadedFiles: downloaded.files, downloadedBytes: downloaded.bytes, removedFiles, requests: this.stats.requests - requestsBefore };
   }
 
   /** Removes other mirrors in the cache root, least recently synced first, while all of them hold more than the bound. */
@@ -271,10 +310,11 @@ export class BucketMirror {
     }
   }
 
-  /** Every object under the prefix (keys relative to it), page by page; the writer lease and probes (`.haiku-…`) left out. */
-  private async listAll(abortSignal: AbortSignal | undefined): Promise<ListedObject[]> {
+  /** The objects under `within` (below the index's prefix; keys relative to it), page by page; the writer lease and probes (`.haiku-…`) left out. */
+  private async list(within: string, abortSignal: AbortSignal | undefined): Promise<ListedObject[]> {
     const objects: ListedObject[] = [];
-    const prefix = this.prefix ? `${this.prefix}/` : '';
+    const base = this.prefix ? `${this.prefix}/` : '';
+    const prefix = `${base}${within}`;
     let token: string | undefined;
     do {
       const query = new URLSearchParams({ 'list-type': '2', prefix });
@@ -288,8 +328,8 @@ export class BucketMirror {
       }
       for (const entry of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
         const key = decodeXml(/<Key>([\s\S]*?)<\/Key>/.exec(entry[1])?.[1] ?? '');
-        const relative = key.slice(prefix.length);
-        if (!key.startsWith(prefix) || relative === '' || relative.startsWith('.') || relative.includes('\\') || relative.split('/').some((part) => part === '..' || part === '.' || part === '')) {
+        const relative = key.slice(base.length);
+        if (!key.startsWith(prefix) || !isSafeRelativeKey(relative)) {
           continue;
         }
         objects.push({ key: relative, etag: normalizeEtag(/<ETag>([\s\S]*?)<\/ETag>/.exec(entry[1])?.[1]), size: Number(/<Size>(\d+)<\/Size>/.exec(entry[1])?.[1] ?? 0) });

@@ -28,7 +28,8 @@ export interface DocumentWrite {
 
 /**
  * A big document whose items and chunks come in parts (`StoreWriter.writeDocumentInParts`): `document.items` is
- * empty, every item comes before the first chunk, and `document.warnings` is complete once the parts are read.
+ * empty, a chunk's items come in its part or an earlier one, and `document.warnings` is complete once the parts are
+ * read.
  */
 export interface DocumentPartsWrite {
   document: HaikuDocument;
@@ -65,6 +66,8 @@ export interface StoreTestHooks {
   afterTablesDropped?: () => void | Promise<void>;
   /** Called by a vector-width `reset()` after the settings take the new embedder, before the vector column is swapped. */
   afterVectorSettings?: () => void | Promise<void>;
+  /** Arrow bytes per commit of a document written in parts, instead of `ADD_COMMIT_MAX_BYTES` (many commits from a small file). */
+  addCommitMaxBytes?: number;
 }
 
 /**
@@ -179,13 +182,14 @@ export class StoreWriter {
       const states = await reader.documentStates();
       const generation = newGeneration();
       const vectorDimensions = tables.settings?.embedder_dimensions;
-      // Chunks name their items by ref; every item comes before the first chunk.
+      // Chunks name their items by ref; a chunk's items come in its part (set first below) or an earlier one.
       const positionByRef = new Map<string, number>();
       let chunkCount = 0;
       let itemCount = 0;
       let documentRows: DocumentRow[];
-      const chunkAppender = new TableAppender(tables.chunks);
-      const itemAppender = new TableAppender(tables.items);
+      const commitBytes = this.parts.testHooks.addCommitMaxBytes;
+      const chunkAppender = new TableAppender(tables.chunks, commitBytes);
+      const itemAppender = new TableAppender(tables.items, commitBytes);
       try {
         for await (const part of entry.parts) {
           throwIfAborted(options.abortSignal, 'Indexing');
@@ -206,6 +210,8 @@ export class StoreWriter {
         await this.parts.testHooks.beforeDocumentSwitch?.();
         await this.switchDocuments(documentRows, states.has(document.id) ? 1 : 0);
       } catch (error) {
+        // A commit may still be in flight (a part failed while the last one was written): none outlives this step.
+        await settleAll([chunkAppender.settled(), itemAppender.settled()]);
         maintenance.noteOrphansPossible();
         throw error;
       }
@@ -328,7 +334,12 @@ export class StoreWriter {
  */
 async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown>>): Promise<void> {
   const appender = new TableAppender(table);
-  await appender.append(rows);
+  try {
+    await appender.append(rows);
+  } catch (error) {
+    await appender.settled();
+    throw error;
+  }
   await appender.flush();
 }
 
@@ -344,8 +355,16 @@ async function addInSlices(table: LanceTable, rows: Array<Record<string, unknown
 class TableAppender {
   private slices: Array<ReturnType<typeof makeArrowTable>> = [];
   private bytes = 0;
+  /**
+   * The commit in flight: the next slices are made while LanceDB writes it (a 44 MB file's worker waited ~4 s for
+   * its caller when each commit held the caller up), and the next commit waits for it, so one is in flight at most.
+   */
+  private committing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly table: LanceTable) {}
+  constructor(
+    private readonly table: LanceTable,
+    private readonly commitBytes = ADD_COMMIT_MAX_BYTES,
+  ) {}
 
   async append(rows: Array<Record<string, unknown>>): Promise<void> {
     const schema = await tableSchema(this.table);
@@ -362,24 +381,40 @@ class TableAppender {
         continue;
       }
       if (this.slices.length > 0 && columnNames(arrow) !== columnNames(this.slices[0])) {
-        await this.flush();
+        await this.startCommit();
       }
       this.slices.push(arrow);
       this.bytes += arrow.batches.reduce((sum, batch) => sum + batch.data.byteLength, 0);
-      if (this.bytes >= ADD_COMMIT_MAX_BYTES) {
-        await this.flush();
+      if (this.bytes >= this.commitBytes) {
+        await this.startCommit();
       }
     }
   }
 
-  /** Commits what was appended since the last commit. */
+  /** Commits what was appended since the last commit; resolves when every commit of this appender is written. */
   async flush(): Promise<void> {
+    await this.startCommit();
+    await this.committing;
+  }
+
+  /**
+   * Waits for the commit in flight, then starts one of what was appended since. A failed commit rejects here or in
+   * `flush`, never unhandled; callers that stop early settle the one in flight with `settled`.
+   */
+  private async startCommit(): Promise<void> {
+    await this.committing;
     const part = this.slices;
     this.slices = [];
     this.bytes = 0;
     if (part.length > 0) {
-      await addArrowTable(this.table, part.length === 1 ? part[0] : part[0].concat(...part.slice(1)));
+      this.committing = addArrowTable(this.table, part.length === 1 ? part[0] : part[0].concat(...part.slice(1)));
+      this.committing.catch(() => undefined);
     }
+  }
+
+  /** Resolves once no commit of this appender is in flight, whether it succeeded or not. */
+  settled(): Promise<void> {
+    return this.committing.catch(() => undefined);
   }
 }
 

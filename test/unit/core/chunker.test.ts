@@ -1,8 +1,9 @@
 import * as assert from 'node:assert';
-import { chunkDocument, chunkDocumentInParts, chunkDocumentWithinLimit, countChunkTokens } from '../../../src/core/chunker';
+import { chunkDocument, chunkDocumentInParts, chunkDocumentWithinLimit, chunkItemsAsTheyCome, countChunkTokens } from '../../../src/core/chunker';
 import { stableHash } from '../../../src/core/hash';
 import { unionSourceRanges } from '../../../src/core/sourceRanges';
 import { CHUNK_MAX_TOKENS } from '../../../src/core/limits';
+import type { Chunk } from '../../../src/core/model/chunk';
 import type { DocumentItem, ItemLabel } from '../../../src/core/model/document';
 
 /** Builds items in reading order; `#/texts/N`-style refs per label family. */
@@ -252,5 +253,42 @@ describe('chunkDocument', () => {
     const cut = chunkDocumentInParts(document, { maxChunks: 7 });
     assert.strictEqual(cut.truncated, true);
     assert.deepStrictEqual(cut.take(Number.MAX_SAFE_INTEGER), whole.slice(0, 7));
+  });
+
+  it('makes the chunks completed so far as items come, the same chunks in the same order as one pass, truncation included', () => {
+    const specs: Array<[ItemLabel, string, number?]> = [['title', 'Handbook', 0]];
+    for (let section = 1; section <= 60; section++) {
+      specs.push(['section_header', section % 5 === 0 ? 'Repeated' : `Section ${section}`, 2 + (section % 2)]);
+      // Long paragraphs split over several chunks; the last of a section stays open until the next heading.
+      specs.push(['paragraph', section % 5 === 0 ? 'The same words again.' : `Words of section ${section}. `.repeat(1 + ((section * 37) % 300))]);
+      if (section % 7 === 0) {
+        specs.push(['list_item', `A point of section ${section}.`, 0]);
+      }
+    }
+    const items = documentOf(specs);
+    for (const maxChunks of [Number.MAX_SAFE_INTEGER, 9]) {
+      const whole = chunkDocumentWithinLimit({ id: 'doc', items }, { maxChunks });
+      for (const partLength of [1, 3, 17, items.length]) {
+        const chunking = chunkItemsAsTheyCome('doc', { maxChunks });
+        const made: Chunk[] = [];
+        let earlyParts = 0;
+        for (let start = 0; start < items.length; start += partLength) {
+          chunking.add(items.slice(start, start + partLength));
+          const ready = chunking.ready();
+          earlyParts += ready.length > 0 ? 1 : 0;
+          made.push(...ready);
+        }
+        const rest = chunking.finish();
+        for (let part = rest.take(2_000); part.length > 0; part = rest.take(2_000)) {
+          made.push(...part);
+        }
+        assert.deepStrictEqual(made, whole.chunks, `parts of ${partLength} items, at most ${maxChunks} chunks`);
+        assert.strictEqual(rest.truncated, whole.truncated);
+        assert.strictEqual(rest.count, whole.chunks.length);
+        if (partLength < items.length && whole.chunks.length > 20) {
+          assert.ok(earlyParts > 1, `chunks came before the end (parts of ${partLength} items)`);
+        }
+      }
+    }
   });
 });

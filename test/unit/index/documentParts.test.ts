@@ -83,14 +83,22 @@ describe('big documents written in parts', function () {
     const items: DocumentItem[] = [];
     const chunks: Chunk[] = [];
     let partCount = 0;
+    let partsWithBoth = 0;
+    const refsSent = new Set<string>();
     for await (const part of prepared.parts) {
       partCount++;
-      // Every item comes before the first chunk (chunks name their items by ref).
-      assert.ok(part.items.length === 0 || chunks.length === 0, 'an item part after a chunk part');
       items.push(...part.items);
+      part.items.forEach((item) => refsSent.add(item.selfRef));
+      // A chunk's items came in its part or an earlier one (chunks name their items by ref).
+      for (const chunk of part.chunks) {
+        assert.ok(chunk.docItemRefs.every((ref) => refsSent.has(ref)), `chunk ${chunk.order} came before its items`);
+      }
       chunks.push(...part.chunks);
+      partsWithBoth += part.items.length > 0 && part.chunks.length > 0 ? 1 : 0;
     }
     assert.ok(partCount > 2, `${partCount} parts`);
+    // Chunks come along with the items that completed them, not all after the last item.
+    assert.ok(partsWithBoth > 0, 'no part held both items and chunks');
     assert.equal(prepared.document.content, whole.content);
     assert.deepEqual(items, whole.items);
     assert.deepEqual(chunks, chunkDocument({ id: whole.id, items: whole.items }));
@@ -161,6 +169,71 @@ describe('big documents written in parts', function () {
       assert.equal((await store.searchWith('zanzibarquuxsecond', { mode: 'fullText', limit: 1, rerank: false })).length, 1);
     } finally {
       await store.close();
+    }
+  });
+
+  it('make the next commit while one is written, and a commit that fails leaves the previous version whole with no write in flight', async () => {
+    const store = await openStore({ uri: path.join(workspace.path, 'index') });
+    const whole = await openStore({ uri: path.join(workspace.path, 'whole-index') });
+    // Small commits: the file's rows take many, each made while the one before is written.
+    store.testHooks.addCommitMaxBytes = 256 * 1024;
+    const native = (store as unknown as { tables: { chunks: { inner: { add(buffer: Buffer, mode: string): Promise<unknown> } } } }).tables.chunks.inner;
+    const add = native.add.bind(native);
+    let commits = 0;
+    let inFlight = 0;
+    let overlapped = false;
+    let failAt: number | undefined;
+    native.add = async (buffer, mode) => {
+      const commit = ++commits;
+      inFlight++;
+      try {
+        // Slow enough that the caller, if it goes on while this is written, takes the next part meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (commit === failAt) {
+          throw new Error('No space left on device (injected)');
+        }
+        return await add(buffer, mode);
+      } finally {
+        inFlight--;
+      }
+    };
+    const takenWhileWriting = store.writeDocumentInParts.bind(store);
+    store.writeDocumentInParts = (entry: DocumentPartsWrite, options) => {
+      async function* noteOverlap() {
+        for await (const part of entry.parts) {
+          overlapped ||= inFlight > 0;
+          yield part;
+        }
+      }
+      return takenWhileWriting({ ...entry, parts: noteOverlap() }, options);
+    };
+    try {
+      const first = await indexPaths({ roots: [path.join(workspace.path, 'docs')], baseFolder: workspace.path, store, conversionPool: pool });
+      assert.deepEqual(first.failed, []);
+      assert.ok(commits > 3, `${commits} commits of chunks`);
+      assert.ok(overlapped, 'a part was taken while a commit was written');
+      await indexPaths({ roots: [path.join(workspace.path, 'docs')], baseFolder: workspace.path, store: whole, conversionPool: inProcessConversion() });
+      const before = await storedRows(store.uri, 'docs/manual.md');
+      assert.deepEqual(before, await storedRows(whole.uri, 'docs/manual.md'));
+
+      fs.writeFileSync(file(), bigMarkdown('second'));
+      failAt = commits + 2;
+      const failed = await indexPaths({ roots: [path.join(workspace.path, 'docs')], baseFolder: workspace.path, store, conversionPool: pool }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.ok(failed instanceof Error && /injected/.test(failed.message), String(failed));
+      assert.equal(inFlight, 0, 'a commit outlived the failed write');
+      assert.deepEqual(await storedRows(store.uri, 'docs/manual.md'), before);
+      assert.equal((await store.searchWith('zanzibarquuxfirst', { mode: 'fullText', limit: 1, rerank: false })).length, 1);
+
+      failAt = undefined;
+      const again = await indexPaths({ roots: [path.join(workspace.path, 'docs')], baseFolder: workspace.path, store, conversionPool: pool });
+      assert.deepEqual(again.updated, ['docs/manual.md']);
+      assert.equal((await store.searchWith('zanzibarquuxsecond', { mode: 'fullText', limit: 1, rerank: false })).length, 1);
+    } finally {
+      await store.close();
+      await whole.close();
     }
   });
 

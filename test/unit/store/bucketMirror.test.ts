@@ -40,6 +40,25 @@ function mirroredEtags(cacheFolder: string): Record<string, { etag: string }> {
   return JSON.parse(fs.readFileSync(path.join(cacheFolder, folder, '.haiku-mirror.json'), 'utf8')) as Record<string, { etag: string }>;
 }
 
+/** Runs `work`, noting the prefix of each bucket listing it makes (its `list-type=2` requests). */
+async function withListingsNoted<T>(prefixes: string[], work: () => Promise<T>): Promise<T> {
+  // The module object itself: the mirror's `import * as http` reads its `get` at each request.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const http = require('node:http') as typeof import('node:http');
+  const get = http.get;
+  http.get = ((url: unknown, ...rest: unknown[]) => {
+    if (url instanceof URL && url.searchParams.get('list-type') === '2') {
+      prefixes.push(url.searchParams.get('prefix') ?? '');
+    }
+    return (get as (...args: unknown[]) => unknown).call(http, url, ...rest);
+  }) as typeof http.get;
+  try {
+    return await work();
+  } finally {
+    http.get = get;
+  }
+}
+
 function folderBytes(folder: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true })) {
@@ -178,13 +197,17 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     assert.ok(!fs.existsSync(tooSmall.folder), 'nothing was fetched');
   });
 
-  it('a second sync without a publish fetches nothing (one listing), and files the bucket dropped go at the sync after', async () => {
+  it('a second sync without a publish fetches nothing (each table\'s manifests listed, not every key), and files the bucket dropped go at the sync after', async () => {
     const uri = `s3://${storage.bucket}/steady`;
     await publish(storage, uri, path.join(folder.path, 'steady-documents'), { 'a.md': '# A\n\nThe dingo paragraph.\n' });
     const mirror = new BucketMirror({ uri, storageOptions: storageOptionsFor(uri, settingsFor(storage))!, cacheFolder: path.join(folder.path, 'steady-cache') });
     assert.ok((await mirror.sync()).downloadedFiles > 0);
-    const again = await mirror.sync();
-    assert.deepEqual({ changed: again.changed, downloadedFiles: again.downloadedFiles, requests: again.requests }, { changed: false, downloadedFiles: 0, requests: 1 });
+    const tables = fs.readdirSync(path.join(storage.directory, storage.bucket, 'steady')).filter((name) => !name.startsWith('.'));
+    assert.ok(tables.includes('documents.lance'), tables.join());
+    const listedPrefixes: string[] = [];
+    const again = await withListingsNoted(listedPrefixes, () => mirror.sync());
+    assert.deepEqual({ changed: again.changed, downloadedFiles: again.downloadedFiles, requests: again.requests }, { changed: false, downloadedFiles: 0, requests: tables.length });
+    assert.deepEqual(listedPrefixes.sort(), tables.map((table) => `steady/${table}/_versions/`).sort(), 'no listing of every key');
     assert.equal(mirror.takeRestarted(), false, 'a first copy and a sync without a publish are no republish');
 
     const tableFolder = path.join(storage.directory, storage.bucket, 'steady', 'documents.lance');
@@ -225,7 +248,9 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     fs.writeFileSync(record, JSON.stringify({ ...written, syncedAtMs: Date.now() - 61_000 }));
     const stale = mirrorFor();
     assert.equal((await stale.syncUnlessFresh(60_000)).synced, true);
-    assert.equal(stale.stats.requests, 1);
+    // One listing of each table's manifests (nothing was published since): nothing fetched.
+    const tables = fs.readdirSync(path.join(storage.directory, storage.bucket, 'fresh')).filter((name) => !name.startsWith('.'));
+    assert.deepEqual({ requests: stale.stats.requests, downloadedFiles: stale.stats.downloadedFiles }, { requests: tables.length, downloadedFiles: 0 });
 
     // A copy on disk is opened while the bucket is listed, but the listing still decides: refused keys fail the open.
     const config = defaultConfig();
