@@ -209,7 +209,7 @@ export async function bucketLatencyBenchmarks(work: string): Promise<{ rows: Ben
       }
     }
     const coldMedian = (name: string, field: keyof Omit<ChildTimes, 'hits'>) => median(cold[name].map((times) => times[field]));
-    rows.push(ratio('Bucket cold: fresh process open + first tool call p50, mirrored, last sync older than the check interval (each table's manifests listed) ÷ local', coldMedian('listed', 'openAndQueryMs'), coldMedian('local', 'openAndQueryMs'), 'local disk', '≤ 1.5×'));
+    rows.push(ratio('Bucket cold: fresh process open + first tool call p50, mirrored, last sync older than the check interval (each table\'s manifests listed) ÷ local', coldMedian('listed', 'openAndQueryMs'), coldMedian('local', 'openAndQueryMs'), 'local disk', '≤ 1.5×'));
     rows.push(ratio(`Bucket cold, mirrored, synced by another process < ${REMOTE_VERSION_CHECK_INTERVAL_MS / 1000} s ago (no listing) ÷ local`, coldMedian('fresh', 'openAndQueryMs'), coldMedian('local', 'openAndQueryMs'), 'local disk', 'report'));
     rows.push(ratio('Bucket cold before: read directly ÷ local', coldMedian('before', 'openAndQueryMs'), coldMedian('local', 'openAndQueryMs'), 'local disk', 'report'));
     rows.push(ratio('Bucket cold, mirrored, first ever (empty cache: whole index fetched) ÷ local', coldMedian('emptyCache', 'openAndQueryMs'), coldMedian('local', 'openAndQueryMs'), 'local disk', 'report'));
