@@ -94,6 +94,8 @@ export interface OpenIndexOptions {
    * same keys) is opened without a listing too. Default 0: every call checks, and the open lists.
    */
   versionCheckIntervalMs?: number;
+  /** The index answers one request and is closed (a one-shot CLI search): see `OpenStoreOptions.transient`. */
+  transient?: boolean;
   /** A read-only index on `s3://` is mirrored into a folder below this one and read there (default `bucketCacheFolder()`; false: read the bucket). */
   bucketCacheFolder?: string | false;
   abortSignal?: AbortSignal;
@@ -278,6 +280,7 @@ async function openIndexOnce(options: OpenIndexOptions, internal: { mirrorJustSy
       // Only an indexer creates; on object storage (not checked on disk above) a missing index is then an error.
       mustExist: options.mustExist,
       onWriterWait: options.onWriterWait,
+      transient: options.transient,
     });
     if (options.followOtherWriters) {
       store.assertUsable();

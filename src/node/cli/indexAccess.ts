@@ -158,6 +158,8 @@ export interface CommandStoreOptions {
   reranker?: Reranker;
   /** Only `index` may create an index; every other command needs one to exist. */
   createIfMissing?: boolean;
+  /** The command makes one request of the index and exits (`OpenStoreOptions.transient`). */
+  transient?: boolean;
 }
 
 /** True when `--read-only` was given. */
@@ -179,6 +181,7 @@ export function openCommandIndex(context: CommandContext, options: CommandStoreO
     storage: storageSettingsFromFlags(context),
     models: { embedder: options.embedder, reranker: options.reranker },
     followOtherWriters: options.followOtherWriters,
+    transient: options.transient,
     // A long-lived reader (`haiku mcp`) of a published bucket asks for a newer version once per interval, not per tool call.
     versionCheckIntervalMs: options.followOtherWriters ? REMOTE_VERSION_CHECK_INTERVAL_MS : undefined,
     abortSignal: context.abortSignal,

@@ -9,7 +9,8 @@ export interface CandidateSource {
   /** True when chunks carry vectors of the configured embedder. */
   readonly hasVectors: boolean;
   readonly vectorDimensions: number | undefined;
-  documentStates(): Promise<Map<string, DocumentState>>;
+  /** The states of these documents (the map may hold others too). */
+  documentStatesOf(documentIds: Iterable<string>): Promise<ReadonlyMap<string, DocumentState>>;
   /** Ids of the documents a SQL condition over document columns selects (a bad condition is a typed error). */
   documentIdsMatching(filter: string): Promise<Set<string>>;
   fullTextCandidates(query: string, limit: number, allowedDocumentIds?: ReadonlySet<string>, options?: { withRows?: boolean }): Promise<ChunkCandidate[]>;

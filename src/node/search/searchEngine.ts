@@ -113,7 +113,7 @@ export class SearchEngine {
     if (useReranker && present.length > 0) {
       scored = await this.rerank(text, present, rows, limit, options.abortSignal);
     }
-    const states = await this.store.documentStates();
+    const states = await this.store.documentStatesOf(scored.slice(0, limit).map((entry) => rows.get(entry.chunkId)!.document_id));
     let results: SearchResult[] = [];
     for (const entry of scored.slice(0, limit)) {
       const row = rows.get(entry.chunkId)!;

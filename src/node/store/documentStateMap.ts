@@ -66,6 +66,11 @@ export class DocumentStateMap extends Map<string, DocumentState> {
     return String(this.generations[row]);
   }
 
+  /** The row of `id` in the table the map was made from. */
+  rowIndexOf(id: string): number | undefined {
+    return this.rowOf.get(id);
+  }
+
   override has(id: string): boolean {
     return this.filled ? super.has(id) : this.rowOf.has(id);
   }

@@ -58,6 +58,11 @@ export interface OpenStoreOptions {
   mustExist?: boolean;
   /** A local copy of the `s3://` index (`BucketMirror`): LanceDB reads its folder, `uri` still names the index, `refresh()` syncs it first. */
   localMirror?: { folder: string; sync(): Promise<unknown>; takeRestarted(): boolean };
+  /**
+   * The store answers one request and is closed (a one-shot `haiku search`): searches read the documents' ids and
+   * generations, then the hits' documents, instead of every document's summary, which a long-lived store caches.
+   */
+  transient?: boolean;
 }
 
 /** Opens (creating when absent) the index at `options.uri`. A layout or embedder mismatch opens in a "rebuild needed" state. */
@@ -139,6 +144,7 @@ export class LanceStore implements KnowledgeBase {
       residentRow: (chunkId) => this.vectors.residentRow(chunkId),
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),
       recent: this.recent,
+      transient: options.transient,
     });
     this.items = new ItemReader(this.tables, documentStates, remote ? REMOTE_ITEM_CACHE_MAX_ITEMS : ITEM_CACHE_MAX_ITEMS);
     this.writer = new StoreWriter({ tables: this.tables, queue: this.queue, reader: this.reader, items: this.items, vectors: this.vectors, maintenance: this.maintenance, testHooks: this.testHooks });
@@ -205,6 +211,10 @@ export class LanceStore implements KnowledgeBase {
 
   documentStates(): Promise<Map<string, DocumentState>> {
     return this.reader.documentStates();
+  }
+
+  documentStatesOf(documentIds: Iterable<string>): Promise<ReadonlyMap<string, DocumentState>> {
+    return this.reader.documentStatesOf(documentIds);
   }
 
   /** A document's state as this process last knew it, without a query and outside the lease: a hint, maybe out of date. */

@@ -53,7 +53,7 @@ export const searchCommand: CliCommand = {
         }
         return (await set.search(query, searchOptions)).map((result) => ({ ...withMetadata(result, documents.get(`${result.database}\u0000${result.documentId}`)), database: result.database }));
       })
-      : await withStore(context, storeOptions, async (store) => {
+      : await withStore(context, { ...storeOptions, transient: true }, async (store) => {
         requireVectors(mode, store.hasVectors);
         const found = await store.searchWith(query, searchOptions);
         // The hits' documents only: listing them all sorted every path (and loaded ICU's collator) for ten results.
