@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import type { Vector } from 'apache-arrow';
 import { fileURLToPath } from 'node:url';
+import type { Vector } from 'apache-arrow';
 import { HaikuError, throwIfAborted } from '../../core/errors';
 import type { ChunkRecord, DocumentSummary } from '../../core/model/search';
 import { parseDocumentFilter } from '../../core/search/documentFilter';
@@ -111,16 +111,30 @@ export class StoreReader {
    * the longest read of a one-shot search. Its states are not whole: only `has`, `size` and `currentGeneration` hold.
    */
   private liveStates(): Promise<ReadonlyMap<string, DocumentState>> {
-    if (this.documentsCache || !this.options.transient) {
+    if (this.readsEveryState) {
       return this.documentStates();
     }
-    this.generationsRead ??= this.tables.documents
-      .query()
-      .select(['id', 'generation'])
-      .withRowId()
-      .toArrow()
-      .then((table) => ({ states: new DocumentStateMap(table), rowIds: table.getChild('_rowid')! }));
+    if (!this.generationsRead) {
+      const read = this.tables.documents
+        .query()
+        .select(['id', 'generation'])
+        .withRowId()
+        .toArrow()
+        .then((table) => ({ states: new DocumentStateMap(table), rowIds: table.getChild('_rowid')! }));
+      // A failed read is not kept (as `documentStates` keeps none): the next call reads again.
+      read.catch(() => {
+        if (this.generationsRead === read) {
+          this.generationsRead = undefined;
+        }
+      });
+      this.generationsRead = read;
+    }
     return this.generationsRead.then(({ states }) => states);
+  }
+
+  /** Whether reads go through the cache of every state: a long-lived store, or a transient one that read them all. */
+  private get readsEveryState(): boolean {
+    return this.documentsCache !== undefined || !this.options.transient;
   }
 
   /**
@@ -128,7 +142,7 @@ export class StoreReader {
    * documents' rows alone, read by id and kept for the store's one request (the hits' documents after its search).
    */
   async documentStatesOf(documentIds: Iterable<string>): Promise<ReadonlyMap<string, DocumentState>> {
-    if (this.documentsCache || !this.options.transient) {
+    if (this.readsEveryState) {
       return this.documentStates();
     }
     const missing = [...new Set(documentIds)].filter((id) => !this.statesRead.has(id));
@@ -145,7 +159,8 @@ export class StoreReader {
    * 24 ms for ten documents in a fresh process), else, for ids it did not see, looked up by id.
    */
   private async summariesOf(documentIds: readonly string[]): Promise<DocumentStateMap> {
-    const generations = await this.generationsRead;
+    // Without the liveness read (none yet, or it failed), by id.
+    const generations = await this.generationsRead?.catch(() => undefined);
     const rows = documentIds.map((id) => generations?.states.rowIndexOf(id));
     if (generations && rows.every((row) => row !== undefined)) {
       const taken = new DocumentStateMap(await this.tables.documents.takeRowIds(rows.map((row) => generations.rowIds.get(row) as bigint)).select(DOCUMENT_SUMMARY_COLUMNS).toArrow());
