@@ -12,11 +12,17 @@ function notes(edition: string): Record<string, string> {
   );
 }
 
-/** What a search answers, without the fields that differ between two stores of the same documents (none should). */
+/**
+ * Every hit of a search with its document (the limit is above the 40 notes, so no tie decides what is left out), best
+ * first, tied scores in chunk order: LanceDB orders equal BM25 scores differently from one query to the next.
+ */
 async function answers(store: LanceStore, query: string): Promise<unknown[]> {
-  const results = await store.searchWith(query, { mode: 'fullText', limit: 10, rerank: false });
+  const results = await store.searchWith(query, { mode: 'fullText', limit: 50, rerank: false });
+  assert.deepEqual(results.map((result) => result.rank), results.map((_, index) => index + 1));
   const documents = await Promise.all(results.map((result) => store.getDocument(result.documentId)));
-  return results.map((result, index) => ({ result, document: documents[index] }));
+  return results
+    .map(({ rank: _rank, ...result }, index) => ({ result, document: documents[index] }))
+    .sort((left, right) => right.result.score - left.result.score || (left.result.chunkId < right.result.chunkId ? -1 : 1));
 }
 
 /** The reader's full cache of every document's state (undefined until something read all of them). */
@@ -65,6 +71,32 @@ describe('A transient store (one request, then closed: a one-shot `haiku search`
     } finally {
       await transient.close();
       await lasting.close();
+    }
+  });
+
+  it('reads the documents again after a failed read, instead of keeping the failure', async () => {
+    const transient = await openStore({ uri: indexFolder, readOnly: true, transient: true });
+    const tables = (transient as unknown as { tables: { documents: { query(): { toArrow(): Promise<unknown> } } } }).tables;
+    const documentsTable = tables.documents;
+    let failures = 1;
+    tables.documents = Object.assign(Object.create(documentsTable) as typeof documentsTable, {
+      query: () => {
+        const query = documentsTable.query();
+        if (failures-- > 0) {
+          // The read fails when it runs, as a disk error does (the builder itself is fine).
+          query.toArrow = () => Promise.reject(new Error('the disk went away (injected)'));
+        }
+        return query;
+      },
+    });
+    try {
+      await assert.rejects(transient.searchWith('quince', { mode: 'fullText', limit: 3, rerank: false }), /injected/);
+      const [hit] = await transient.searchWith('quince', { mode: 'fullText', limit: 3, rerank: false });
+      assert.match(hit?.content ?? '', /quince row/);
+      assert.equal((await transient.getDocument(hit.documentId))?.relativePath, 'notes/note-03.md');
+    } finally {
+      tables.documents = documentsTable;
+      await transient.close();
     }
   });
 });
