@@ -9,6 +9,8 @@ export interface CandidateSource {
   /** True when chunks carry vectors of the configured embedder. */
   readonly hasVectors: boolean;
   readonly vectorDimensions: number | undefined;
+  /** True while every chunk's result fields are held in memory: candidates need not carry their rows. */
+  readonly rowsResident: boolean;
   /** The states of these documents (the map may hold others too). */
   documentStatesOf(documentIds: Iterable<string>): Promise<ReadonlyMap<string, DocumentState>>;
   /** Ids of the documents a SQL condition over document columns selects (a bad condition is a typed error). */

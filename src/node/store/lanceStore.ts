@@ -189,6 +189,10 @@ export class LanceStore implements KnowledgeBase {
     return this.tables.settings?.embedder_dimensions ?? undefined;
   }
 
+  get rowsResident(): boolean {
+    return this.vectors.keepsRows;
+  }
+
   assertUsable(): void {
     this.tables.assertUsable();
   }

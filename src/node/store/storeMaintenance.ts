@@ -1,12 +1,12 @@
 import type * as lancedb from '@lancedb/lancedb';
-import { COMPACTION_MIN_FRAGMENTS, INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RECENT_CHUNKS_FOLD_IDLE_MS, RECENT_CHUNKS_MAX_ROWS, UNLEASED_SWEEP_MIN_AGE_MS } from '../../core/limits';
+import { COMPACTION_MIN_FRAGMENTS, INDEX_VERSION_RETENTION_MS, OPTIMIZE_DEBOUNCE_MS, RECENT_CHUNKS_FOLD_IDLE_MS, RECENT_CHUNKS_MAX_ROWS, UNLEASED_SWEEP_MIN_AGE_MS, VECTOR_INDEX_MIN_ROWS } from '../../core/limits';
 import { plainRows } from './arrowRows';
 import { IndexFolders } from './indexFolders';
 import type { RecentChunks } from './recentChunks';
 import { CHUNKS_TABLE, generationConditions, recordedRowCounts, type ChunkRow, type DocumentState } from './schema';
 import { sqlIn, sqlString } from '../../core/search/documentFilter';
 import { settleAll } from './settleAll';
-import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, type StoreTables } from './storeTables';
+import { FULL_TEXT_INDEX_NAME, fullTextIndexConfig, VECTOR_INDEX_NAME, vectorIndexConfig, type StoreTables } from './storeTables';
 import type { WriteQueue } from './writeQueue';
 import type { StoreTestHooks } from './storeWriter';
 import { currentGeneration } from './documentStateMap';
@@ -235,7 +235,7 @@ export class StoreMaintenance {
    */
   async ensureFullTextFresh(): Promise<void> {
     if (this.fullTextIndexStale) {
-      await this.queue.run(() => (this.fullTextIndexStale ? this.updateFullTextIndex({ keepRecent: false }) : Promise.resolve()));
+      await this.queue.run(() => (this.fullTextIndexStale ? this.updateFullTextIndex({ keepRecent: false, beforeQuery: true }) : Promise.resolve()));
     } else if (this.pendingCopies.length > 0 || this.recent.stale) {
       await this.queue.run(() => this.refreshRecent());
     }
@@ -266,9 +266,11 @@ export class StoreMaintenance {
   /**
    * Rebuilds the main FTS index when it misses rows (the fold), empties the recent table once its rows are in
    * the main index, and compacts the chunks table. With `keepRecent`, when every unindexed row has a copy in the
-   * recent table, only the recent table's index is brought up to date (call inside the write queue).
+   * recent table, only the recent table's index is brought up to date. With `beforeQuery` (a query waits), the ANN
+   * index is not rebuilt: the rows it misses are scanned exactly, and compaction's `optimize()` adds them to it
+   * (call inside the write queue).
    */
-  private async updateFullTextIndex(options: { keepRecent: boolean; compactOnlyIfFragmented?: boolean }): Promise<void> {
+  private async updateFullTextIndex(options: { keepRecent: boolean; compactOnlyIfFragmented?: boolean; beforeQuery?: boolean }): Promise<void> {
     if (this.tables.rebuildReason) {
       return;
     }
@@ -295,6 +297,10 @@ export class StoreMaintenance {
         await this.chunkIndexFolders.build(() => chunks.createIndex('search_text', { config: fullTextIndexConfig(), replace: true }));
         this.fullTextIndexStale = false;
         this.onMainIndexComplete();
+        if (!options.beforeQuery) {
+          // Before the compaction below, so its `optimize()` has no new rows to add to an old vector index.
+          await this.rebuildVectorIndex();
+        }
       }
       // Queries merge hits by chunk id, so a copy outliving the rebuild for a moment is harmless.
       this.pendingCopies = [];
@@ -304,6 +310,30 @@ export class StoreMaintenance {
     } catch (error) {
       this.fullTextIndexStale = true;
       throw error;
+    }
+  }
+
+  /**
+   * Builds the chunks' ANN index afresh with the fold, when the table has vectors and at least
+   * `VECTOR_INDEX_MIN_ROWS` rows; drops it below. Afresh rather than by `optimize()`'s incremental update, which
+   * files new rows under partitions trained on the old ones (after a vector-width rebuild: on zeros). Rows written
+   * since are not in it; LanceDB scans those exactly beside the index. A failed build (a full disk) leaves the
+   * search exact or on the previous index, and the next fold tries again (call inside the write queue).
+   */
+  private async rebuildVectorIndex(): Promise<void> {
+    const chunks = this.tables.chunks;
+    if (this.tables.vectorColumnWidth === undefined) {
+      return;
+    }
+    try {
+      const rows = await chunks.countRows();
+      if (rows >= (this.testHooks.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS)) {
+        await this.chunkIndexFolders.build(() => chunks.createIndex('vector', { config: vectorIndexConfig(rows), name: VECTOR_INDEX_NAME, replace: true }));
+      } else if ((await chunks.listIndices()).some((index) => index.name === VECTOR_INDEX_NAME)) {
+        await chunks.dropIndex(VECTOR_INDEX_NAME);
+      }
+    } catch (error) {
+      this.testHooks.vectorIndexFailed?.(error);
     }
   }
 

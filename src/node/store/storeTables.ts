@@ -4,7 +4,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, type Schema } from 'apache-arrow';
 import type { Embedder } from '../../core/embeddings/embedder';
 import { errorMessage, HaikuError } from '../../core/errors';
-import { CHUNKER_VERSION, SCHEMA_VERSION } from '../../core/limits';
+import { CHUNKER_VERSION, SCHEMA_VERSION, VECTOR_INDEX_BITS, VECTOR_INDEX_ROWS_PER_PARTITION } from '../../core/limits';
 import { plainRows, plainSettings } from './arrowRows';
 import { settleAll } from './settleAll';
 import { CHUNKS_TABLE, chunksSchema, DOCUMENTS_TABLE, documentsSchema, ITEMS_TABLE, itemsSchema, settingsSchema, SETTINGS_TABLE, type SettingsRow } from './schema';
@@ -31,6 +31,8 @@ export const STORE_TABLES = [DOCUMENTS_TABLE, CHUNKS_TABLE, ITEMS_TABLE, SETTING
 
 /** LanceDB's name for the index on `search_text`. */
 export const FULL_TEXT_INDEX_NAME = 'search_text_idx';
+/** The chunks' ANN index on `vector` (`StoreMaintenance.rebuildVectorIndex`). */
+export const VECTOR_INDEX_NAME = 'vector_idx';
 
 /**
  * Lance's file format for a new chunks table on the local disk. LanceDB 0.31.0 decodes a vector column (a fixed-size
@@ -43,6 +45,15 @@ export const FULL_TEXT_INDEX_NAME = 'search_text_idx';
 const LOCAL_CHUNKS_DATA_STORAGE_VERSION = 'legacy';
 
 /** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
+/**
+ * The chunks' ANN index over `rows` rows: IVF partitions of `VECTOR_INDEX_ROWS_PER_PARTITION` rows with RaBitQ codes
+ * (`VECTOR_INDEX_BITS` per dimension). At 100k 384-d rows: built in 2.5 s; a fresh process's first top-50 search
+ * took 60-75 ms against ~400 ms for the exact scan. IVF-PQ took 246 s to build here; IVF-flat's first search 90 ms.
+ */
+export function vectorIndexConfig(rows: number): lancedb.Index {
+  return lancedb.Index.ivfRq({ distanceType: 'dot', numBits: VECTOR_INDEX_BITS, numPartitions: Math.max(1, Math.ceil(rows / VECTOR_INDEX_ROWS_PER_PARTITION)) });
+}
+
 export function fullTextIndexConfig(): lancedb.Index {
   return lancedb.Index.fts({
     withPosition: false,

@@ -68,6 +68,10 @@ export interface StoreTestHooks {
   afterVectorSettings?: () => void | Promise<void>;
   /** Arrow bytes per commit of a document written in parts, instead of `ADD_COMMIT_MAX_BYTES` (many commits from a small file). */
   addCommitMaxBytes?: number;
+  /** Rows from which the chunks get an ANN index, instead of `VECTOR_INDEX_MIN_ROWS`. */
+  vectorIndexMinRows?: number;
+  /** Called when building or dropping the ANN index failed (the search stays exact, or on the previous index). */
+  vectorIndexFailed?: (error: unknown) => void;
 }
 
 /**

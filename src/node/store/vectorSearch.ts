@@ -6,6 +6,7 @@ import type { ChunkCandidate } from './storeReader';
 import type { StoreTables } from './storeTables';
 import { VectorCache } from './vectorCache';
 import { currentGeneration } from './documentStateMap';
+import { VECTOR_INDEX_PROBES, VECTOR_INDEX_REFINE_FACTOR } from '../../core/limits';
 
 type VectorCacheState =
   | { kind: 'unloaded' }
@@ -46,8 +47,9 @@ export interface VectorSearchOptions {
 
 /**
  * Nearest-chunk search: an exact dot-product scan over a resident copy of the vectors (`VectorCache`) while
- * it fits its budget, LanceDB's brute-force scan above it; the result fields of every chunk stay resident
- * beside the vectors while they fit theirs. Both follow this process's writes.
+ * it fits its budget, LanceDB above it and before the copy is loaded (its ANN index with exact re-ranking on a big
+ * table, its exact scan on a small one); the result fields of every chunk stay resident beside the vectors while
+ * they fit theirs. Both follow this process's writes.
  */
 export class VectorSearch {
   private readonly tables: StoreTables;
@@ -120,18 +122,23 @@ export class VectorSearch {
     }
   }
 
-  /** Nearest chunks by LanceDB's brute-force scan, live rows only. */
+  /**
+   * Nearest chunks by LanceDB (its ANN index where the table has one, else its exact scan), live rows only, with their
+   * result fields: nothing is resident yet, and a lookup by id afterwards would load the id index.
+   */
   private async scannedCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
     // The scan starts beside the documents read (a fresh process's first vector search waited for it).
     const statesRead = this.documentStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
     const scan = (fetch: number) => {
-      let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot');
+      // Probes and refinement apply when the table has its ANN index (`StoreMaintenance.rebuildVectorIndex`); rows
+      // written since are scanned exactly beside it, and without one the whole scan is exact.
+      let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot').nprobes(VECTOR_INDEX_PROBES).refineFactor(VECTOR_INDEX_REFINE_FACTOR);
       if (where) {
         builder = builder.where(where);
       }
-      return plainRows<{ id: string; document_id: string; generation: string; vector: { toArray(): Float32Array } | null; _distance: number }>(
-        builder.select(['id', 'document_id', 'generation', 'vector', '_distance']).limit(fetch),
+      return plainRows<StoredChunkFields & { vector: { toArray(): Float32Array } | null; _distance: number }>(
+        builder.select([...CHUNK_RESULT_COLUMNS, 'vector', '_distance']).limit(fetch),
       );
     };
     let fetch = limit;
@@ -142,7 +149,7 @@ export class VectorSearch {
       const live = rows.filter((row) => currentGeneration(states, row.document_id) === row.generation && !isMissingVector(row.vector?.toArray()));
       if (live.length >= limit || rows.length < fetch || attempt >= 4) {
         // Lance's dot distance is 1 − a·b.
-        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance) }));
+        return live.slice(0, limit).map((row) => ({ chunkId: String(row.id), score: 1 - Number(row._distance), row: plainChunkFields(row) }));
       }
       fetch = fetch * 2 + (rows.length - live.length);
       scanned = scan(fetch);

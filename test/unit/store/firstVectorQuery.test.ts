@@ -55,6 +55,31 @@ describe('First vector query of a process', function () {
     }
   });
 
+  it("takes a first hybrid search's rows from its candidate queries, with no lookup by id (it loads the id index)", async () => {
+    const tables = (vectorSearchOf(store!) as unknown as { tables: { chunks: { query(): { where(condition: string): unknown } } } }).tables;
+    const chunks = tables.chunks;
+    const conditions: string[] = [];
+    tables.chunks = Object.assign(Object.create(chunks) as typeof chunks, {
+      query: () => {
+        const builder = chunks.query();
+        const where = builder.where.bind(builder);
+        return Object.assign(builder, {
+          where: (condition: string) => {
+            conditions.push(condition);
+            return where(condition);
+          },
+        });
+      },
+    });
+    try {
+      const hits = await store!.searchWith('electricity for the house', { mode: 'hybrid', limit: 4, rerank: false });
+      assert.ok(hits.length > 0 && hits.every((hit) => hit.content.length > 0));
+      assert.deepEqual(conditions.filter((condition) => /^id IN/.test(condition)), []);
+    } finally {
+      tables.chunks = chunks;
+    }
+  });
+
   it('loads the cache in the background shortly after the first query', async () => {
     const vectors = vectorSearchOf(store!);
     const [hit] = await store!.searchWith('sunlight', { mode: 'vector', limit: 1, rerank: false });
