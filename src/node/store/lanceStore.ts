@@ -19,8 +19,9 @@ import type { ChunkRecord, DocumentSummary, KnowledgeBase, SearchOptions, Search
 import type { Reranker } from '../../core/search/reranker';
 import { SearchEngine, type EngineSearchOptions } from '../search/searchEngine';
 import { ItemReader } from './itemReader';
+import { localVersionsFingerprint } from './localVersions';
 import { RootsRegistry, type IndexedRoot } from './rootsRegistry';
-import type { DocumentState, StoredChunkFields } from './schema';
+import { CHUNKS_TABLE, type DocumentState, type StoredChunkFields } from './schema';
 import { StoreMaintenance } from './storeMaintenance';
 import { StoreReader, type ChunkCandidate, type StoreStats } from './storeReader';
 import { hasUriScheme, StoreTables } from './storeTables';
@@ -129,6 +130,7 @@ export class LanceStore implements KnowledgeBase {
       lease: options.writerLease ?? writerLeaseFor(uri, hasUriScheme(uri), this.storageOptions),
       readOnly: this.readOnly,
       revalidate: (revalidation) => this.revalidate(revalidation.force),
+      beforeRelease: (clean) => this.noteVersionsAtRelease(clean),
       onWait: options.onWriterWait ?? ((message) => process.stderr.write(`${message}\n`)),
     });
     const documentStates = () => this.reader.documentStates();
@@ -262,9 +264,25 @@ export class LanceStore implements KnowledgeBase {
     previous.close();
   }
 
+  /**
+   * Under an exclusive lease on a local index, the tables' fingerprint when this process last let the lease go after
+   * work that all succeeded: its table handles were then at the latest versions, and the lease kept other writers out.
+   */
+  private versionsAtRelease: string | undefined;
+
+  private noteVersionsAtRelease(clean: boolean): void {
+    const folder = this.tables.localTableFolder(CHUNKS_TABLE);
+    this.versionsAtRelease = clean && this.queue.exclusive && folder && !this.tables.closed ? localVersionsFingerprint(path.dirname(folder)) : undefined;
+  }
+
   /** Under a fresh lease, or after a commit conflict: sees what other writers committed before writing. */
   private async revalidate(force: boolean): Promise<void> {
     if (this.tables.closed) {
+      return;
+    }
+    const folder = this.tables.localTableFolder(CHUNKS_TABLE);
+    if (!force && this.versionsAtRelease !== undefined && folder && localVersionsFingerprint(path.dirname(folder)) === this.versionsAtRelease) {
+      // Nobody committed since this process let the lease go (a watcher's next one-file run): its tables are the latest.
       return;
     }
     // Tables another process was still creating when this store opened are opened now.

@@ -6,6 +6,8 @@ export interface WriteQueueOptions {
   lease: WriterLease;
   /** Called right after the lease is taken, and before retrying a conflicted step: re-reads what other writers changed. */
   revalidate: (options: { force: boolean }) => Promise<void>;
+  /** Called while the lease is still held, before it is let go; `clean` when every step under it succeeded. */
+  beforeRelease?: (clean: boolean) => void;
   /** Where the "waiting for another writer" message goes. */
   onWait?: (message: string) => void;
   /** A read-only store: every write step and lease request throws `read_only` instead. */
@@ -22,6 +24,8 @@ export class WriteQueue {
   private readonly options: WriteQueueOptions;
   private holders = 0;
   private held: Promise<HeldLease> | undefined;
+  /** No work under the lease held now has failed. */
+  private clean = true;
 
   constructor(options: WriteQueueOptions) {
     this.options = options;
@@ -57,16 +61,24 @@ export class WriteQueue {
     this.holders++;
     try {
       if (!this.held) {
+        this.clean = true;
         this.held = this.acquire(options);
       }
       await this.held;
       return await work();
+    } catch (error) {
+      this.clean = false;
+      throw error;
     } finally {
       this.holders--;
       if (this.holders === 0 && this.held) {
         const held = this.held;
         this.held = undefined;
-        await (await held.catch(() => undefined))?.release();
+        const lease = await held.catch(() => undefined);
+        if (lease) {
+          this.options.beforeRelease?.(this.clean);
+        }
+        await lease?.release();
       }
     }
   }
