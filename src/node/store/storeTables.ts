@@ -44,7 +44,6 @@ export const VECTOR_INDEX_NAME = 'vector_idx';
  */
 const LOCAL_CHUNKS_DATA_STORAGE_VERSION = 'legacy';
 
-/** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
 /**
  * The chunks' ANN index over `rows` rows: IVF partitions of `VECTOR_INDEX_ROWS_PER_PARTITION` rows with RaBitQ codes
  * (`VECTOR_INDEX_BITS` per dimension). At 100k 384-d rows: built in 2.5 s; a fresh process's first top-50 search
@@ -54,6 +53,7 @@ export function vectorIndexConfig(rows: number): lancedb.Index {
   return lancedb.Index.ivfRq({ distanceType: 'dot', numBits: VECTOR_INDEX_BITS, numPartitions: Math.max(1, Math.ceil(rows / VECTOR_INDEX_ROWS_PER_PARTITION)) });
 }
 
+/** FTS on the contextualised chunk text. Positions stay off: 0.31.0 breaks `optimize()` with them (notes §1, bug 2). */
 export function fullTextIndexConfig(): lancedb.Index {
   return lancedb.Index.fts({
     withPosition: false,
