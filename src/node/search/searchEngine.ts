@@ -88,11 +88,14 @@ export class SearchEngine {
       ranked = await this.store.vectorCandidates(vector, wanted, allowed);
     } else {
       const perList = Math.max(wanted, HYBRID_CANDIDATES_PER_LIST);
-      const vector = await this.queryVector(text, options.abortSignal);
       // Rows come with the candidates unless they are resident: the fused top's rows looked up by id cost a fresh
       // process 20-27 ms more at 100k chunks (the id index loads), a first hybrid search 165 -> 125 ms in all.
       const withRows = !this.store.rowsResident;
-      const [fullText, nearest] = await Promise.all([this.store.fullTextCandidates(text, perList, allowed, { withRows }), this.store.vectorCandidates(vector, perList, allowed)]);
+      // The full-text query runs while the query is embedded (a round trip to the embeddings server, often the longer).
+      const fullTextRead = this.store.fullTextCandidates(text, perList, allowed, { withRows });
+      fullTextRead.catch(() => undefined);
+      const vector = await this.queryVector(text, options.abortSignal);
+      const [fullText, nearest] = await Promise.all([fullTextRead, this.store.vectorCandidates(vector, perList, allowed)]);
       remember(fullText);
       remember(nearest);
       const fused = reciprocalRankFusion(

@@ -77,6 +77,34 @@ describe('SearchEngine', function () {
     assert.equal(embedder.calls, before + 1);
   });
 
+  it('runs the full-text query of a hybrid search while the query is embedded', async () => {
+    const embedder = new HashingEmbedder(64);
+    const store = await storeWith({ embedder });
+    const events: string[] = [];
+    const embed = embedder.embed.bind(embedder);
+    embedder.embed = async (texts, options) => {
+      events.push('embedding');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      events.push('embedded');
+      return embed(texts, options);
+    };
+    const fullTextCandidates = store.fullTextCandidates.bind(store);
+    store.fullTextCandidates = async (...args) => {
+      events.push('full text');
+      const candidates = await fullTextCandidates(...args);
+      events.push('full text done');
+      return candidates;
+    };
+    const hits = await store.search('wind farm electricity', { limit: 3 });
+    assert.ok(hits.length > 0);
+    assert.deepEqual(events.slice(0, 2).sort(), ['embedding', 'full text']);
+    assert.ok(events.indexOf('full text done') < events.indexOf('embedded'), events.join(', '));
+
+    // An embedder that fails fails the search with its message, and leaves nothing unhandled.
+    embedder.embed = () => Promise.reject(new Error('connection refused'));
+    await assert.rejects(store.search('solar roof panels', { limit: 3 }), /Embedding the query failed: connection refused/);
+  });
+
   it('scans resident vectors and LanceDB alike, and keeps the cache current after writes', async () => {
     const embedder = new HashingEmbedder(128);
     const cached = await storeWith({ embedder });
