@@ -136,7 +136,7 @@ export class LanceStore implements KnowledgeBase {
     const documentStates = () => this.reader.documentStates();
     // Object storage: smaller resident caches (a team index may be far larger than a local one).
     const remote = hasUriScheme(uri);
-    this.vectors = new VectorSearch(this.tables, documentStates, {
+    this.vectors = new VectorSearch(this.tables, () => this.reader.liveStates(), {
       vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? (remote ? REMOTE_VECTOR_CACHE_MAX_BYTES : VECTOR_CACHE_MAX_BYTES),
       residentRowsMaxBytes: options.residentRowsMaxBytes ?? (remote ? REMOTE_RESIDENT_CHUNK_ROWS_MAX_BYTES : RESIDENT_CHUNK_ROWS_MAX_BYTES),
     });

@@ -53,15 +53,16 @@ export interface VectorSearchOptions {
  */
 export class VectorSearch {
   private readonly tables: StoreTables;
-  private readonly documentStates: () => Promise<Map<string, DocumentState>>;
+  /** What liveness checks read: every state, or in a transient store only ids and generations (`StoreReader.liveStates`). */
+  private readonly liveStates: () => Promise<ReadonlyMap<string, DocumentState>>;
   private readonly options: VectorSearchOptions;
   private state: VectorCacheState = { kind: 'unloaded' };
   /** Loaded with the vector cache when the rows fit `residentRowsMaxBytes`. */
   private residentRows: ResidentRows | undefined;
 
-  constructor(tables: StoreTables, documentStates: () => Promise<Map<string, DocumentState>>, options: VectorSearchOptions) {
+  constructor(tables: StoreTables, liveStates: () => Promise<ReadonlyMap<string, DocumentState>>, options: VectorSearchOptions) {
     this.tables = tables;
-    this.documentStates = documentStates;
+    this.liveStates = liveStates;
     this.options = options;
   }
 
@@ -128,7 +129,7 @@ export class VectorSearch {
    */
   private async scannedCandidates(vector: Float32Array, limit: number, allowedDocumentIds?: ReadonlySet<string>): Promise<ChunkCandidate[]> {
     // The scan starts beside the documents read (a fresh process's first vector search waited for it).
-    const statesRead = this.documentStates();
+    const statesRead = this.liveStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
     const scan = (fetch: number) => {
       // Probes and refinement apply when the table has its ANN index (`StoreMaintenance.rebuildVectorIndex`); rows
@@ -201,7 +202,7 @@ export class VectorSearch {
       this.state = { kind: 'too_large' };
       return undefined;
     }
-    const states = await this.documentStates();
+    const states = await this.liveStates();
     // Result fields come along only when they can plausibly fit the budget (rows of at least ~1 KiB).
     const withRows = rowCount <= this.options.residentRowsMaxBytes / 1024;
     const table = await this.tables.chunks.query().select(withRows ? [...CHUNK_RESULT_COLUMNS, 'vector'] : ['id', 'document_id', 'generation', 'vector']).toArrow();

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { indexPaths } from '../../../src/node/index/indexer';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
-import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
+import { HashingEmbedder, temporaryFolder, writeFiles } from '../../support/indexFixtures';
 
 /** Forty notes about fruit: each names its own fruit and shares the word "orchard". */
 function notes(edition: string): Record<string, string> {
@@ -68,6 +68,29 @@ describe('A transient store (one request, then closed: a one-shot `haiku search`
       // Anything that needs every document still gets them all.
       assert.equal((await transient.listDocuments()).length, 40);
       assert.equal((await transient.getDocument('no-such-document')), undefined);
+    } finally {
+      await transient.close();
+      await lasting.close();
+    }
+  });
+
+  it('answers a hybrid search without reading every document either (its vector scan checks liveness the same way)', async () => {
+    const embedder = new HashingEmbedder(64);
+    const withVectors = path.join(folder.path, 'index-with-vectors');
+    const writer = await openStore({ uri: withVectors, embedder });
+    try {
+      await indexPaths({ roots: [documents()], baseFolder: documents(), store: writer, embedder });
+    } finally {
+      await writer.close();
+    }
+    const transient = await openStore({ uri: withVectors, readOnly: true, transient: true, embedder });
+    const lasting = await openStore({ uri: withVectors, readOnly: true, embedder });
+    try {
+      const hybrid = (store: LanceStore) => store.searchWith('damson orchard quince', { mode: 'hybrid', limit: 5, rerank: false });
+      const [fromTransient, fromLasting] = [await hybrid(transient), await hybrid(lasting)];
+      assert.ok(fromTransient.length > 0);
+      assert.deepEqual(new Set(fromTransient.map((result) => result.chunkId)), new Set(fromLasting.map((result) => result.chunkId)));
+      assert.equal(fullStatesCache(transient), undefined, 'the transient store read every document');
     } finally {
       await transient.close();
       await lasting.close();
