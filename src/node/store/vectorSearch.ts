@@ -142,7 +142,9 @@ export class VectorSearch {
         builder.select([...CHUNK_RESULT_COLUMNS, 'vector', '_distance']).limit(fetch),
       );
     };
-    let fetch = limit;
+    // A margin for rows of superseded versions (edits before their upkeep): each shortfall costs a second query, which
+    // through the ANN index is ~65 ms more, against ~5 ms for a quarter more rows in the first.
+    let fetch = limit + Math.ceil(limit / 4);
     let scanned = scan(fetch);
     const [states] = await Promise.all([statesRead, scanned]);
     for (let attempt = 0; ; attempt++) {

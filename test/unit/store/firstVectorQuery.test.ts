@@ -80,6 +80,37 @@ describe('First vector query of a process', function () {
     }
   });
 
+  it('fetches a margin for rows of superseded versions, so a replaced document costs no second scan', async () => {
+    const vectors = vectorSearchOf(store!);
+    const embedder = new HashingEmbedder();
+    // Replaced, before the upkeep that deletes the old rows: the old solar chunk stays in the table, nearest the query.
+    await store!.writeDocuments([await markdownWrite('solar.md', '# Solar panels\n\nThe panels were sold last spring.\n', embedder)]);
+    vectors.invalidate();
+    const tables = (vectors as unknown as { tables: { chunks: { query(): { nearestTo(vector: number[]): unknown } } } }).tables;
+    const chunks = tables.chunks;
+    let scans = 0;
+    tables.chunks = Object.assign(Object.create(chunks) as typeof chunks, {
+      query: () => {
+        const builder = chunks.query();
+        const nearestTo = builder.nearestTo.bind(builder);
+        return Object.assign(builder, {
+          nearestTo: (vector: number[]) => {
+            scans++;
+            return nearestTo(vector);
+          },
+        });
+      },
+    });
+    try {
+      const hits = await store!.searchWith('Solar panels convert sunlight into electricity for the house roof.', { mode: 'vector', limit: 4, rerank: false });
+      assert.equal(hits.length, 4);
+      assert.ok(!hits.some((hit) => hit.content.includes('convert sunlight')), 'the superseded version is no hit');
+      assert.equal(scans, 1);
+    } finally {
+      tables.chunks = chunks;
+    }
+  });
+
   it('loads the cache in the background shortly after the first query', async () => {
     const vectors = vectorSearchOf(store!);
     const [hit] = await store!.searchWith('sunlight', { mode: 'vector', limit: 1, rerank: false });
