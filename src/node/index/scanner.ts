@@ -141,13 +141,10 @@ export async function scanRoots(options: ScanOptions): Promise<ScanResult> {
     options.onFile?.(scanned);
   };
 
-  let turnStarted = performance.now();
-  for (const [index, root] of roots.entries()) {
-    if (index % SCAN_STATS_PER_TURN === SCAN_STATS_PER_TURN - 1 || performance.now() - turnStarted >= SCAN_TURN_MAX_MS) {
-      // A burst of file roots (a checkout's) is stat'ed in runs between turns of the event loop, as a walk is.
-      await new Promise((resolve) => setImmediate(resolve));
-      turnStarted = performance.now();
-    }
+  // A burst of file roots (a checkout's) is stat'ed in runs between turns of the event loop, as a walk is.
+  const rootStats = new StatRuns();
+  for (const root of roots) {
+    await rootStats.beforeStat(options.abortSignal);
     throwIfAborted(options.abortSignal, 'Scanning');
     const onUnreadable = (absolutePath: string, error: unknown) => result.unreadable.push(unreadablePath(absolutePath, root.baseFolder, error));
     let stats: fs.Stats;
@@ -244,6 +241,24 @@ interface WalkOptions {
   onUnreadable: (absolutePath: string, error: unknown) => void;
 }
 
+/**
+ * Synchronous stats in runs of `SCAN_STATS_PER_TURN` files or `SCAN_TURN_MAX_MS`, with a turn of the event loop (and a
+ * cancellation check) between runs.
+ */
+class StatRuns {
+  private stats = 0;
+  private started = performance.now();
+
+  async beforeStat(abortSignal: AbortSignal | undefined): Promise<void> {
+    if (++this.stats >= SCAN_STATS_PER_TURN || performance.now() - this.started >= SCAN_TURN_MAX_MS) {
+      this.stats = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+      throwIfAborted(abortSignal, 'Scanning');
+      this.started = performance.now();
+    }
+  }
+}
+
 async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[], options: WalkOptions, onFile: (file: FoundFile) => void): Promise<void> {
   throwIfAborted(options.abortSignal, 'Scanning');
   let entries: fs.Dirent[];
@@ -264,8 +279,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
     }
   }
   entries.sort((left, right) => left.name.localeCompare(right.name));
-  let statsSinceYield = 0;
-  let turnStarted = performance.now();
+  const fileStats = new StatRuns();
   for (const entry of entries) {
     const absolute = path.join(folder, entry.name);
     if (entry.isDirectory()) {
@@ -282,12 +296,7 @@ async function walk(folder: string, baseFolder: string, ignores: ScopedIgnore[],
       // skipped (they can loop). Dangling links and looping links are nothing to index.
       let linkTarget: string | undefined;
       let stats: fs.Stats;
-      if (++statsSinceYield >= SCAN_STATS_PER_TURN || performance.now() - turnStarted >= SCAN_TURN_MAX_MS) {
-        statsSinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-        throwIfAborted(options.abortSignal, 'Scanning');
-        turnStarted = performance.now();
-      }
+      await fileStats.beforeStat(options.abortSignal);
       try {
         // Synchronous, in short runs between turns of the event loop. SciFact's 5,183 files: 230-330 ms one promise
         // stat after another, 117-244 ms 32 at a time, 60-97 ms so. A slow network folder stalls the event loop for

@@ -271,8 +271,13 @@ export class LanceStore implements KnowledgeBase {
   private versionsAtRelease: string | undefined;
 
   private noteVersionsAtRelease(clean: boolean): void {
+    this.versionsAtRelease = clean && this.queue.exclusive && !this.tables.closed ? this.localVersions() : undefined;
+  }
+
+  /** The local tables' fingerprint (`localVersionsFingerprint`); undefined on object storage. */
+  private localVersions(): string | undefined {
     const folder = this.tables.localTableFolder(CHUNKS_TABLE);
-    this.versionsAtRelease = clean && this.queue.exclusive && folder && !this.tables.closed ? localVersionsFingerprint(path.dirname(folder)) : undefined;
+    return folder === undefined ? undefined : localVersionsFingerprint(path.dirname(folder));
   }
 
   /** Under a fresh lease, or after a commit conflict: sees what other writers committed before writing. */
@@ -280,8 +285,7 @@ export class LanceStore implements KnowledgeBase {
     if (this.tables.closed) {
       return;
     }
-    const folder = this.tables.localTableFolder(CHUNKS_TABLE);
-    if (!force && this.versionsAtRelease !== undefined && folder && localVersionsFingerprint(path.dirname(folder)) === this.versionsAtRelease) {
+    if (!force && this.versionsAtRelease !== undefined && this.localVersions() === this.versionsAtRelease) {
       // Nobody committed since this process let the lease go (a watcher's next one-file run): its tables are the latest.
       return;
     }
