@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
-import { VECTOR_CACHE_WARM_DELAY_MS, type VectorSearch } from '../../../src/node/store/vectorSearch';
+import { VECTOR_CACHE_WARM_DELAY_MS } from '../../../src/node/store/vectorSearch';
 import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
 import { markdownWrite } from '../../support/documentWrites';
+import { vectorSearchOf, withChunkQueriesNoted } from '../../support/chunkQueries';
 
 const CORPUS: Record<string, string> = {
   'solar.md': '# Solar panels\n\nSolar panels convert sunlight into electricity for the house roof.\n',
@@ -11,11 +12,6 @@ const CORPUS: Record<string, string> = {
   'roof.md': '# Roof repair\n\nRepair the roof before installing panels; the roof must carry the panels.\n',
   'garden.md': '# Garden\n\nPlant tomatoes in sunlight and water the garden daily.\n',
 };
-
-/** The store's vector search, to see whether its resident copy is loaded (its rows come with it at this size). */
-function vectorSearchOf(store: LanceStore): VectorSearch {
-  return (store as unknown as { vectors: VectorSearch }).vectors;
-}
 
 describe('First vector query of a process', function () {
   this.timeout(60_000);
@@ -56,28 +52,9 @@ describe('First vector query of a process', function () {
   });
 
   it("takes a first hybrid search's rows from its candidate queries, with no lookup by id (it loads the id index)", async () => {
-    const tables = (vectorSearchOf(store!) as unknown as { tables: { chunks: { query(): { where(condition: string): unknown } } } }).tables;
-    const chunks = tables.chunks;
-    const conditions: string[] = [];
-    tables.chunks = Object.assign(Object.create(chunks) as typeof chunks, {
-      query: () => {
-        const builder = chunks.query();
-        const where = builder.where.bind(builder);
-        return Object.assign(builder, {
-          where: (condition: string) => {
-            conditions.push(condition);
-            return where(condition);
-          },
-        });
-      },
-    });
-    try {
-      const hits = await store!.searchWith('electricity for the house', { mode: 'hybrid', limit: 4, rerank: false });
-      assert.ok(hits.length > 0 && hits.every((hit) => hit.content.length > 0));
-      assert.deepEqual(conditions.filter((condition) => /^id IN/.test(condition)), []);
-    } finally {
-      tables.chunks = chunks;
-    }
+    const { result: hits, conditions } = await withChunkQueriesNoted(store!, () => store!.searchWith('electricity for the house', { mode: 'hybrid', limit: 4, rerank: false }));
+    assert.ok(hits.length > 0 && hits.every((hit) => hit.content.length > 0));
+    assert.deepEqual(conditions.filter((condition) => /^id IN/.test(condition)), []);
   });
 
   it('fetches a margin for rows of superseded versions, so a replaced document costs no second scan', async () => {
@@ -86,29 +63,12 @@ describe('First vector query of a process', function () {
     // Replaced, before the upkeep that deletes the old rows: the old solar chunk stays in the table, nearest the query.
     await store!.writeDocuments([await markdownWrite('solar.md', '# Solar panels\n\nThe panels were sold last spring.\n', embedder)]);
     vectors.invalidate();
-    const tables = (vectors as unknown as { tables: { chunks: { query(): { nearestTo(vector: number[]): unknown } } } }).tables;
-    const chunks = tables.chunks;
-    let scans = 0;
-    tables.chunks = Object.assign(Object.create(chunks) as typeof chunks, {
-      query: () => {
-        const builder = chunks.query();
-        const nearestTo = builder.nearestTo.bind(builder);
-        return Object.assign(builder, {
-          nearestTo: (vector: number[]) => {
-            scans++;
-            return nearestTo(vector);
-          },
-        });
-      },
-    });
-    try {
-      const hits = await store!.searchWith('Solar panels convert sunlight into electricity for the house roof.', { mode: 'vector', limit: 4, rerank: false });
-      assert.equal(hits.length, 4);
-      assert.ok(!hits.some((hit) => hit.content.includes('convert sunlight')), 'the superseded version is no hit');
-      assert.equal(scans, 1);
-    } finally {
-      tables.chunks = chunks;
-    }
+    const { result: hits, vectorQueries } = await withChunkQueriesNoted(store!, () =>
+      store!.searchWith('Solar panels convert sunlight into electricity for the house roof.', { mode: 'vector', limit: 4, rerank: false }),
+    );
+    assert.equal(hits.length, 4);
+    assert.ok(!hits.some((hit) => hit.content.includes('convert sunlight')), 'the superseded version is no hit');
+    assert.equal(vectorQueries.length, 1);
   });
 
   it('loads the cache in the background shortly after the first query', async () => {

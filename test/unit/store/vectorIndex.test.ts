@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import type * as lancedb from '@lancedb/lancedb';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { VECTOR_INDEX_NAME } from '../../../src/node/store/storeTables';
-import type { VectorSearch } from '../../../src/node/store/vectorSearch';
 import type { DocumentWrite } from '../../../src/node/store/storeWriter';
 import { HashingEmbedder, temporaryFolder } from '../../support/indexFixtures';
 import { markdownWrite } from '../../support/documentWrites';
+import { chunksTableOf, vectorSearchOf, withChunkQueriesNoted } from '../../support/chunkQueries';
 
 /** Enough one-chunk notes for two IVF partitions (`VECTOR_INDEX_ROWS_PER_PARTITION`). */
 const NOTES = 2_000;
@@ -29,45 +29,8 @@ function noteWrites(embedder: HashingEmbedder, indexes: readonly number[], words
   return Promise.all(indexes.map((index) => markdownWrite(`notes/n${index}.md`, `${words(index).join(' ')}\n`, embedder)));
 }
 
-function vectorSearchOf(store: LanceStore): VectorSearch {
-  return (store as unknown as { vectors: VectorSearch }).vectors;
-}
-
-function chunksTableOf(store: LanceStore): lancedb.Table {
-  return (vectorSearchOf(store) as unknown as { tables: { chunks: lancedb.Table } }).tables.chunks;
-}
-
 async function vectorIndexOf(store: LanceStore): Promise<lancedb.IndexConfig | undefined> {
   return (await chunksTableOf(store).listIndices()).find((index) => index.name === VECTOR_INDEX_NAME);
-}
-
-/**
- * Runs `work` with every vector query of the store's chunks table recorded, to read the plan LanceDB ran
- * (`explainPlan` of the same query).
- */
-async function withRecordedVectorQueries<T>(store: LanceStore, work: () => Promise<T>): Promise<{ result: T; plans: string[] }> {
-  const tables = (vectorSearchOf(store) as unknown as { tables: { chunks: lancedb.Table } }).tables;
-  const chunks = tables.chunks;
-  const recorded: lancedb.VectorQuery[] = [];
-  tables.chunks = Object.assign(Object.create(chunks) as lancedb.Table, {
-    query: () => {
-      const builder = chunks.query();
-      const nearestTo = builder.nearestTo.bind(builder);
-      return Object.assign(builder, {
-        nearestTo: (vector: number[]) => {
-          const query = nearestTo(vector);
-          recorded.push(query);
-          return query;
-        },
-      });
-    },
-  });
-  try {
-    const result = await work();
-    return { result, plans: await Promise.all(recorded.map((query) => query.explainPlan())) };
-  } finally {
-    tables.chunks = chunks;
-  }
 }
 
 /** A query near note `index`: half of its words. */
@@ -115,7 +78,7 @@ describe("The chunks' ANN vector index", function () {
     const queries = Array.from({ length: 30 }, (_, index) => nearQuery(index * 61));
     const first: string[][] = [];
     const firstScores = new Map<string, number>();
-    const { plans } = await withRecordedVectorQueries(store, async () => {
+    const { vectorQueries } = await withChunkQueriesNoted(store, async () => {
       for (const query of queries) {
         const hits = await store!.searchWith(query, { mode: 'vector', limit: 10, rerank: false });
         first.push(hits.map((hit) => hit.chunkId));
@@ -124,6 +87,7 @@ describe("The chunks' ANN vector index", function () {
         vectors.invalidate();
       }
     });
+    const plans = await Promise.all(vectorQueries.map((query) => query.explainPlan()));
     assert.ok(plans.length >= queries.length);
     for (const plan of plans) {
       assert.match(plan, new RegExp(`ANNSubIndex: name=${VECTOR_INDEX_NAME}`), plan);
@@ -172,83 +136,62 @@ describe("The chunks' ANN vector index", function () {
   });
 
   it('is not built below its threshold, and dropped by a fold that finds the table below it', async () => {
-    const small = temporaryFolder('haiku-vector-index-small-');
-    try {
-      store = await openStore({ uri: `${small.path}/db`, embedder });
-      await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
-      await store.optimize();
-      assert.equal(await vectorIndexOf(store), undefined);
-      assert.match((await store.searchWith(nearQuery(3), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n3\.md$/);
+    store = await openStore({ uri: `${folder.path}/small`, embedder });
+    await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
+    await store.optimize();
+    assert.equal(await vectorIndexOf(store), undefined);
+    assert.match((await store.searchWith(nearQuery(3), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n3\.md$/);
 
-      store.testHooks.vectorIndexMinRows = 8;
-      await store.writeDocuments(await noteWrites(embedder, [9]));
-      await store.optimize();
-      assert.equal((await vectorIndexOf(store))?.indexType, 'IvfRq');
-      store.testHooks.vectorIndexMinRows = 100;
-      await store.writeDocuments(await noteWrites(embedder, [10]));
-      await store.optimize();
-      assert.equal(await vectorIndexOf(store), undefined);
-      vectorSearchOf(store).invalidate();
-      assert.match((await store.searchWith(nearQuery(10), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n10\.md$/);
-    } finally {
-      await store?.close();
-      store = undefined;
-      small.cleanup();
-    }
+    store.testHooks.vectorIndexMinRows = 8;
+    await store.writeDocuments(await noteWrites(embedder, [9]));
+    await store.optimize();
+    assert.equal((await vectorIndexOf(store))?.indexType, 'IvfRq');
+    store.testHooks.vectorIndexMinRows = 100;
+    await store.writeDocuments(await noteWrites(embedder, [10]));
+    await store.optimize();
+    assert.equal(await vectorIndexOf(store), undefined);
+    vectorSearchOf(store).invalidate();
+    assert.match((await store.searchWith(nearQuery(10), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n10\.md$/);
   });
 
   it('leaves the search exact when its build fails, and the fold and every document whole', async () => {
-    const failing = temporaryFolder('haiku-vector-index-failing-');
-    try {
-      store = await openStore({ uri: `${failing.path}/db`, embedder });
-      store.testHooks.vectorIndexMinRows = 4;
-      const failures: unknown[] = [];
-      store.testHooks.vectorIndexFailed = (error) => failures.push(error);
-      const chunks = chunksTableOf(store);
-      const createIndex = chunks.createIndex.bind(chunks);
-      // A full disk, for the vector index only.
-      chunks.createIndex = (column, options) => (column === 'vector' ? Promise.reject(new Error('No space left on device')) : createIndex(column, options));
-      await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
-      await store.optimize();
-      assert.equal(failures.length, 1);
-      assert.match(String(failures[0]), /No space left/);
-      assert.equal(await vectorIndexOf(store), undefined);
-      assert.equal((await store.listDocuments()).length, 8);
-      assert.match((await store.search(nearQuery(6)))[0].uri, /n6\.md$/, 'the full-text index was built');
-      assert.match((await store.searchWith(nearQuery(7), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n7\.md$/);
-    } finally {
-      await store?.close();
-      store = undefined;
-      failing.cleanup();
-    }
+    store = await openStore({ uri: `${folder.path}/failing`, embedder });
+    store.testHooks.vectorIndexMinRows = 4;
+    const failures: unknown[] = [];
+    store.testHooks.vectorIndexFailed = (error) => failures.push(error);
+    const chunks = chunksTableOf(store);
+    const createIndex = chunks.createIndex.bind(chunks);
+    // A full disk, for the vector index only.
+    chunks.createIndex = (column, options) => (column === 'vector' ? Promise.reject(new Error('No space left on device')) : createIndex(column, options));
+    await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
+    await store.optimize();
+    assert.equal(failures.length, 1);
+    assert.match(String(failures[0]), /No space left/);
+    assert.equal(await vectorIndexOf(store), undefined);
+    assert.equal((await store.listDocuments()).length, 8);
+    assert.match((await store.search(nearQuery(6)))[0].uri, /n6\.md$/, 'the full-text index was built');
+    assert.match((await store.searchWith(nearQuery(7), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n7\.md$/);
   });
 
   it('goes with the vector column when the embedder changes width, and comes back with the next fold', async () => {
-    const resized = temporaryFolder('haiku-vector-index-resized-');
-    try {
-      const path = `${resized.path}/db`;
-      store = await openStore({ uri: path, embedder });
-      store.testHooks.vectorIndexMinRows = 4;
-      await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
-      await store.optimize();
-      assert.equal((await vectorIndexOf(store))?.indexType, 'IvfRq');
-      await store.close();
+    const path = `${folder.path}/resized`;
+    store = await openStore({ uri: path, embedder });
+    store.testHooks.vectorIndexMinRows = 4;
+    await store.writeDocuments(await noteWrites(embedder, [1, 2, 3, 4, 5, 6, 7, 8]));
+    await store.optimize();
+    assert.equal((await vectorIndexOf(store))?.indexType, 'IvfRq');
+    await store.close();
 
-      const wider = new HashingEmbedder(128);
-      store = await openStore({ uri: path, embedder: wider });
-      store.testHooks.vectorIndexMinRows = 4;
-      await store.reset();
-      assert.equal(await vectorIndexOf(store), undefined, 'an index trained on the old vectors is gone with them');
-      await store.writeDocuments(await noteWrites(wider, [1, 2, 3, 4, 5, 6, 7, 8]));
-      await store.optimize();
-      const index = await vectorIndexOf(store);
-      assert.equal(index?.indexType, 'IvfRq');
-      vectorSearchOf(store).invalidate();
-      assert.match((await store.searchWith(nearQuery(2), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n2\.md$/);
-    } finally {
-      await store?.close();
-      store = undefined;
-      resized.cleanup();
-    }
+    const wider = new HashingEmbedder(128);
+    store = await openStore({ uri: path, embedder: wider });
+    store.testHooks.vectorIndexMinRows = 4;
+    await store.reset();
+    assert.equal(await vectorIndexOf(store), undefined, 'an index trained on the old vectors is gone with them');
+    await store.writeDocuments(await noteWrites(wider, [1, 2, 3, 4, 5, 6, 7, 8]));
+    await store.optimize();
+    const index = await vectorIndexOf(store);
+    assert.equal(index?.indexType, 'IvfRq');
+    vectorSearchOf(store).invalidate();
+    assert.match((await store.searchWith(nearQuery(2), { mode: 'vector', limit: 1, rerank: false }))[0].uri, /n2\.md$/);
   });
 });

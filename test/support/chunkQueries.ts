@@ -1,0 +1,52 @@
+import type * as lancedb from '@lancedb/lancedb';
+import type { LanceStore } from '../../src/node/store/lanceStore';
+import type { VectorSearch } from '../../src/node/store/vectorSearch';
+
+/** The store's vector search, to load, drop or inspect its resident copy. */
+export function vectorSearchOf(store: LanceStore): VectorSearch {
+  return (store as unknown as { vectors: VectorSearch }).vectors;
+}
+
+/** The tables the store's vector search reads (the same object the store's reader and writer share). */
+function tablesOf(store: LanceStore): { chunks: lancedb.Table } {
+  return (vectorSearchOf(store) as unknown as { tables: { chunks: lancedb.Table } }).tables;
+}
+
+/** The store's chunks table. */
+export function chunksTableOf(store: LanceStore): lancedb.Table {
+  return tablesOf(store).chunks;
+}
+
+/**
+ * Runs `work` with the queries of the store's chunks table noted: each vector query (to count them, or read the plan
+ * LanceDB ran with `explainPlan`) and each `where` condition. The real table answers them.
+ */
+export async function withChunkQueriesNoted<T>(store: LanceStore, work: () => Promise<T>): Promise<{ result: T; vectorQueries: lancedb.VectorQuery[]; conditions: string[] }> {
+  const tables = tablesOf(store);
+  const chunks = tables.chunks;
+  const vectorQueries: lancedb.VectorQuery[] = [];
+  const conditions: string[] = [];
+  tables.chunks = Object.assign(Object.create(chunks) as lancedb.Table, {
+    query: () => {
+      const builder = chunks.query();
+      const nearestTo = builder.nearestTo.bind(builder);
+      const where = builder.where.bind(builder);
+      return Object.assign(builder, {
+        nearestTo: (vector: number[]) => {
+          const query = nearestTo(vector);
+          vectorQueries.push(query);
+          return query;
+        },
+        where: (condition: string) => {
+          conditions.push(condition);
+          return where(condition);
+        },
+      });
+    },
+  });
+  try {
+    return { result: await work(), vectorQueries, conditions };
+  } finally {
+    tables.chunks = chunks;
+  }
+}
