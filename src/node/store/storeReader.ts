@@ -42,6 +42,8 @@ export interface StoreReaderOptions {
   recent: RecentChunks;
   /** The store answers one request and closes (`OpenStoreOptions.transient`): read only what that request needs. */
   transient?: boolean;
+  /** LanceDB reads the tables from object storage (no local mirror): each read is a round trip. */
+  remoteTables?: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export class StoreReader {
    * be: a writer killed between its switch and its fold, or one still running. Those rows are flat-searched.
    */
   private mainIndexMissesRows: Promise<boolean> | undefined;
-  /** `mainIndexMissesRows` once it said yes: full-text queries then skip the round that guesses no. */
+  /** `mainIndexMissesRows` once it said yes: full-text queries on object storage then skip the round that guesses no. */
   private mainIndexKnownToMissRows = false;
 
   constructor(tables: StoreTables, options: StoreReaderOptions) {
@@ -281,13 +283,15 @@ export class StoreReader {
     }
     await this.options.beforeFullTextQuery();
     // The index statistics, the documents, the main query's first round and the side table's queries are read side
-    // by side (a fresh process, such as a one-shot `haiku search`, waited for each in turn): the round guesses that
-    // the main index covers every row, as it does unless another process left rows unindexed, and is run again, with
-    // the flat search, as soon as the statistics say not; only the liveness checks wait for the documents.
+    // by side (a fresh process, such as a one-shot `haiku search`, waited for each in turn); only the liveness checks
+    // wait for the documents. On object storage the round guesses that the main index covers every row, as it does
+    // unless another process left rows unindexed, and is run again, with the flat search, as soon as the statistics
+    // say not: there the statistics are round trips of their own. Locally they read what the query reads next, so
+    // waiting for them costs nothing, and a wrong guess cost a fresh process's first search ~40 ms of CPU.
     const flat = this.flatSearchNeeded();
     const statesRead = this.liveStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
-    const guessed = this.mainIndexKnownToMissRows ? undefined : this.mainFullTextRound(terms, limit, { where, withRows, flat: false });
+    const guessed = this.mainIndexKnownToMissRows || !this.options.remoteTables ? undefined : this.mainFullTextRound(terms, limit, { where, withRows, flat: false });
     const firstRound = flat.then((needed) => (needed || !guessed ? this.mainFullTextRound(terms, limit, { where, withRows, flat: needed }) : guessed));
     const isLive = statesRead.then((states) => (row: LiveCheckRow) => currentGeneration(states, row.document_id) === row.generation);
     for (const pending of [guessed, firstRound, isLive]) {
