@@ -1,7 +1,8 @@
 /**
  * Cold starts (issue 29): `haiku --version` and `haiku help` against Node's own start (`node -e 0`), a one-shot
  * `haiku search` against raw LanceDB's fresh-process floor (bench/lancedbColdFloor.js), and a process's first hybrid
- * search against its first full-text one. Each pair runs alternately in the same loop (which goes first alternates),
+ * search against its first full-text one, beside raw LanceDB's same two (bench/lancedbFirstSearchFloor.js). Each set
+ * runs alternately in the same loop (which goes first alternates),
  * and every figure is a median, because the machine is shared.
  */
 import * as childProcess from 'node:child_process';

@@ -147,7 +147,7 @@ export class LanceStore implements KnowledgeBase {
       beforeFullTextQuery: () => this.maintenance.ensureFullTextFresh(),
       recent: this.recent,
       transient: options.transient,
-      remoteTables: remote && !options.localMirror,
+      onObjectStorage: remote,
     });
     this.items = new ItemReader(this.tables, documentStates, remote ? REMOTE_ITEM_CACHE_MAX_ITEMS : ITEM_CACHE_MAX_ITEMS);
     this.writer = new StoreWriter({ tables: this.tables, queue: this.queue, reader: this.reader, items: this.items, vectors: this.vectors, maintenance: this.maintenance, testHooks: this.testHooks });
