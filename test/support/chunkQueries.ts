@@ -17,25 +17,48 @@ export function chunksTableOf(store: LanceStore): lancedb.Table {
   return tablesOf(store).chunks;
 }
 
+/** A full-text query of the chunks table: whether it left out the rows the FTS index does not cover (`fastSearch`). */
+export interface NotedFullTextQuery {
+  fast: boolean;
+}
+
 /**
  * Runs `work` with the queries of the store's chunks table noted: each vector query (to count them, or read the plan
- * LanceDB ran with `explainPlan`) and each `where` condition. The real table answers them.
+ * LanceDB ran with `explainPlan`), each full-text query and each `where` condition. The real table answers them.
  */
-export async function withChunkQueriesNoted<T>(store: LanceStore, work: () => Promise<T>): Promise<{ result: T; vectorQueries: lancedb.VectorQuery[]; conditions: string[] }> {
+export async function withChunkQueriesNoted<T>(
+  store: LanceStore,
+  work: () => Promise<T>,
+): Promise<{ result: T; vectorQueries: lancedb.VectorQuery[]; fullTextQueries: NotedFullTextQuery[]; conditions: string[] }> {
   const tables = tablesOf(store);
   const chunks = tables.chunks;
   const vectorQueries: lancedb.VectorQuery[] = [];
+  const fullTextQueries: NotedFullTextQuery[] = [];
   const conditions: string[] = [];
   tables.chunks = Object.assign(Object.create(chunks) as lancedb.Table, {
     query: () => {
       const builder = chunks.query();
       const nearestTo = builder.nearestTo.bind(builder);
+      const fullTextSearch = builder.fullTextSearch.bind(builder);
+      const fastSearch = builder.fastSearch.bind(builder);
       const where = builder.where.bind(builder);
+      let noted: NotedFullTextQuery | undefined;
       return Object.assign(builder, {
         nearestTo: (vector: number[]) => {
           const query = nearestTo(vector);
           vectorQueries.push(query);
           return query;
+        },
+        fullTextSearch: (...args: Parameters<lancedb.Query['fullTextSearch']>) => {
+          noted = { fast: false };
+          fullTextQueries.push(noted);
+          return fullTextSearch(...args);
+        },
+        fastSearch: () => {
+          if (noted) {
+            noted.fast = true;
+          }
+          return fastSearch();
         },
         where: (condition: string) => {
           conditions.push(condition);
@@ -45,7 +68,7 @@ export async function withChunkQueriesNoted<T>(store: LanceStore, work: () => Pr
     },
   });
   try {
-    return { result: await work(), vectorQueries, conditions };
+    return { result: await work(), vectorQueries, fullTextQueries, conditions };
   } finally {
     tables.chunks = chunks;
   }
