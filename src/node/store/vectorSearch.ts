@@ -6,7 +6,7 @@ import type { ChunkCandidate } from './storeReader';
 import type { StoreTables } from './storeTables';
 import { VectorCache } from './vectorCache';
 import { currentGeneration } from './documentStateMap';
-import { VECTOR_INDEX_PROBES, VECTOR_INDEX_REFINE_FACTOR } from '../../core/limits';
+import { VECTOR_INDEX_MIN_REFINED, VECTOR_INDEX_PROBES, VECTOR_INDEX_REFINE_FACTOR } from '../../core/limits';
 
 type VectorCacheState =
   | { kind: 'unloaded' }
@@ -134,7 +134,8 @@ export class VectorSearch {
     const scan = (fetch: number) => {
       // Probes and refinement apply when the table has its ANN index (`StoreMaintenance.rebuildVectorIndex`); rows
       // written since are scanned exactly beside it, and without one the whole scan is exact.
-      let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot').nprobes(VECTOR_INDEX_PROBES).refineFactor(VECTOR_INDEX_REFINE_FACTOR);
+      const refineFactor = Math.max(VECTOR_INDEX_REFINE_FACTOR, Math.ceil(VECTOR_INDEX_MIN_REFINED / fetch));
+      let builder = this.tables.chunks.query().nearestTo(Array.from(vector)).distanceType('dot').nprobes(VECTOR_INDEX_PROBES).refineFactor(refineFactor);
       if (where) {
         builder = builder.where(where);
       }

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type * as lancedb from '@lancedb/lancedb';
+import { VECTOR_INDEX_MIN_REFINED } from '../../../src/core/limits';
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { VECTOR_INDEX_NAME } from '../../../src/node/store/storeTables';
 import type { DocumentWrite } from '../../../src/node/store/storeWriter';
@@ -91,6 +92,9 @@ describe("The chunks' ANN vector index", function () {
     assert.ok(plans.length >= queries.length);
     for (const plan of plans) {
       assert.match(plan, new RegExp(`ANNSubIndex: name=${VECTOR_INDEX_NAME}`), plan);
+      // A top 10 is re-ranked from at least VECTOR_INDEX_MIN_REFINED candidates, not 5 × its 13 rows.
+      const candidates = Number(/ANNSubIndex: name=\S+, k=(\d+)/.exec(plan)?.[1]);
+      assert.ok(candidates >= VECTOR_INDEX_MIN_REFINED, plan);
     }
     await vectors.warm();
     let found = 0;
