@@ -295,7 +295,8 @@ export class StoreReader {
     const flat = this.flatSearchNeeded();
     const statesRead = this.liveStates();
     const where = allowedDocumentIds ? sqlIn('document_id', allowedDocumentIds) : undefined;
-    const guessed = this.mainIndexKnownToMissRows || !this.options.onObjectStorage ? undefined : this.mainFullTextRound(terms, limit, { where, withRows, flat: false });
+    const guesses = this.options.onObjectStorage && !this.mainIndexKnownToMissRows;
+    const guessed = guesses ? this.mainFullTextRound(terms, limit, { where, withRows, flat: false }) : undefined;
     const firstRound = flat.then((needed) => (needed || !guessed ? this.mainFullTextRound(terms, limit, { where, withRows, flat: needed }) : guessed));
     const isLive = statesRead.then((states) => (row: LiveCheckRow) => currentGeneration(states, row.document_id) === row.generation);
     for (const pending of [guessed, firstRound, isLive]) {
