@@ -100,7 +100,7 @@ export async function bucketLatencyBenchmarks(work: string): Promise<{ rows: Ben
   try {
     const uri = `s3://${storage.bucket}/scifact`;
     const local = path.join(work, 'scifact-bucket-local');
-    const direct: ObjectStorageSettings = { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY };
+    const direct = storage.settings();
     const slow: ObjectStorageSettings = { ...direct, endpoint: proxy.endpoint };
     const cacheFolder = path.join(work, 'bucket-cache');
 

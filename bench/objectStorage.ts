@@ -13,7 +13,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { type ObjectStorageSettings, storageOptionsFor } from '../src/node/store/objectStorage';
 import { CHUNK_RESULT_COLUMNS } from '../src/node/store/schema';
 import { loadScifactCorpus, loadScifactQueries, writeScifactFiles } from '../scripts/scifactCorpus';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage } from '../test/unit/store/objectStorageServer';
+import { startObjectStorage } from '../test/unit/store/objectStorageServer';
 import { formatBytes, formatMs, median, percentile, type BenchRow } from './benchSupport';
 
 /** Queries timed per side (SciFact has 1,109; a subset keeps the S3 side under a minute). */
@@ -29,8 +29,8 @@ export async function objectStorageBenchmarks(work: string): Promise<{ rows: Ben
   try {
     const uri = 's3://bench/scifact';
     const local = path.join(work, 'scifact-local');
-    const direct: ObjectStorageSettings = { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY };
-    const viaProxy: ObjectStorageSettings = { ...direct, endpoint: storage.proxyEndpoint };
+    const direct = storage.settings();
+    const viaProxy = storage.settings({ viaProxy: true });
 
     log(`Object storage: indexing ${corpus.length} SciFact documents to local disk and to s3rver…`);
     const localIngest = await timed(async () => {

@@ -12,7 +12,7 @@ import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
 function settingsFor(storage: LocalObjectStorage, overrides: ObjectStorageSettings = {}): ObjectStorageSettings {
-  return { endpoint: storage.endpoint, region: 'us-east-1', allowHttp: true, pathStyle: true, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY, ...overrides };
+  return { ...storage.settings(), region: 'us-east-1', allowHttp: true, pathStyle: true, ...overrides };
 }
 
 /** Indexes `files` into a fresh folder and publishes them to `uri` (a writer on the bucket, as CI would). */

@@ -8,7 +8,7 @@ import { FULL_TEXT_INDEX_NAME } from '../../../src/node/store/storeTables';
 import { withChunkQueriesNoted } from '../../support/chunkQueries';
 import { markdownWrite } from '../../support/documentWrites';
 import { temporaryFolder } from '../../support/indexFixtures';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
+import { startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
 const CORPUS: Record<string, string> = {
   'solar.md': '# Solar panels\n\nSolar panels convert sunlight into electricity for the house roof.\n',
@@ -93,7 +93,7 @@ describe("A fresh process's first full-text query", function () {
     });
 
     it('guesses that the FTS index covers every row, then searches flat once its statistics say not', async () => {
-      const options = { uri: 's3://rounds/late', storage: { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY } };
+      const options = { uri: 's3://rounds/late', storage: storage.settings() };
       await buildIndex(options, true);
       assert.ok((await unindexedRows(options.uri, options.storage)) > 0);
       const found = await firstSearch(options, 'estuary electricity');

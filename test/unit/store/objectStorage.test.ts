@@ -14,11 +14,11 @@ import { runInProcess, runProcess } from '../cli/cliHarness';
 import { markdownWrite } from '../../support/documentWrites';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { corpusRoot } from '../../support/paths';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
+import { S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
 /** Settings for the local server (what `--endpoint` and the AWS variables give the CLI). */
 function localSettings(storage: LocalObjectStorage, overrides: ObjectStorageSettings = {}): ObjectStorageSettings {
-  return { endpoint: storage.endpoint, region: 'us-east-1', allowHttp: true, pathStyle: true, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY, ...overrides };
+  return { ...storage.settings(), region: 'us-east-1', allowHttp: true, pathStyle: true, ...overrides };
 }
 
 /** The Vite config pages of the shared corpus: a real subset that publishes in a few seconds. */

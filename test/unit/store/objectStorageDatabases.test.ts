@@ -6,7 +6,7 @@ import { DatabaseSet, namedDatabases } from '../../../src/node/store/databaseSet
 import { openStore, type LanceStore } from '../../../src/node/store/lanceStore';
 import { HashingEmbedder, temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { runInProcess } from '../cli/cliHarness';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
+import { startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
 describe('Several databases searched together (a local index and a team index on s3rver)', function () {
   this.timeout(300_000);
@@ -20,7 +20,7 @@ describe('Several databases searched together (a local index and a team index on
     folder = temporaryFolder('haiku-databases-');
     writeFiles(path.join(folder.path, 'team'), { 'deploy.md': '# Deploy\n\nThe team deploys the walrus service on Fridays.\n', 'oncall.md': '# On call\n\nWalrus pages go to the platform rotation.\n' });
     writeFiles(path.join(folder.path, 'mine'), { 'notes.md': '# Notes\n\nMy walrus notes about deploys.\n' });
-    const settings = { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY };
+    const settings = storage.settings();
     const team = await openStore({ uri: teamUri, storage: settings });
     await indexPaths({ roots: [path.join(folder.path, 'team')], baseFolder: path.join(folder.path, 'team'), store: team });
     await team.close();

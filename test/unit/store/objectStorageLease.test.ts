@@ -10,7 +10,7 @@ import { ObjectWriterLease, WRITER_LEASE_OBJECT } from '../../../src/node/store/
 import { S3Object, signatureV4 } from '../../../src/node/store/s3Object';
 import { temporaryFolder, writeFiles } from '../../support/indexFixtures';
 import { cliNodeArguments } from '../cli/cliHarness';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_SECRET_ACCESS_KEY, startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
+import { startObjectStorage, type LocalObjectStorage } from './objectStorageServer';
 
 interface CliOutcome {
   code: number | null;
@@ -39,7 +39,7 @@ describe('Writers of a team index on object storage (s3rver)', function () {
   before(async () => {
     storage = await startObjectStorage();
     folder = temporaryFolder('haiku-team-writers-');
-    options = storageOptionsFor('s3://team/x', { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY }, {}) ?? {};
+    options = storageOptionsFor('s3://team/x', storage.settings(), {}) ?? {};
   });
 
   after(async () => {
@@ -118,7 +118,7 @@ describe('Writers of a team index on object storage (s3rver)', function () {
       assert.equal(result.code, 0, result.output);
     }
     assert.ok(results.some((result) => /Waiting for another Haiku writer/.test(result.output)), results.map((result) => result.output).join('\n---\n'));
-    const reader = await openStore({ uri, storage: { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY }, readOnly: true });
+    const reader = await openStore({ uri, storage: storage.settings(), readOnly: true });
     try {
       const documents = await reader.listDocuments();
       assert.equal(documents.length, 24);
@@ -133,7 +133,7 @@ describe('Writers of a team index on object storage (s3rver)', function () {
     const uri = `s3://${storage.bucket}/killed`;
     const documents = path.join(folder.path, 'killed');
     writeFiles(documents, { 'stable.md': '# Stable\n\nThe published version says marigold.\n' });
-    const settings = { endpoint: storage.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY };
+    const settings = storage.settings();
     const writer = await openStore({ uri, storage: settings });
     await indexPaths({ roots: [documents], baseFolder: documents, store: writer });
     await writer.close();

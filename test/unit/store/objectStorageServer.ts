@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ObjectStorageSettings } from '../../../src/node/store/objectStorage';
 import { temporaryFolder } from '../../support/indexFixtures';
 
 // s3rver ships no types; only these calls are used.
@@ -22,6 +23,8 @@ export interface LocalObjectStorage {
   proxy: { requests: number; bytesDown: number; throttle: boolean; throttled: number };
   /** `AWS_*` variables for a child process talking to `endpoint` (or the proxy). */
   environment(options?: { viaProxy?: boolean }): Record<string, string>;
+  /** Settings for a store in this process talking to `endpoint` (or the proxy), with s3rver's credentials. */
+  settings(options?: { viaProxy?: boolean }): ObjectStorageSettings;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function startObjectStorage(bucket = 'team'): Promise<LocalObjectSt
       AWS_ALLOW_HTTP: 'true',
       AWS_VIRTUAL_HOSTED_STYLE_REQUEST: 'false',
     }),
+    settings: (options = {}) => ({ endpoint: options.viaProxy ? proxyEndpoint : endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY }),
     async close() {
       proxyServer.closeAllConnections();
       await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
